@@ -1,0 +1,41 @@
+// cli/command.hpp - how a tool becomes a `hashtrace` subcommand.
+//
+// Each tool's directory adds a source file to the `hashtrace` executable
+// (target_sources(hashtrace PRIVATE ...)) that registers itself:
+//
+//   static int run_analyze(hashtrace::cli::Args& args) { ... return 0; }
+//   HASHTRACE_COMMAND("analyze", "link logs into a causality graph and print metrics", run_analyze);
+//
+// Names may have two words ("clock ptp", "collect video"); the longest match
+// wins. So the CLI has no list to edit when a tool is added.
+#pragma once
+
+#include "args.hpp"
+
+#include <string_view>
+#include <vector>
+
+namespace hashtrace::cli {
+
+using CommandFn = int (*)(Args& args);
+
+struct Command {
+    std::string_view name;
+    std::string_view summary;
+    CommandFn run;
+};
+
+std::vector<Command>& registry();
+
+struct CommandRegistrar {
+    CommandRegistrar(std::string_view name, std::string_view summary, CommandFn run) {
+        registry().push_back({name, summary, run});
+    }
+};
+
+}  // namespace hashtrace::cli
+
+#define HASHTRACE_CONCAT_INNER_(a, b) a##b
+#define HASHTRACE_CONCAT_(a, b) HASHTRACE_CONCAT_INNER_(a, b)
+#define HASHTRACE_COMMAND(name, summary, fn) \
+    static ::hashtrace::cli::CommandRegistrar HASHTRACE_CONCAT_(hashtrace_command_, __LINE__)(name, summary, fn)

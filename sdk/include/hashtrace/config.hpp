@@ -1,0 +1,94 @@
+// hashtrace/config.hpp - how a node is configured: in code, from the
+// environment, or both (the environment wins, so a lab can redirect logs or
+// switch formats without rebuilding).
+//
+//   HASHTRACE_NODE            node name (the paper's node_name)
+//   HASHTRACE_LOG_DIR         directory for the log file (created if missing)
+//   HASHTRACE_FORMAT          binary | csv
+//   HASHTRACE_QUEUE_CAPACITY  samples the queue holds before the full policy applies
+//   HASHTRACE_WHEN_FULL       drop | block
+//   HASHTRACE_FLUSH_MS        longest time a sample waits in memory before it is written
+//   HASHTRACE_ENABLED         0 starts the session with recording off
+#pragma once
+
+#include "hashtrace/log_format.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace hashtrace {
+
+enum class FullPolicy {
+    drop,   // the sample is dropped and counted per tracepoint; the count is logged
+    block,  // the tracepoint waits (yielding) until the writer makes room
+};
+
+struct Config {
+    std::string node_name = "node";
+    std::string log_dir = ".";
+    LogFormat format = LogFormat::binary;
+    std::size_t queue_capacity = 1u << 18;  // 256 Ki samples of 128 bytes: 32 MiB
+    FullPolicy when_full = FullPolicy::drop;
+    std::chrono::milliseconds flush_interval{100};
+    bool install_signal_handlers = true;
+    bool enabled = true;
+
+    // `defaults` overridden by any HASHTRACE_* variable that is set.
+    // Throws std::invalid_argument naming the variable for a bad value.
+    static Config from_env(Config defaults = {});
+};
+
+struct Stats {
+    std::uint64_t written = 0;  // samples the writer has written
+    std::uint64_t dropped = 0;  // samples a full queue dropped (all are logged as drop records)
+    std::uint64_t bytes = 0;    // bytes written to the log
+};
+
+inline Config Config::from_env(Config c) {
+    auto get = [](const char* name) -> const char* {
+        const char* v = std::getenv(name);
+        return (v && *v) ? v : nullptr;
+    };
+    auto bad = [](const char* name, const char* value, const char* expected) {
+        throw std::invalid_argument(std::string(name) + "='" + value + "': expected " + expected);
+    };
+    auto number = [&](const char* name, const char* v) -> unsigned long long {
+        char* end = nullptr;
+        unsigned long long n = std::strtoull(v, &end, 10);
+        if (!end || *end != '\0' || *v == '-') bad(name, v, "a non-negative integer");
+        return n;
+    };
+    if (const char* v = get("HASHTRACE_NODE")) c.node_name = v;
+    if (const char* v = get("HASHTRACE_LOG_DIR")) c.log_dir = v;
+    if (const char* v = get("HASHTRACE_FORMAT")) {
+        std::string s(v);
+        if (s == "binary") c.format = LogFormat::binary;
+        else if (s == "csv") c.format = LogFormat::csv;
+        else bad("HASHTRACE_FORMAT", v, "binary or csv");
+    }
+    if (const char* v = get("HASHTRACE_QUEUE_CAPACITY")) {
+        c.queue_capacity = number("HASHTRACE_QUEUE_CAPACITY", v);
+        if (c.queue_capacity == 0) bad("HASHTRACE_QUEUE_CAPACITY", v, "at least 1");
+    }
+    if (const char* v = get("HASHTRACE_WHEN_FULL")) {
+        std::string s(v);
+        if (s == "drop") c.when_full = FullPolicy::drop;
+        else if (s == "block") c.when_full = FullPolicy::block;
+        else bad("HASHTRACE_WHEN_FULL", v, "drop or block");
+    }
+    if (const char* v = get("HASHTRACE_FLUSH_MS")) {
+        c.flush_interval = std::chrono::milliseconds(number("HASHTRACE_FLUSH_MS", v));
+    }
+    if (const char* v = get("HASHTRACE_ENABLED")) {
+        std::string s(v);
+        if (s == "0" || s == "false") c.enabled = false;
+        else if (s == "1" || s == "true") c.enabled = true;
+        else bad("HASHTRACE_ENABLED", v, "0 or 1");
+    }
+    return c;
+}
+
+}  // namespace hashtrace

@@ -1,0 +1,72 @@
+// hashtrace/logio/reader.hpp - reading sample logs of either format.
+//
+//   auto log = hashtrace::logio::load_log("logs/Physics-1a2b.htlog");   // whole file
+//   hashtrace::logio::read_log(path, visitor);                          // streaming
+//
+// The format is detected from the file's first bytes, not its name. Errors are
+// thrown as LogError naming the file, the line (CSV) or byte offset (binary)
+// and the reason. A torn tail (a crash mid-write) is not an error: everything
+// up to the last complete record is delivered and the tail is reported.
+#pragma once
+
+#include "hashtrace/log_format.hpp"
+#include "hashtrace/logio/sample_log.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hashtrace::logio {
+
+using hashtrace::LogFormat;
+
+class LogError : public std::runtime_error {
+public:
+    LogError(std::string file, std::uint64_t line, std::string reason);
+    const std::string& file() const noexcept { return file_; }
+    std::uint64_t line() const noexcept { return line_; }  // CSV: 1-based line; binary: byte offset
+    const std::string& reason() const noexcept { return reason_; }
+
+private:
+    std::string file_;
+    std::uint64_t line_;
+    std::string reason_;
+};
+
+struct ReadOptions {
+    bool lenient = false;  // skip malformed records and count them instead of throwing
+};
+
+// Streaming reception of a log. Samples arrive in batches (so a reader of
+// millions of samples pays one virtual call per batch, not per sample);
+// a sample's tracepoint index is always announced by on_tracepoint first.
+class LogVisitor {
+public:
+    virtual ~LogVisitor() = default;
+    virtual void on_header(const LogHeader&) {}
+    virtual void on_tracepoint(std::uint32_t /*index*/, const TracepointInfo&) {}
+    virtual void on_thread(const ThreadInfo&) {}
+    virtual void on_samples(std::span<const SampleRecord> batch) = 0;
+    virtual void on_drop(const DropRecord&) {}
+};
+
+LogFormat detect_format(const std::filesystem::path& file);  // throws LogError if neither
+ReadReport read_log(const std::filesystem::path& file, LogVisitor& visitor, const ReadOptions& options = {});
+SampleLog load_log(const std::filesystem::path& file, const ReadOptions& options = {});
+
+// Parsing from memory (the fuzzers and tests use these; `name` is used in errors).
+ReadReport read_csv(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions& = {});
+ReadReport read_binary(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions& = {});
+
+// Expands files and directories (recursively) into the log files they hold:
+// `*.csv` and `*.htlog`, sorted by path. Throws LogError for a missing input.
+std::vector<std::filesystem::path> find_logs(const std::vector<std::filesystem::path>& inputs);
+
+// Exact decimal seconds <-> integer nanoseconds (never through a double).
+bool parse_time_ns(std::string_view text, std::int64_t& out) noexcept;
+std::string format_time_ns(std::int64_t ns);
+
+}  // namespace hashtrace::logio

@@ -1,0 +1,97 @@
+// hashtrace/logio/sample_log.hpp - the in-memory model of a node's sample log,
+// shared by the readers, the writers, the graph builder and the collectors.
+//
+// A log holds, for one node instance (usually; a CSV may mix instances):
+//   a header       key/value facts about the run (node, instance, clock source, host, ...)
+//   tracepoints    the paper's Table 1, each defined once and referred to by index
+//   samples        the paper's Table 2: time, input and output hash, thread, seq
+//   drops          how many samples of a tracepoint a full queue dropped, and when
+//   threads        names of the recording threads
+#pragma once
+
+#include "hashtrace/hash128.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hashtrace::logio {
+
+struct TracepointInfo {
+    std::string node_name;
+    std::string instance;
+    std::string tracepoint_name;
+    std::string input_hash_type;
+    std::string output_hash_type;
+    HashFunction hash_function = HashFunction::md5;
+
+    friend bool operator==(const TracepointInfo&, const TracepointInfo&) = default;
+};
+
+struct SampleRecord {
+    enum Flags : std::uint8_t {
+        kHasInput = 1,   // input_hash holds a value (an empty CSV field otherwise)
+        kHasOutput = 2,  // output_hash holds a value
+        kHasThread = 4,  // the log recorded the thread
+        kHasSeq = 8,     // the log recorded the per-thread sequence number
+    };
+    std::int64_t time_ns = 0;  // UTC nanoseconds since the Unix epoch
+    Hash128 input_hash;
+    Hash128 output_hash;
+    std::uint64_t seq = 0;
+    std::uint32_t tracepoint = 0;  // index into SampleLog::tracepoints
+    std::uint32_t thread = 0;
+    std::uint8_t flags = 0;
+
+    bool has_input() const noexcept { return flags & kHasInput; }
+    bool has_output() const noexcept { return flags & kHasOutput; }
+    bool has_thread() const noexcept { return flags & kHasThread; }
+    bool has_seq() const noexcept { return flags & kHasSeq; }
+};
+
+struct DropRecord {
+    std::int64_t time_ns = 0;  // when the writer noticed (drops happened since the previous record)
+    std::uint32_t tracepoint = 0;
+    std::uint64_t count = 0;
+};
+
+struct ThreadInfo {
+    std::uint32_t thread = 0;
+    std::int64_t os_tid = 0;
+    std::string name;
+};
+
+// Well-known header keys: node, instance, host, pid, clock_source, format_version, writer.
+using LogHeader = std::map<std::string, std::string>;
+
+// A damaged end of file: what a SIGKILL or a full disk leaves.
+struct TornTail {
+    std::uint64_t offset = 0;          // byte offset of the first byte not accepted
+    std::uint64_t bytes_ignored = 0;   // bytes from there to the end of the file
+    std::string reason;
+};
+
+struct ReadReport {
+    std::string file;
+    std::uint64_t samples = 0;
+    std::uint64_t drop_records = 0;
+    std::uint64_t dropped_samples = 0;  // sum of the drop records' counts
+    std::uint64_t bad_records = 0;      // skipped in lenient mode
+    std::vector<std::string> bad_record_messages;  // the first few, "file:line: reason"
+    bool torn = false;
+    TornTail torn_tail;
+    bool clean_close = false;           // binary logs: the writer's end marker was found
+};
+
+struct SampleLog {
+    std::string path;
+    LogHeader header;
+    std::vector<TracepointInfo> tracepoints;
+    std::vector<SampleRecord> samples;
+    std::vector<DropRecord> drops;
+    std::vector<ThreadInfo> threads;
+    ReadReport report;
+};
+
+}  // namespace hashtrace::logio
