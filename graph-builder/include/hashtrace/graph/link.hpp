@@ -1,0 +1,55 @@
+// hashtrace/graph/link.hpp - the linking stage (SPEC.md section 4): samples
+// become graph nodes, hash equality plus the spec's constraints make edges.
+#pragma once
+
+#include "hashtrace/graph/sample_set.hpp"
+#include "hashtrace/graph/spec.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace hashtrace::graph {
+
+struct LinkOptions {
+    std::int64_t tolerance_ns = 0;  // admits a.time <= b.time + tolerance (clock error across nodes)
+    bool keep_all = false;          // every candidate per source instead of only the latest (rule 5)
+    std::function<void(std::uint64_t consumers_done, std::uint64_t edges)> progress;
+};
+
+struct Edge {
+    SampleIndex from;
+    SampleIndex to;
+};
+
+// The causality graph in compressed sparse rows, both directions.
+struct Graph {
+    std::vector<Edge> edges;                 // sorted by (from, to)
+    std::vector<std::uint32_t> out_offset;   // size samples+1: out-edges of s are edges[out_offset[s] .. out_offset[s+1])
+    std::vector<std::uint32_t> in_edges;     // edge indices sorted by (to, from)
+    std::vector<std::uint32_t> in_offset;    // size samples+1: in_edges[in_offset[s] .. in_offset[s+1])
+
+    // SPEC 4 leftovers, reported by analyze.
+    std::uint64_t unlinked_inputs = 0;       // samples with an input hash and no incoming edge
+    std::uint64_t unconsumed_outputs = 0;    // samples with an output hash and no outgoing edge
+
+    std::span<const Edge> out(SampleIndex s) const {
+        return {edges.data() + out_offset[s], edges.data() + out_offset[s + 1]};
+    }
+    std::size_t in_degree(SampleIndex s) const { return in_offset[s + 1] - in_offset[s]; }
+    template <typename F> void for_each_in(SampleIndex s, F&& f) const {
+        for (auto i = in_offset[s]; i < in_offset[s + 1]; ++i) f(edges[in_edges[i]]);
+    }
+};
+
+Graph link(const SampleSet& samples, const AnalysisSpec& spec, const LinkOptions& options = {});
+
+// SPEC 5: an edge is local when both ends share node instance and thread (or
+// instance alone where the log has no thread column); otherwise a message edge.
+inline bool is_local(const SampleSet& s, const Edge& e) {
+    return s.tracepoints[s.tracepoint[e.from]].instance_id == s.tracepoints[s.tracepoint[e.to]].instance_id &&
+           s.thread[e.from] == s.thread[e.to];
+}
+
+}  // namespace hashtrace::graph

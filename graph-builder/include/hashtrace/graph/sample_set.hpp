@@ -1,0 +1,97 @@
+// hashtrace/graph/sample_set.hpp - every sample of a run, collated from many
+// node logs into compact columns (the input of linking and metrics).
+//
+// Why columns: a run holds millions of samples and linking touches only a few
+// fields at a time; 128-bit hashes are interned to dense 32-bit ids while the
+// logs are read, so equality of ids is equality of (hash function, hash) and a
+// sample costs 24 bytes instead of ~60.
+//
+//   auto samples = hashtrace::graph::load_samples(paths);          // load.hpp
+//   hashtrace::graph::correct_times(samples, clock_correction);    // optional
+//   auto graph = hashtrace::graph::link(samples, spec, options);   // link.hpp
+#pragma once
+
+#include "hashtrace/hash128.hpp"
+#include "hashtrace/logio/sample_log.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hashtrace::graph {
+
+using SampleIndex = std::uint32_t;
+using HashId = std::uint32_t;
+using TracepointId = std::uint32_t;
+
+inline constexpr HashId kNoHash = 0xFFFFFFFFu;       // the sample has no input / output hash
+inline constexpr std::uint32_t kNoThread = 0xFFFFFFFFu;  // the log has no thread column
+
+// One tracepoint of one node instance, deduplicated across files: two files of
+// the same instance that both define "Chai/ForceComputed" share one id.
+struct Tracepoint {
+    std::string node_name;
+    std::string instance;
+    std::string tracepoint_name;
+    std::string input_hash_type;
+    std::string output_hash_type;
+    HashFunction hash_function = HashFunction::md5;
+    std::uint32_t instance_id = 0;  // index into SampleSet::instances
+    std::uint32_t node_id = 0;      // index into SampleSet::node_names
+    std::uint32_t source_id = 0;    // SPEC 4 rule 5 "source": (node, instance, tracepoint name)
+};
+
+// A node instance: (node name, instance text).
+struct Instance {
+    std::string node_name;
+    std::string instance;
+    std::uint32_t node_id = 0;
+};
+
+// One input file; its samples are the contiguous range [first_sample, first_sample + sample_count).
+struct SourceFile {
+    std::string path;
+    logio::LogHeader header;
+    logio::ReadReport report;
+    SampleIndex first_sample = 0;
+    SampleIndex sample_count = 0;
+};
+
+struct SampleSet {
+    // Per-sample columns, all the same length.
+    std::vector<std::int64_t> time_ns;       // UTC ns since the Unix epoch
+    std::vector<HashId> input;               // kNoHash when the sample has no input hash
+    std::vector<HashId> output;              // kNoHash when the sample has no output hash
+    std::vector<TracepointId> tracepoint;    // index into tracepoints
+    std::vector<std::uint32_t> thread;       // kNoThread when the log has no thread column
+
+    std::vector<Tracepoint> tracepoints;
+    std::vector<Instance> instances;
+    std::vector<std::string> node_names;
+    std::uint32_t source_count = 0;          // distinct Tracepoint::source_id values
+    std::vector<SourceFile> files;
+
+    // The value behind each HashId (for routes and exports); empty when the
+    // loader was told not to keep them (analyze does not need them).
+    std::vector<Hash128> hash_values;
+    std::vector<HashFunction> hash_functions;  // parallel to hash_values
+    std::size_t hash_count = 0;              // number of distinct ids (kept or not)
+
+    std::uint64_t dropped_samples = 0;       // sum over the files' drop records
+
+    std::size_t size() const noexcept { return time_ns.size(); }
+    std::size_t file_of(SampleIndex sample) const;  // index into files
+    const Tracepoint& tracepoint_of(SampleIndex s) const { return tracepoints[tracepoint[s]]; }
+    // "Node/tracepoint" of a sample, for messages.
+    std::string label(SampleIndex s) const;
+};
+
+// The stage where clock correction plugs in (issue 5, `analyze --clock-correct`):
+// replaces every sample's time t of file f by correction(f, t). Run it after
+// loading and before linking; the core never reads clocks itself.
+using TimeCorrection = std::function<std::int64_t(std::size_t file_index, std::int64_t time_ns)>;
+void correct_times(SampleSet& samples, const TimeCorrection& correction);
+
+}  // namespace hashtrace::graph
