@@ -38,7 +38,8 @@ struct Config {
 
     // `defaults` overridden by any HASHTRACE_* variable that is set.
     // Throws std::invalid_argument naming the variable for a bad value.
-    static Config from_env(Config defaults = {});
+    static Config from_env(Config defaults);
+    static Config from_env() { return from_env(Config()); }
 };
 
 struct Stats {

@@ -1,0 +1,266 @@
+// hashtrace/detail/binary_format.hpp - the compact binary log (.htlog):
+// constants and the encoder. The reader is in the logio library; the full
+// description is docs/log-formats.md. Change nothing here without bumping
+// kBinaryVersion.
+//
+// Why blocks: each flush of the writer is one block whose state (time base,
+// recent-hash ring, implied thread and sequence) starts afresh. A crash can
+// only tear the last block, and a reader keeps every complete record of it.
+#pragma once
+
+#include "hashtrace/detail/varint.hpp"
+#include "hashtrace/hash128.hpp"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace hashtrace::detail {
+
+inline constexpr unsigned char kBinaryMagic[8] = {0x89, 'H', 'T', 'L', 'O', 'G', '\r', '\n'};
+inline constexpr std::uint16_t kBinaryVersion = 1;
+inline constexpr unsigned char kBlockMagic[4] = {'H', 'T', 'B', 'K'};
+inline constexpr std::size_t kFileHeaderFixed = 16;  // magic, u16 version, u16 flags, u32 header length
+inline constexpr std::size_t kBlockHeader = 16;      // magic, u32 payload length, i64 base time
+
+// Record tags. A tag below 0x80 is a sample whose bits say how it is coded.
+enum : unsigned char {
+    kTagTracepoint = 0x80,
+    kTagDrop = 0x81,
+    kTagThread = 0x82,
+    kTagEnd = 0x83,  // the writer closed the log normally
+};
+enum HashMode : unsigned {
+    kHashNone = 0,
+    kHashLiteral = 1,  // 16 bytes follow
+    kHashRecent = 2,   // 1 byte: a slot of the recent-hash ring
+    kHashSameAsInput = 3,  // output only
+};
+inline constexpr unsigned kSampleThreadBit = 0x10;  // a thread varint follows (else: the previous sample's)
+inline constexpr unsigned kSampleSeqBit = 0x20;     // a seq varint follows (else: that thread's previous + 1)
+inline constexpr std::size_t kRingSize = 256;
+
+struct EncodedTracepoint {
+    std::string_view node;      // empty: the header's node
+    std::string_view instance;  // empty: the header's instance
+    std::string_view name;
+    std::string_view input_type;
+    std::string_view output_type;
+    HashFunction hash_function;
+};
+
+struct EncodedSample {
+    std::int64_t time_ns;
+    const Hash128* input;   // nullptr: none
+    const Hash128* output;  // nullptr: none
+    std::uint32_t tracepoint;
+    bool has_thread;
+    std::uint32_t thread;
+    bool has_seq;
+    std::uint64_t seq;
+};
+
+inline void put_u16(std::string& out, std::uint16_t v) {
+    out.push_back(static_cast<char>(v));
+    out.push_back(static_cast<char>(v >> 8));
+}
+inline void put_u32(std::string& out, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+
+class BinaryEncoder {
+public:
+    explicit BinaryEncoder(std::string& out) : out_(out) {}
+
+    void file_header(const std::vector<std::pair<std::string, std::string>>& fields) {
+        out_.append(reinterpret_cast<const char*>(kBinaryMagic), 8);
+        put_u16(out_, kBinaryVersion);
+        put_u16(out_, 0);
+        std::string text;
+        for (const auto& [k, v] : fields) text += k + "=" + v + "\n";
+        put_u32(out_, static_cast<std::uint32_t>(text.size()));
+        out_ += text;
+    }
+
+    bool in_block() const noexcept { return block_start_ != npos; }
+
+    void begin_block(std::int64_t base_time_ns) {
+        block_start_ = out_.size();
+        out_.append(reinterpret_cast<const char*>(kBlockMagic), 4);
+        put_u32(out_, 0);  // patched by end_block
+        for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(static_cast<std::uint64_t>(base_time_ns) >> (8 * i)));
+        prev_time_ = base_time_ns;
+        prev_thread_ = 0;
+        have_prev_thread_ = false;
+        ring_pos_ = 0;
+        ring_used_ = 0;
+        for (auto& slot : lookup_) slot = kEmptySlot;
+        last_seq_.clear();
+    }
+
+    void end_block() {
+        const std::uint32_t len = static_cast<std::uint32_t>(out_.size() - block_start_ - kBlockHeader);
+        for (int i = 0; i < 4; ++i) out_[block_start_ + 4 + i] = static_cast<char>(len >> (8 * i));
+        block_start_ = npos;
+    }
+
+    void tracepoint(std::uint32_t index, const EncodedTracepoint& tp) {
+        unsigned char* p = reserve(1 + 10);
+        *p++ = kTagTracepoint;
+        p = put_varint(p, index);
+        commit(p);
+        put_string(tp.name);
+        put_string(tp.input_type);
+        put_string(tp.output_type);
+        out_.push_back(static_cast<char>(tp.hash_function));
+        put_string(tp.node);
+        put_string(tp.instance);
+    }
+
+    void thread(std::uint32_t id, std::int64_t os_tid, std::string_view name) {
+        unsigned char* p = reserve(1 + 10 + 10);
+        *p++ = kTagThread;
+        p = put_varint(p, id);
+        p = put_varint(p, zigzag(os_tid));
+        commit(p);
+        put_string(name);
+    }
+
+    void drop(std::uint32_t tracepoint, std::int64_t time_ns, std::uint64_t count) {
+        unsigned char* p = reserve(1 + 30);
+        *p++ = kTagDrop;
+        p = put_varint(p, tracepoint);
+        p = put_varint(p, zigzag(time_ns - prev_time_));
+        prev_time_ = time_ns;
+        p = put_varint(p, count);
+        commit(p);
+    }
+
+    void end_marker() { out_.push_back(static_cast<char>(kTagEnd)); }
+
+    void sample(const EncodedSample& s) {
+        unsigned char* const start = reserve(1 + 4 * 10 + 2 * 17);
+        unsigned char* p = start + 1;
+        unsigned tag = 0;
+        p = put_varint(p, s.tracepoint);
+        p = put_varint(p, zigzag(s.time_ns - prev_time_));
+        prev_time_ = s.time_ns;
+        // thread: 0 = none, else id + 1; omitted when equal to the previous sample's
+        const std::uint64_t thread_code = s.has_thread ? std::uint64_t{s.thread} + 1 : 0;
+        if (!have_prev_thread_ || thread_code != prev_thread_) {
+            tag |= kSampleThreadBit;
+            p = put_varint(p, thread_code);
+            prev_thread_ = thread_code;
+            have_prev_thread_ = true;
+        }
+        // seq: 0 = none, else seq + 1; omitted when it is this thread's previous + 1
+        const std::uint64_t seq_code = s.has_seq ? s.seq + 1 : 0;
+        std::uint64_t& last = last_seq_of(thread_code);
+        if (!(seq_code != 0 && last != 0 && seq_code == last + 1)) {
+            tag |= kSampleSeqBit;
+            p = put_varint(p, seq_code);
+        }
+        last = seq_code;
+        tag |= put_hash(p, s.input);
+        if (s.output && s.input && *s.output == *s.input) {
+            tag |= kHashSameAsInput << 2;
+        } else {
+            tag |= put_hash(p, s.output) << 2;
+        }
+        *start = static_cast<unsigned char>(tag);
+        commit(p);
+    }
+
+private:
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+    static constexpr std::uint16_t kEmptySlot = 0xffff;
+    static constexpr std::size_t kLookupSize = 1024;  // open addressing over the ring's contents
+
+    unsigned char* reserve(std::size_t n) {
+        mark_ = out_.size();
+        out_.resize(mark_ + n);
+        return reinterpret_cast<unsigned char*>(out_.data()) + mark_;
+    }
+    void commit(unsigned char* end) { out_.resize(end - reinterpret_cast<unsigned char*>(out_.data())); }
+
+    void put_string(std::string_view s) {
+        unsigned char len[10];
+        unsigned char* e = put_varint(len, s.size());
+        out_.append(reinterpret_cast<const char*>(len), e - len);
+        out_.append(s.data(), s.size());
+    }
+
+    std::uint64_t& last_seq_of(std::uint64_t thread_code) {
+        for (auto& [t, seq] : last_seq_)
+            if (t == thread_code) return seq;
+        last_seq_.emplace_back(thread_code, 0);
+        return last_seq_.back().second;
+    }
+
+    // Writes a hash as a ring reference when it was seen recently in this
+    // block (message ids pass several tracepoints of one process), else literally.
+    unsigned put_hash(unsigned char*& p, const Hash128* h) {
+        if (!h) return kHashNone;
+        std::size_t slot = h->prefix64() & (kLookupSize - 1);
+        for (;;) {
+            const std::uint16_t r = lookup_[slot];
+            if (r == kEmptySlot) break;
+            if (ring_[r] == *h) {
+                *p++ = static_cast<unsigned char>(r);
+                return kHashRecent;
+            }
+            slot = (slot + 1) & (kLookupSize - 1);
+        }
+        std::memcpy(p, h->bytes.data(), 16);
+        p += 16;
+        insert_recent(*h);
+        return kHashLiteral;
+    }
+
+    void insert_recent(const Hash128& h) {
+        const std::size_t r = ring_pos_;
+        if (ring_used_ == kRingSize) erase_lookup(r);
+        else ++ring_used_;
+        ring_[r] = h;
+        std::size_t slot = h.prefix64() & (kLookupSize - 1);
+        while (lookup_[slot] != kEmptySlot) slot = (slot + 1) & (kLookupSize - 1);
+        lookup_[slot] = static_cast<std::uint16_t>(r);
+        ring_pos_ = (ring_pos_ + 1) % kRingSize;
+    }
+
+    // Removes ring slot r from the lookup table (backward-shift deletion keeps probing valid).
+    void erase_lookup(std::size_t r) {
+        std::size_t slot = ring_[r].prefix64() & (kLookupSize - 1);
+        while (lookup_[slot] != r) slot = (slot + 1) & (kLookupSize - 1);
+        std::size_t hole = slot;
+        for (std::size_t next = (hole + 1) & (kLookupSize - 1); lookup_[next] != kEmptySlot;
+             next = (next + 1) & (kLookupSize - 1)) {
+            const std::size_t home = ring_[lookup_[next]].prefix64() & (kLookupSize - 1);
+            // move `next` into the hole if its home is not in (hole, next]
+            const bool between = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
+            if (!between) {
+                lookup_[hole] = lookup_[next];
+                hole = next;
+            }
+        }
+        lookup_[hole] = kEmptySlot;
+    }
+
+    std::string& out_;
+    std::size_t block_start_ = npos;
+    std::size_t mark_ = 0;
+    std::int64_t prev_time_ = 0;
+    std::uint64_t prev_thread_ = 0;
+    bool have_prev_thread_ = false;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> last_seq_;  // thread code -> last seq code
+    std::array<Hash128, kRingSize> ring_{};
+    std::size_t ring_pos_ = 0;
+    std::size_t ring_used_ = 0;
+    std::array<std::uint16_t, kLookupSize> lookup_{};
+};
+
+}  // namespace hashtrace::detail

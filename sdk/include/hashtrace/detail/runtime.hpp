@@ -1,0 +1,91 @@
+// hashtrace/detail/runtime.hpp - the process-wide state behind the macros:
+// the sample queue, each thread's producer token, and the writer thread.
+//
+// Hot path (record -> enqueue): one relaxed load of the recording flag, a
+// thread-local read, the clock, the hash, and try_enqueue on this thread's own
+// sub-queue of a moodycamel ConcurrentQueue. Everything that allocates, locks
+// or calls the kernel happens on the writer thread or once per thread.
+#pragma once
+
+#include "hashtrace/config.hpp"
+#include "hashtrace/detail/clock.hpp"
+#include "hashtrace/detail/queued_sample.hpp"
+
+#include <concurrentqueue/concurrentqueue.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <thread>
+
+namespace hashtrace::detail {
+
+// Producers enqueue through explicit tokens into pre-allocated blocks, so
+// try_enqueue never allocates; the index of a producer's blocks must be large
+// enough for a whole queue's worth of blocks (4096 x 256 = 1 Mi samples).
+struct QueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
+    static const size_t BLOCK_SIZE = 256;
+    static const size_t EXPLICIT_INITIAL_INDEX_SIZE = 4096;
+};
+using SampleQueue = moodycamel::ConcurrentQueue<QueuedSample, QueueTraits>;
+inline constexpr std::size_t kMaxQueueCapacity = QueueTraits::BLOCK_SIZE * QueueTraits::EXPLICIT_INITIAL_INDEX_SIZE;
+
+// Constant-initialised globals: reading them costs no initialisation guard.
+inline std::atomic<bool> g_recording{false};
+inline std::atomic<std::uint64_t> g_session{0};   // bumped by every start()
+inline std::atomic<SampleQueue*> g_queue{nullptr};
+inline std::atomic<int> g_full_policy{0};         // FullPolicy
+inline std::atomic<std::uint32_t> g_next_thread{1};
+
+inline bool is_recording() noexcept { return g_recording.load(std::memory_order_relaxed); }
+void set_recording(bool on) noexcept;
+
+// Trivially destructible so the hot path reads it without a TLS init wrapper;
+// the token is released by a separate thread_local touched only in attach().
+struct ThreadState {
+    std::uint64_t session;
+    SampleQueue* queue;
+    moodycamel::ProducerToken* token;
+    std::uint32_t id;
+    std::uint64_t seq;
+};
+inline thread_local ThreadState t_state{};
+
+inline ThreadState& thread_state() noexcept { return t_state; }
+
+void attach_thread(ThreadState& ts) noexcept;              // first tracepoint of a thread in a session
+void enqueue_when_full(ThreadState& ts, const QueuedSample& s) noexcept;
+
+// The cold half: starting, stopping, the writer thread (runtime_impl.hpp).
+class Runtime {
+public:
+    void start(const Config& config);
+    void stop();
+    bool running() const noexcept;
+    std::string log_path() const;
+    Stats stats() const;
+    void name_thread(std::string_view name);
+
+    struct Impl;
+
+private:
+    Impl* impl_ = nullptr;
+    Stats last_stats_{};
+    std::string last_path_;
+};
+
+inline void enqueue(ThreadState& ts, QueuedSample& s) noexcept {
+    if (__builtin_expect(ts.session != g_session.load(std::memory_order_acquire), 0))
+        attach_thread(ts);
+    s.thread = ts.id;
+    s.seq = ts.seq++;  // also on a drop: the gap tells readers where samples are missing
+    if (__builtin_expect(!ts.queue->try_enqueue(*ts.token, s), 0))
+        enqueue_when_full(ts, s);
+}
+
+Runtime& runtime() noexcept;
+
+}  // namespace hashtrace::detail
+
+#include "hashtrace/detail/runtime_impl.hpp"
