@@ -12,7 +12,7 @@ packages=(
   libzxing-dev libopencv-dev
   clang libclang-rt-14-dev
   python3 python3-pandas sqlite3
-  protobuf-compiler chromium
+  protobuf-compiler chromium nlohmann-json3-dev
 )
 missing=()
 for p in "${packages[@]}"; do

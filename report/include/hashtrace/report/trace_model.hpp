@@ -1,0 +1,70 @@
+// hashtrace/report/trace_model.hpp - what a trace viewer is shown: the
+// neutral model both exporters (Chrome JSON, Perfetto protobuf) render.
+//
+// It is built once from a linked run (samples + causality edges, clock
+// correction already applied) so that the two writers cannot disagree about
+// which track a sample lives on or which edge became which flow.
+#pragma once
+
+#include "hashtrace/hash128.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hashtrace::report {
+
+// One node instance: a process track in the viewers.
+struct TraceProcess {
+    std::string node;
+    std::string instance;
+};
+
+// One recording thread of a node instance: a thread track.
+struct TraceThread {
+    std::uint32_t process = 0;  // index into TraceModel::processes
+    std::string name;           // shown as the track's title
+};
+
+// One sample. Samples are points in time; the writers draw each as a short
+// slice (see slice_durations) because flow arrows attach to slices.
+struct TraceEvent {
+    std::int64_t time_ns = 0;   // clock-corrected UTC nanoseconds
+    std::uint32_t thread = 0;   // index into TraceModel::threads
+    std::uint32_t name = 0;     // index into TraceModel::names (the tracepoint)
+    Hash128 input_hash;
+    Hash128 output_hash;
+    bool has_input = false;
+    bool has_output = false;
+};
+
+// One causality edge, producer -> consumer (indices into TraceModel::events).
+struct TraceFlow {
+    std::uint32_t from = 0;
+    std::uint32_t to = 0;
+};
+
+struct TraceModel {
+    std::vector<TraceProcess> processes;
+    std::vector<TraceThread> threads;
+    std::vector<std::string> names;
+    std::vector<TraceEvent> events;  // sorted by time_ns (check_trace_model enforces it)
+    std::vector<TraceFlow> flows;
+    // Longest drawn slice; shorter when the thread's next sample comes sooner,
+    // so that slices on one track never overlap.
+    std::int64_t slice_ns = 1000;
+};
+
+// Throws std::invalid_argument naming the first broken reference or the
+// first event out of time order: exporters rely on both.
+void check_trace_model(const TraceModel& model);
+
+// Drawn duration of each event: min(slice_ns, gap to the next event on the
+// same thread). Zero when two samples of a thread share a timestamp.
+std::vector<std::int64_t> slice_durations(const TraceModel& model);
+
+// Flows whose consumer is drawn before its producer (clock error left after
+// correction, or a linking tolerance): viewers show those arrows backwards.
+std::size_t count_backward_flows(const TraceModel& model);
+
+}  // namespace hashtrace::report

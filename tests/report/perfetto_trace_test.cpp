@@ -1,0 +1,166 @@
+// Decodes the Perfetto export with `protoc --decode` against
+// perfetto_trace.proto (Perfetto's field numbers) and checks the tracks, the
+// slices and that every edge became a flow with the right ends.
+#include "proto_text.hpp"
+#include "run_command.hpp"
+#include "sample_trace.hpp"
+
+#include "hashtrace/report/trace_export.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+
+namespace hashtrace::report {
+namespace {
+
+using test::ProtoNode;
+using test::sample_trace;
+
+ProtoNode decode(const TraceModel& m) {
+    test::TempDir dir;
+    {
+        std::ofstream out(dir / "trace.pftrace", std::ios::binary);
+        write_perfetto_trace(m, out);
+    }
+    const std::filesystem::path proto = HASHTRACE_TEST_PERFETTO_PROTO;
+    // --decode prints fields it does not know by number: fail on any.
+    const auto result = test::run_command(std::string(HASHTRACE_TEST_PROTOC) + " --decode=perfetto.protos.Trace -I" +
+                                          test::shell_quote(proto.parent_path().string()) + " " +
+                                          test::shell_quote(proto.filename().string()) + " < " +
+                                          test::shell_quote((dir / "trace.pftrace").string()) + " 2>&1");
+    EXPECT_EQ(result.status, 0) << result.out;
+    EXPECT_THAT(result.out, ::testing::Not(::testing::ContainsRegex("(^|\\s)[0-9]+: ")));
+    return test::parse_proto_text(result.out);
+}
+
+struct Track {
+    std::string process, thread;
+};
+
+struct Shown {
+    std::uint64_t timestamp;
+    std::string process, thread, name;
+    bool operator==(const Shown&) const = default;
+};
+
+struct DecodedTrace {
+    ProtoNode root;  // the rest point into it
+    std::map<std::string, Track> tracks;  // uuid -> names
+    std::vector<std::pair<Shown, const ProtoNode*>> begins;  // SLICE_BEGIN and INSTANT events
+    std::map<std::string, std::vector<std::uint64_t>> ends;  // uuid -> SLICE_END timestamps
+    std::vector<const ProtoNode*> packets;
+
+    explicit DecodedTrace(ProtoNode trace) : root(std::move(trace)) {
+        std::map<std::string, std::string> process_names;  // pid -> name
+        packets = root.children("packet");
+        for (const auto* p : packets) {
+            for (const auto* d : p->children("track_descriptor")) {
+                for (const auto* proc : d->children("process"))
+                    process_names[proc->scalar("pid")] = proc->scalar("process_name");
+                for (const auto* thr : d->children("thread"))
+                    tracks[d->scalar("uuid")] = {process_names.at(thr->scalar("pid")), thr->scalar("thread_name")};
+            }
+        }
+        for (const auto* p : packets) {
+            for (const auto* e : p->children("track_event")) {
+                const auto& track = tracks.at(e->scalar("track_uuid"));
+                const auto ts = std::stoull(p->scalar("timestamp"));
+                if (e->scalar("type") == "TYPE_SLICE_END") {
+                    ends[e->scalar("track_uuid")].push_back(ts);
+                } else {
+                    begins.push_back({{ts, track.process, track.thread, e->scalar("name")}, e});
+                }
+            }
+        }
+    }
+
+    // The one event listing `id` in `field`; fails the test unless exactly one.
+    Shown holder(const std::string& field, std::uint64_t id) const {
+        std::vector<Shown> found;
+        for (const auto& [shown, event] : begins)
+            for (const auto& v : event->all(field))
+                if (std::stoull(v) == id) found.push_back(shown);
+        EXPECT_EQ(found.size(), 1u) << field << " " << id;
+        return found.empty() ? Shown{} : found.front();
+    }
+};
+
+Shown expected(const TraceModel& m, std::uint32_t event) {
+    const auto& e = m.events[event];
+    const auto& p = m.processes[m.threads[e.thread].process];
+    return {std::uint64_t(e.time_ns), p.node + " " + p.instance, m.threads[e.thread].name, m.names[e.name]};
+}
+
+TEST(PerfettoTrace, EveryPacketIsOnOneSequenceWhoseStateIsDeclaredFresh) {
+    DecodedTrace t(decode(sample_trace()));
+    ASSERT_FALSE(t.packets.empty());
+    EXPECT_EQ(t.packets.front()->scalar("sequence_flags"), "1");
+    for (const auto* p : t.packets) EXPECT_EQ(p->scalar("trusted_packet_sequence_id"), "1");
+}
+
+TEST(PerfettoTrace, OneProcessTrackPerInstanceAndOneThreadTrackPerThread) {
+    DecodedTrace t(decode(sample_trace()));
+    ASSERT_EQ(t.tracks.size(), 3u);
+    std::vector<std::string> names;
+    for (const auto& [uuid, track] : t.tracks) names.push_back(track.process + "/" + track.thread);
+    EXPECT_THAT(names, ::testing::UnorderedElementsAre("Chai 1a2b/main", "Chai 1a2b/net", "Unity 3c4d/render"));
+}
+
+TEST(PerfettoTrace, EverySampleIsASliceEndingBeforeTheThreadsNextSample) {
+    const auto m = sample_trace();
+    DecodedTrace t(decode(m));
+    ASSERT_EQ(t.begins.size(), m.events.size());
+    for (std::size_t i = 0; i < m.events.size(); ++i) EXPECT_EQ(t.begins[i].first, expected(m, i));
+    std::size_t ends = 0;
+    for (const auto& [uuid, list] : t.ends) ends += list.size();
+    EXPECT_EQ(ends, m.events.size());
+    const auto& net = t.ends.at(std::to_string((std::uint64_t{1} << 32) + 2));
+    EXPECT_THAT(net, ::testing::ElementsAre(m.events[1].time_ns + 300, m.events[2].time_ns + 1000));
+    const auto* first = t.begins[1].second;
+    const auto annotations = first->children("debug_annotations");
+    ASSERT_EQ(annotations.size(), 2u);
+    EXPECT_EQ(annotations[0]->scalar("name"), "input_hash");
+    EXPECT_EQ(annotations[0]->scalar("string_value"), "01010101010101010101010101010101");
+}
+
+TEST(PerfettoTrace, EveryEdgeIsAFlowFromProducerToConsumer) {
+    const auto m = sample_trace();
+    DecodedTrace t(decode(m));
+    for (std::size_t i = 0; i < m.flows.size(); ++i) {
+        SCOPED_TRACE("flow " + std::to_string(i));
+        EXPECT_EQ(t.holder("flow_ids", flow_id(i)), expected(m, m.flows[i].from));
+        EXPECT_EQ(t.holder("terminating_flow_ids", flow_id(i)), expected(m, m.flows[i].to));
+    }
+    // No flow id beyond the edges.
+    std::size_t listed = 0;
+    for (const auto& [shown, event] : t.begins)
+        listed += event->all("flow_ids").size() + event->all("terminating_flow_ids").size();
+    EXPECT_EQ(listed, 2 * m.flows.size());
+}
+
+TEST(PerfettoTrace, ZeroLengthSamplesBecomeInstantsThatStillCarryFlows) {
+    TraceModel m;
+    m.processes = {{"A", "1"}};
+    m.threads = {{0, "t"}};
+    m.names = {"x"};
+    m.events = {{10, 0, 0, {}, {}, false, false}, {10, 0, 0, {}, {}, false, false}};
+    m.flows = {{0, 1}};
+    DecodedTrace t(decode(m));
+    ASSERT_EQ(t.begins.size(), 2u);
+    EXPECT_EQ(t.begins[0].second->scalar("type"), "TYPE_INSTANT");
+    EXPECT_EQ(t.begins[1].second->scalar("type"), "TYPE_SLICE_BEGIN");
+    EXPECT_EQ(t.begins[0].second->scalar("flow_ids"), "1");
+    EXPECT_EQ(t.begins[1].second->scalar("terminating_flow_ids"), "1");
+}
+
+TEST(PerfettoTrace, EmptyModelDecodesAsATraceWithoutEvents) {
+    DecodedTrace t(decode(TraceModel{}));
+    EXPECT_EQ(t.packets.size(), 1u);
+    EXPECT_TRUE(t.begins.empty());
+}
+
+}  // namespace
+}  // namespace hashtrace::report
