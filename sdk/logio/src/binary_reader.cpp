@@ -1,0 +1,313 @@
+// The binary sample log reader (.htlog; docs/log-formats.md). Validates every
+// record; a block cut short by a crash yields its complete records and a torn-
+// tail report; anything else malformed is a LogError naming the byte offset.
+#include "hashtrace/detail/binary_format.hpp"
+#include "hashtrace/logio/reader.hpp"
+
+#include <array>
+#include <cstring>
+
+namespace hashtrace::logio {
+namespace {
+
+using detail::get_varint;
+
+struct Truncated {};  // the record runs past the available bytes
+struct Corrupt {
+    std::string reason;
+};
+
+class BinaryParser {
+public:
+    BinaryParser(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options)
+        : data_(reinterpret_cast<const unsigned char*>(data.data())), size_(data.size()), name_(name),
+          visitor_(visitor), options_(options) {
+        report_.file = name;
+    }
+
+    ReadReport run() {
+        parse_file_header();
+        std::size_t pos = file_header_end_;
+        while (pos < size_) {
+            if (size_ - pos < detail::kBlockHeader) {
+                torn(pos, "block header cut short");
+                break;
+            }
+            if (std::memcmp(data_ + pos, detail::kBlockMagic, 4) != 0) {
+                if (all_zero(pos)) {  // a preallocated or zero-filled tail after a crash
+                    torn(pos, "zero bytes instead of a block");
+                    break;
+                }
+                fail(pos, "expected a block marker 'HTBK'");
+            }
+            const std::uint32_t len = u32(pos + 4);
+            const std::int64_t base = static_cast<std::int64_t>(u64(pos + 8));
+            const std::size_t payload = pos + detail::kBlockHeader;
+            const bool cut = len > size_ - payload;
+            const std::size_t end = cut ? size_ : payload + len;
+            const std::size_t stopped = parse_block(payload, end, base);
+            if (cut) {
+                torn(stopped, "last block cut short: " + std::to_string(size_ - payload) + " of " +
+                                  std::to_string(len) + " bytes present");
+                break;
+            }
+            if (stopped != end) torn(stopped, "block ends inside a record");
+            pos = end;
+        }
+        flush();
+        return report_;
+    }
+
+private:
+    std::uint32_t u32(std::size_t at) const {
+        std::uint32_t v;
+        std::memcpy(&v, data_ + at, 4);
+        return v;
+    }
+    std::uint64_t u64(std::size_t at) const {
+        std::uint64_t v;
+        std::memcpy(&v, data_ + at, 8);
+        return v;
+    }
+    bool all_zero(std::size_t from) const {
+        for (std::size_t i = from; i < size_; ++i)
+            if (data_[i]) return false;
+        return true;
+    }
+    [[noreturn]] void fail(std::size_t offset, const std::string& reason) const {
+        throw LogError(name_, offset, "byte offset " + std::to_string(offset) + ": " + reason);
+    }
+    void torn(std::size_t offset, std::string reason) {
+        report_.torn = true;
+        report_.torn_tail = {offset, size_ - offset, std::move(reason)};
+    }
+
+    void parse_file_header() {
+        if (size_ < detail::kFileHeaderFixed || std::memcmp(data_, detail::kBinaryMagic, 8) != 0)
+            fail(0, "not a hashtrace binary log (bad magic)");
+        const std::uint16_t version = static_cast<std::uint16_t>(data_[8] | data_[9] << 8);
+        if (version != detail::kBinaryVersion)
+            fail(8, "format version " + std::to_string(version) + " is not supported (this reader knows " +
+                        std::to_string(detail::kBinaryVersion) + ")");
+        const std::uint32_t len = u32(12);
+        if (len > size_ - detail::kFileHeaderFixed) fail(12, "header of " + std::to_string(len) + " bytes runs past the end of the file");
+        const std::string_view text(reinterpret_cast<const char*>(data_ + detail::kFileHeaderFixed), len);
+        std::size_t start = 0;
+        while (start < text.size()) {
+            std::size_t nl = text.find('\n', start);
+            if (nl == text.npos) nl = text.size();
+            const std::string_view line = text.substr(start, nl - start);
+            const std::size_t eq = line.find('=');
+            if (eq == line.npos) fail(detail::kFileHeaderFixed + start, "header line without '='");
+            header_[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
+            start = nl + 1;
+        }
+        file_header_end_ = detail::kFileHeaderFixed + len;
+        visitor_.on_header(header_);
+    }
+
+    // ---- records -----------------------------------------------------------
+
+    std::uint64_t varint(const unsigned char*& p, const unsigned char* end) {
+        std::uint64_t v;
+        const unsigned char* next = get_varint(p, end, v);
+        if (!next) {
+            if (end - p >= 10) throw Corrupt{"malformed integer"};
+            throw Truncated{};
+        }
+        p = next;
+        return v;
+    }
+    std::string string(const unsigned char*& p, const unsigned char* end) {
+        const std::uint64_t n = varint(p, end);
+        if (n > static_cast<std::uint64_t>(end - p)) throw Truncated{};
+        std::string s(reinterpret_cast<const char*>(p), n);
+        p += n;
+        return s;
+    }
+
+    void read_hash(unsigned mode, const unsigned char*& p, const unsigned char* end, Hash128& out) {
+        if (mode == detail::kHashLiteral) {
+            if (end - p < 16) throw Truncated{};
+            std::memcpy(out.bytes.data(), p, 16);
+            p += 16;
+            ring_[ring_pos_] = out;
+            ring_pos_ = (ring_pos_ + 1) % detail::kRingSize;
+            if (ring_used_ < detail::kRingSize) ++ring_used_;
+        } else if (mode == detail::kHashRecent) {
+            if (end - p < 1) throw Truncated{};
+            const unsigned slot = *p++;
+            if (slot >= ring_used_) throw Corrupt{"reference to an unused recent-hash slot"};
+            out = ring_[slot];
+        }
+    }
+
+    // Returns where parsing stopped: `end`, or the start of a record cut short.
+    std::size_t parse_block(std::size_t begin, std::size_t end_offset, std::int64_t base) {
+        prev_time_ = base;
+        have_thread_ = false;
+        ring_pos_ = ring_used_ = 0;
+        last_seq_.clear();
+        const unsigned char* p = data_ + begin;
+        const unsigned char* const end = data_ + end_offset;
+        while (p < end) {
+            const unsigned char* record = p;
+            try {
+                parse_record(p, end);
+            } catch (const Truncated&) {
+                return static_cast<std::size_t>(record - data_);
+            } catch (const Corrupt& c) {
+                const std::size_t at = static_cast<std::size_t>(record - data_);
+                if (!options_.lenient) fail(at, c.reason);
+                ++report_.bad_records;
+                if (report_.bad_record_messages.size() < 10)
+                    report_.bad_record_messages.push_back(name_ + ":" + std::to_string(at) + ": " + c.reason +
+                                                          " (rest of block skipped)");
+                return end_offset;  // records are not self-synchronising: skip to the next block
+            }
+        }
+        return end_offset;
+    }
+
+    void parse_record(const unsigned char*& p, const unsigned char* end) {
+        const unsigned tag = *p++;
+        switch (tag) {
+            case detail::kTagTracepoint: {
+                const std::uint64_t index = varint(p, end);
+                TracepointInfo tp;
+                tp.tracepoint_name = string(p, end);
+                tp.input_hash_type = string(p, end);
+                tp.output_hash_type = string(p, end);
+                if (p == end) throw Truncated{};
+                const unsigned fn = *p++;
+                tp.node_name = string(p, end);
+                tp.instance = string(p, end);
+                if (fn > 1) throw Corrupt{"unknown hash function code " + std::to_string(fn)};
+                if (index != tracepoints_) throw Corrupt{"tracepoint index " + std::to_string(index) + " out of order"};
+                tp.hash_function = static_cast<HashFunction>(fn);
+                if (tp.node_name.empty()) tp.node_name = header_value("node");
+                if (tp.instance.empty()) tp.instance = header_value("instance");
+                flush();
+                ++tracepoints_;
+                visitor_.on_tracepoint(static_cast<std::uint32_t>(index), tp);
+                return;
+            }
+            case detail::kTagThread: {
+                ThreadInfo t;
+                t.thread = static_cast<std::uint32_t>(varint(p, end));
+                t.os_tid = detail::unzigzag(varint(p, end));
+                t.name = string(p, end);
+                visitor_.on_thread(t);
+                return;
+            }
+            case detail::kTagDrop: {
+                DropRecord d;
+                d.tracepoint = checked_tracepoint(varint(p, end));
+                d.time_ns = prev_time_ + detail::unzigzag(varint(p, end));
+                d.count = varint(p, end);
+                prev_time_ = d.time_ns;
+                flush();
+                visitor_.on_drop(d);
+                ++report_.drop_records;
+                report_.dropped_samples += d.count;
+                return;
+            }
+            case detail::kTagEnd:
+                report_.clean_close = true;
+                return;
+            default:
+                break;
+        }
+        if (tag >= 0x80 || (tag & 0x40)) throw Corrupt{"unknown record tag " + std::to_string(tag)};
+        SampleRecord s;
+        s.tracepoint = checked_tracepoint(varint(p, end));
+        s.time_ns = prev_time_ + detail::unzigzag(varint(p, end));
+        std::uint64_t thread_code;
+        if (tag & detail::kSampleThreadBit) {
+            thread_code = varint(p, end);
+        } else {
+            if (!have_thread_) throw Corrupt{"sample omits its thread before any thread was given"};
+            thread_code = prev_thread_;
+        }
+        std::uint64_t& last = last_seq(thread_code);
+        std::uint64_t seq_code;
+        if (tag & detail::kSampleSeqBit) {
+            seq_code = varint(p, end);
+        } else {
+            if (last == 0) throw Corrupt{"sample omits its sequence number with none to follow"};
+            seq_code = last + 1;
+        }
+        const unsigned in_mode = tag & 3, out_mode = (tag >> 2) & 3;
+        if (in_mode == detail::kHashSameAsInput) throw Corrupt{"input hash cannot be 'same as input'"};
+        read_hash(in_mode, p, end, s.input_hash);
+        if (out_mode == detail::kHashSameAsInput) {
+            if (in_mode == detail::kHashNone) throw Corrupt{"output 'same as input' without an input hash"};
+            s.output_hash = s.input_hash;
+        } else {
+            read_hash(out_mode, p, end, s.output_hash);
+        }
+        // Commit state only now that the whole record was there.
+        prev_time_ = s.time_ns;
+        prev_thread_ = thread_code;
+        have_thread_ = true;
+        last = seq_code;
+        if (thread_code) {
+            s.thread = static_cast<std::uint32_t>(thread_code - 1);
+            s.flags |= SampleRecord::kHasThread;
+        }
+        if (seq_code) {
+            s.seq = seq_code - 1;
+            s.flags |= SampleRecord::kHasSeq;
+        }
+        if (in_mode != detail::kHashNone) s.flags |= SampleRecord::kHasInput;
+        if (out_mode != detail::kHashNone) s.flags |= SampleRecord::kHasOutput;
+        batch_.push_back(s);
+        ++report_.samples;
+        if (batch_.size() == 4096) flush();
+    }
+
+    std::uint32_t checked_tracepoint(std::uint64_t index) const {
+        if (index >= tracepoints_) throw Corrupt{"sample refers to undefined tracepoint " + std::to_string(index)};
+        return static_cast<std::uint32_t>(index);
+    }
+    std::uint64_t& last_seq(std::uint64_t thread_code) {
+        for (auto& [t, s] : last_seq_)
+            if (t == thread_code) return s;
+        last_seq_.emplace_back(thread_code, 0);
+        return last_seq_.back().second;
+    }
+    std::string header_value(const std::string& key) const {
+        auto it = header_.find(key);
+        return it == header_.end() ? std::string() : it->second;
+    }
+    void flush() {
+        if (batch_.empty()) return;
+        visitor_.on_samples(batch_);
+        batch_.clear();
+    }
+
+    const unsigned char* data_;
+    std::size_t size_;
+    const std::string& name_;
+    LogVisitor& visitor_;
+    const ReadOptions& options_;
+    ReadReport report_;
+    LogHeader header_;
+    std::size_t file_header_end_ = 0;
+    std::uint64_t tracepoints_ = 0;
+    std::int64_t prev_time_ = 0;
+    std::uint64_t prev_thread_ = 0;
+    bool have_thread_ = false;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> last_seq_;
+    std::array<Hash128, detail::kRingSize> ring_{};
+    std::size_t ring_pos_ = 0, ring_used_ = 0;
+    std::vector<SampleRecord> batch_;
+};
+
+}  // namespace
+
+ReadReport read_binary(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options) {
+    return BinaryParser(data, name, visitor, options).run();
+}
+
+}  // namespace hashtrace::logio

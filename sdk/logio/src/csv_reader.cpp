@@ -1,0 +1,219 @@
+// The CSV sample log reader (SPEC.md section 1): columns found by header name,
+// unknown columns ignored, every field validated, errors with file and line.
+#include "hashtrace/logio/reader.hpp"
+
+#include <array>
+#include <string>
+#include <unordered_map>
+
+namespace hashtrace::logio {
+namespace {
+
+enum Column : int {
+    kNode, kInstance, kTracepoint, kInputType, kOutputType, kTime, kInputHash, kOutputHash,  // required
+    kThread, kSeq, kHashFunction, kDropped,                                                    // optional
+    kColumnCount
+};
+constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
+    "node_name", "instance", "tracepoint_name", "input_hash_type", "output_hash_type", "sample_time",
+    "input_hash", "output_hash", "thread", "seq", "hash_function", "dropped"};
+constexpr int kRequired = kThread;
+
+struct RowError {
+    std::string reason;
+};
+
+bool parse_uint(std::string_view s, std::uint64_t& out) {
+    if (s.empty() || s.size() > 20) return false;
+    std::uint64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        const std::uint64_t next = v * 10 + static_cast<std::uint64_t>(c - '0');
+        if (next / 10 != v) return false;
+        v = next;
+    }
+    out = v;
+    return true;
+}
+
+class CsvParser {
+public:
+    CsvParser(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options)
+        : data_(data), name_(name), visitor_(visitor), options_(options) {
+        report_.file = name;
+    }
+
+    ReadReport run() {
+        std::size_t pos = 0;
+        std::uint64_t line = 0;
+        bool header_done = false;
+        while (pos < data_.size()) {
+            const std::size_t nl = data_.find('\n', pos);
+            const bool complete = nl != std::string_view::npos;
+            std::string_view text = data_.substr(pos, (complete ? nl : data_.size()) - pos);
+            const std::size_t line_start = pos;
+            pos = complete ? nl + 1 : data_.size();
+            ++line;
+            if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+            if (!header_done) {
+                parse_header(text, line);
+                header_done = true;
+                continue;
+            }
+            if (text.empty()) continue;
+            try {
+                parse_row(text);
+            } catch (const RowError& e) {
+                if (!complete) {  // a crash tore the last line: not an error, report it
+                    report_.torn = true;
+                    report_.torn_tail = {line_start, data_.size() - line_start,
+                                         "line " + std::to_string(line) + " is incomplete (" + e.reason + ")"};
+                    break;
+                }
+                if (!options_.lenient) throw LogError(name_, line, e.reason);
+                ++report_.bad_records;
+                if (report_.bad_record_messages.size() < 10)
+                    report_.bad_record_messages.push_back(name_ + ":" + std::to_string(line) + ": " + e.reason);
+            }
+        }
+        if (!header_done) throw LogError(name_, 1, "empty file: expected a CSV header row");
+        flush();
+        return report_;
+    }
+
+private:
+    void parse_header(std::string_view text, std::uint64_t line) {
+        position_.fill(-1);
+        int index = 0;
+        for (std::size_t start = 0;; ++index) {
+            const std::size_t comma = text.find(',', start);
+            const std::string_view field = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+            for (int c = 0; c < kColumnCount; ++c) {
+                if (field != kColumnNames[c]) continue;
+                if (position_[c] >= 0) throw LogError(name_, line, "column '" + std::string(field) + "' appears twice");
+                position_[c] = index;
+            }
+            if (comma == std::string_view::npos) break;
+            start = comma + 1;
+        }
+        columns_ = index + 1;
+        for (int c = 0; c < kRequired; ++c)
+            if (position_[c] < 0)
+                throw LogError(name_, line, "missing required column '" + std::string(kColumnNames[c]) +
+                                                "' (the header must name node_name, instance, tracepoint_name, "
+                                                "input_hash_type, output_hash_type, sample_time, input_hash, output_hash)");
+        fields_.resize(columns_);
+    }
+
+    void split(std::string_view text) {
+        int n = 0;
+        std::size_t start = 0;
+        for (;;) {
+            const std::size_t comma = text.find(',', start);
+            if (n == columns_) throw RowError{"more fields than the header's " + std::to_string(columns_)};
+            if (comma == std::string_view::npos) {
+                fields_[n++] = text.substr(start);
+                break;
+            }
+            fields_[n++] = text.substr(start, comma - start);
+            start = comma + 1;
+        }
+        if (n != columns_)
+            throw RowError{"expected " + std::to_string(columns_) + " fields, found " + std::to_string(n)};
+    }
+
+    std::string_view field(Column c) const { return position_[c] < 0 ? std::string_view{} : fields_[position_[c]]; }
+
+    void parse_hash(Column c, Hash128& out, bool& present) {
+        const std::string_view f = field(c);
+        present = !f.empty();
+        if (present && !from_hex(f, out))
+            throw RowError{std::string(kColumnNames[c]) + " '" + std::string(f) + "' is not 32 hex digits"};
+    }
+
+    std::uint32_t tracepoint_index(HashFunction fn) {
+        key_.clear();
+        for (Column c : {kNode, kInstance, kTracepoint, kInputType, kOutputType}) {
+            key_ += field(c);
+            key_.push_back('\0');
+        }
+        key_.push_back(static_cast<char>(fn));
+        auto [it, inserted] = tracepoints_.try_emplace(key_, static_cast<std::uint32_t>(tracepoints_.size()));
+        if (inserted) {
+            flush();  // samples of earlier tracepoints go out before the new definition
+            visitor_.on_tracepoint(it->second, {std::string(field(kNode)), std::string(field(kInstance)),
+                                                std::string(field(kTracepoint)), std::string(field(kInputType)),
+                                                std::string(field(kOutputType)), fn});
+        }
+        return it->second;
+    }
+
+    void parse_row(std::string_view text) {
+        split(text);
+        if (field(kNode).empty()) throw RowError{"node_name is empty"};
+        if (field(kTracepoint).empty()) throw RowError{"tracepoint_name is empty"};
+        SampleRecord s;
+        if (!parse_time_ns(field(kTime), s.time_ns))
+            throw RowError{"sample_time '" + std::string(field(kTime)) +
+                           "' is not decimal seconds with at most 9 fractional digits"};
+        HashFunction fn = HashFunction::md5;
+        if (!parse_hash_function(field(kHashFunction), fn))
+            throw RowError{"unknown hash_function '" + std::string(field(kHashFunction)) + "'"};
+        bool has_in = false, has_out = false;
+        parse_hash(kInputHash, s.input_hash, has_in);
+        parse_hash(kOutputHash, s.output_hash, has_out);
+        std::uint64_t v = 0;
+        if (!field(kThread).empty()) {
+            if (!parse_uint(field(kThread), v) || v > 0xffffffffu)
+                throw RowError{"thread '" + std::string(field(kThread)) + "' is not an integer id"};
+            s.thread = static_cast<std::uint32_t>(v);
+            s.flags |= SampleRecord::kHasThread;
+        }
+        if (!field(kSeq).empty()) {
+            if (!parse_uint(field(kSeq), s.seq)) throw RowError{"seq '" + std::string(field(kSeq)) + "' is not an integer"};
+            s.flags |= SampleRecord::kHasSeq;
+        }
+        std::uint64_t dropped = 0;
+        if (!field(kDropped).empty() && !parse_uint(field(kDropped), dropped))
+            throw RowError{"dropped '" + std::string(field(kDropped)) + "' is not an integer"};
+        s.tracepoint = tracepoint_index(fn);
+        if (dropped > 0) {
+            flush();
+            visitor_.on_drop({s.time_ns, s.tracepoint, dropped});
+            ++report_.drop_records;
+            report_.dropped_samples += dropped;
+            return;
+        }
+        if (has_in) s.flags |= SampleRecord::kHasInput;
+        if (has_out) s.flags |= SampleRecord::kHasOutput;
+        batch_.push_back(s);
+        ++report_.samples;
+        if (batch_.size() == 4096) flush();
+    }
+
+    void flush() {
+        if (batch_.empty()) return;
+        visitor_.on_samples(batch_);
+        batch_.clear();
+    }
+
+    std::string_view data_;
+    const std::string& name_;
+    LogVisitor& visitor_;
+    const ReadOptions& options_;
+    ReadReport report_;
+    std::array<int, kColumnCount> position_{};
+    int columns_ = 0;
+    std::vector<std::string_view> fields_;
+    std::string key_;
+    std::unordered_map<std::string, std::uint32_t> tracepoints_;
+    std::vector<SampleRecord> batch_;
+};
+
+}  // namespace
+
+ReadReport read_csv(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options) {
+    return CsvParser(data, name, visitor, options).run();
+}
+
+}  // namespace hashtrace::logio

@@ -1,0 +1,81 @@
+// Tools' log writer: the SDK's own LogFile, fed with logio records.
+#include "hashtrace/logio/writer.hpp"
+
+#include "hashtrace/detail/log_file.hpp"
+
+namespace hashtrace::logio {
+namespace {
+
+class FileWriter final : public LogWriter {
+public:
+    FileWriter(const std::filesystem::path& path, LogFormat format, const LogHeader& header)
+        : node_(value(header, "node")), instance_(value(header, "instance")),
+          file_(path.string(), format, {header.begin(), header.end()}) {}
+    ~FileWriter() override { close(); }
+
+    std::uint32_t add_tracepoint(const TracepointInfo& tp) override {
+        const auto index = static_cast<std::uint32_t>(count_++);
+        // Only a tracepoint of another node or instance than the header's names them.
+        const std::string_view node = tp.node_name == node_ ? std::string_view{} : std::string_view(tp.node_name);
+        const std::string_view inst = tp.instance == instance_ ? std::string_view{} : std::string_view(tp.instance);
+        file_.tracepoint(index, {node, inst, tp.tracepoint_name, tp.input_hash_type, tp.output_hash_type, tp.hash_function},
+                         last_time_);
+        return index;
+    }
+    void add_thread(const ThreadInfo& t) override { file_.thread(t.thread, t.os_tid, t.name, last_time_); }
+    void write(const SampleRecord& s) override {
+        if (s.tracepoint >= count_) throw std::logic_error("LogWriter: sample names tracepoint " + std::to_string(s.tracepoint) + " before it was added");
+        last_time_ = s.time_ns;
+        file_.sample({s.time_ns, s.has_input() ? &s.input_hash : nullptr, s.has_output() ? &s.output_hash : nullptr,
+                      s.tracepoint, s.has_thread(), s.thread, s.has_seq(), s.seq});
+        maybe_flush();
+    }
+    void write(const DropRecord& d) override {
+        last_time_ = d.time_ns;
+        file_.drop(d.tracepoint, d.time_ns, d.count);
+        maybe_flush();
+    }
+    void close() override {
+        if (closed_) return;
+        closed_ = true;
+        file_.close(true);
+        if (file_.failed()) throw std::runtime_error(file_.error());
+    }
+
+private:
+    static std::string value(const LogHeader& h, const char* key) {
+        auto it = h.find(key);
+        return it == h.end() ? std::string() : it->second;
+    }
+    void maybe_flush() {
+        if (file_.buffered() >= (1u << 20)) file_.flush();
+    }
+
+    std::string node_, instance_;
+    detail::LogFile file_;
+    std::size_t count_ = 0;
+    std::int64_t last_time_ = 0;
+    bool closed_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<LogWriter> open_writer(const std::filesystem::path& file, LogFormat format, const LogHeader& header) {
+    return std::make_unique<FileWriter>(file, format, header);
+}
+
+void write_log(const std::filesystem::path& file, LogFormat format, const SampleLog& log) {
+    auto w = open_writer(file, format, log.header);
+    for (const auto& tp : log.tracepoints) w->add_tracepoint(tp);
+    for (const auto& t : log.threads) w->add_thread(t);
+    // Drops interleave with samples by time, as they were recorded.
+    std::size_t d = 0;
+    for (const auto& s : log.samples) {
+        while (d < log.drops.size() && log.drops[d].time_ns <= s.time_ns) w->write(log.drops[d++]);
+        w->write(s);
+    }
+    while (d < log.drops.size()) w->write(log.drops[d++]);
+    w->close();
+}
+
+}  // namespace hashtrace::logio

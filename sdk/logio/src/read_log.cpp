@@ -1,0 +1,105 @@
+// Reading a log file: map it, detect its format from its first bytes, parse.
+#include "hashtrace/detail/binary_format.hpp"
+#include "hashtrace/logio/reader.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace hashtrace::logio {
+namespace {
+
+// A read-only mapping of a whole file (the parsers work on one contiguous view).
+class MappedFile {
+public:
+    explicit MappedFile(const std::filesystem::path& path) : name_(path.string()) {
+        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd_ < 0) throw LogError(name_, 0, std::string("cannot open: ") + std::strerror(errno));
+        struct stat st;
+        if (::fstat(fd_, &st) != 0) throw LogError(name_, 0, std::string("cannot stat: ") + std::strerror(errno));
+        size_ = static_cast<std::size_t>(st.st_size);
+        if (size_ > 0) {
+            void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+            if (p == MAP_FAILED) throw LogError(name_, 0, std::string("cannot map: ") + std::strerror(errno));
+            data_ = static_cast<const char*>(p);
+            ::madvise(p, size_, MADV_SEQUENTIAL);
+        }
+    }
+    ~MappedFile() {
+        if (data_) ::munmap(const_cast<char*>(data_), size_);
+        if (fd_ >= 0) ::close(fd_);
+    }
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    std::string_view view() const { return {data_, size_}; }
+
+private:
+    std::string name_;
+    int fd_ = -1;
+    const char* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+LogFormat detect(std::string_view head, const std::string& name) {
+    if (head.size() >= 8 && std::memcmp(head.data(), detail::kBinaryMagic, 8) == 0) return LogFormat::binary;
+    if (head.size() >= 4 && std::memcmp(head.data(), "\x89HTL", 4) == 0)
+        throw LogError(name, 0, "binary log header is cut short");
+    if (head.substr(0, std::min<std::size_t>(head.size(), 256)).find("node_name") != std::string_view::npos)
+        return LogFormat::csv;
+    if (head.empty()) throw LogError(name, 0, "empty file: not a hashtrace log");
+    throw LogError(name, 1, "not a hashtrace log: neither the binary magic nor a CSV header naming node_name");
+}
+
+struct Collector : LogVisitor {
+    SampleLog& log;
+    explicit Collector(SampleLog& l) : log(l) {}
+    void on_header(const LogHeader& h) override { log.header = h; }
+    void on_tracepoint(std::uint32_t index, const TracepointInfo& tp) override {
+        if (log.tracepoints.size() <= index) log.tracepoints.resize(index + 1);
+        log.tracepoints[index] = tp;
+    }
+    void on_thread(const ThreadInfo& t) override {
+        for (auto& known : log.threads)
+            if (known.thread == t.thread) {
+                known = t;  // a later record renames the thread
+                return;
+            }
+        log.threads.push_back(t);
+    }
+    void on_samples(std::span<const SampleRecord> batch) override {
+        log.samples.insert(log.samples.end(), batch.begin(), batch.end());
+    }
+    void on_drop(const DropRecord& d) override { log.drops.push_back(d); }
+};
+
+}  // namespace
+
+LogFormat detect_format(const std::filesystem::path& file) {
+    MappedFile f(file);
+    return detect(f.view(), file.string());
+}
+
+ReadReport read_log(const std::filesystem::path& file, LogVisitor& visitor, const ReadOptions& options) {
+    MappedFile f(file);
+    const std::string name = file.string();
+    if (detect(f.view(), name) == LogFormat::binary) return read_binary(f.view(), name, visitor, options);
+    return read_csv(f.view(), name, visitor, options);
+}
+
+SampleLog load_log(const std::filesystem::path& file, const ReadOptions& options) {
+    SampleLog log;
+    log.path = file.string();
+    Collector c(log);
+    log.report = read_log(file, c, options);
+    if (log.header.empty() && !log.tracepoints.empty()) {  // CSV: no header block; name the node from the rows
+        log.header["node"] = log.tracepoints.front().node_name;
+        log.header["instance"] = log.tracepoints.front().instance;
+    }
+    return log;
+}
+
+}  // namespace hashtrace::logio
