@@ -1,0 +1,73 @@
+#include "options.hpp"
+
+#include "args.hpp"
+
+namespace hashtrace::samples {
+
+const char* const kNodeUsage =
+    "usage: hashtrace-sample ROLE [options]\n"
+    "  ROLE                 haptics | physics | render | router\n"
+    "  --listen HOST:PORT   accept connections here\n"
+    "  --accept N           connections to accept on --listen before starting\n"
+    "  --connect HOST:PORT  connect to a peer (mesh) or the router; repeatable\n"
+    "  --wait-start         start the loop on the router's start frame (router topology)\n"
+    "  --rate HZ            loop rate (haptics 1000, physics 250, render 60)\n"
+    "  --objects N          physics: simulated objects, one transform message each per step (5)\n"
+    "  --duration S         stop after S seconds (default: at SIGINT/SIGTERM)\n"
+    "  --bug                haptics: read only one message per loop iteration (case study 1's bug)\n"
+    "  --stats FILE         write loop rate and message latency figures as JSON at exit\n"
+    "  --connect-timeout S  give up connecting after S seconds (20)\n"
+    "  --drain-timeout S    at shutdown, wait at most S seconds for peers to finish (10)\n";
+
+double default_rate_hz(msg::NodeId role) noexcept {
+    switch (role) {
+        case msg::NodeId::haptics: return 1000;
+        case msg::NodeId::physics: return 250;
+        case msg::NodeId::render: return 60;
+        case msg::NodeId::router: return 0;
+    }
+    return 0;
+}
+
+NodeOptions parse_node_options(const std::vector<std::string>& argv) {
+    using cli::UsageError;
+    if (argv.empty()) throw UsageError("missing ROLE (haptics, physics, render or router)");
+    NodeOptions o;
+    if (!msg::parse_node_id(argv[0], o.role)) {
+        throw UsageError("unknown ROLE '" + argv[0] + "' (haptics, physics, render or router)");
+    }
+    cli::Args args(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
+    try {
+        if (auto l = args.option("--listen")) o.listen = msg::parse_endpoint(*l);
+        for (const auto& c : args.option_all("--connect")) o.connect.push_back(msg::parse_endpoint(c));
+    } catch (const msg::NetError& e) {
+        throw UsageError(e.what());
+    }
+    o.accept = static_cast<int>(args.integer("--accept", 0));
+    o.wait_start = args.flag("--wait-start");
+    o.rate_hz = args.number("--rate", default_rate_hz(o.role));
+    o.objects = static_cast<int>(args.integer("--objects", o.objects));
+    o.duration_s = args.number("--duration", 0);
+    o.bug = args.flag("--bug");
+    o.stats_file = args.option_or("--stats", "");
+    o.connect_timeout_s = args.number("--connect-timeout", o.connect_timeout_s);
+    o.drain_timeout_s = args.number("--drain-timeout", o.drain_timeout_s);
+    args.finish();
+
+    if (o.accept < 0) throw UsageError("--accept must be >= 0");
+    if (o.accept > 0 && !o.listen) throw UsageError("--accept needs --listen");
+    if (o.listen && o.accept == 0) throw UsageError("--listen needs --accept N (how many peers will connect)");
+    if (o.accept == 0 && o.connect.empty()) throw UsageError("no peers: give --listen/--accept or --connect");
+    if (o.role != msg::NodeId::router && !(o.rate_hz > 0 && o.rate_hz <= 100000)) {
+        throw UsageError("--rate must be in (0, 100000] Hz");
+    }
+    if (o.objects < 1 || o.objects > 1000) throw UsageError("--objects must be 1-1000");
+    if (o.duration_s < 0) throw UsageError("--duration must be >= 0");
+    if (o.bug && o.role != msg::NodeId::haptics) throw UsageError("--bug is planted in the haptics node only");
+    if (o.role == msg::NodeId::router && (o.wait_start || !o.connect.empty())) {
+        throw UsageError("the router only listens: use --listen and --accept");
+    }
+    return o;
+}
+
+}  // namespace hashtrace::samples
