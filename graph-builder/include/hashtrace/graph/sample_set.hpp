@@ -29,8 +29,9 @@ using TracepointId = std::uint32_t;
 inline constexpr HashId kNoHash = 0xFFFFFFFFu;       // the sample has no input / output hash
 inline constexpr std::uint32_t kNoThread = 0xFFFFFFFFu;  // the log has no thread column
 
-// One tracepoint of one node instance, deduplicated across files: two files of
-// the same instance that both define "Chai/ForceComputed" share one id.
+// One tracepoint as one file defines it (so a sample's file is its
+// tracepoint's file and costs no per-sample bytes). Files of the same node
+// instance defining the same tracepoint share its source_id.
 struct Tracepoint {
     std::string node_name;
     std::string instance;
@@ -41,6 +42,7 @@ struct Tracepoint {
     std::uint32_t instance_id = 0;  // index into SampleSet::instances
     std::uint32_t node_id = 0;      // index into SampleSet::node_names
     std::uint32_t source_id = 0;    // SPEC 4 rule 5 "source": (node, instance, tracepoint name)
+    std::uint32_t file = 0;         // index into SampleSet::files
 };
 
 // A node instance: (node name, instance text).
@@ -50,15 +52,17 @@ struct Instance {
     std::uint32_t node_id = 0;
 };
 
-// One input file; its samples are the contiguous range [first_sample, first_sample + sample_count).
+// One input file.
 struct SourceFile {
     std::string path;
     logio::LogHeader header;
     logio::ReadReport report;
-    SampleIndex first_sample = 0;
     SampleIndex sample_count = 0;
 };
 
+// Samples are kept in time order (ties in file order): linking then finds
+// producers already sorted, and graph walks in index order run forward in time
+// with cache-friendly access.
 struct SampleSet {
     // Per-sample columns, all the same length.
     std::vector<std::int64_t> time_ns;       // UTC ns since the Unix epoch
@@ -82,16 +86,21 @@ struct SampleSet {
     std::uint64_t dropped_samples = 0;       // sum over the files' drop records
 
     std::size_t size() const noexcept { return time_ns.size(); }
-    std::size_t file_of(SampleIndex sample) const;  // index into files
+    std::size_t file_of(SampleIndex s) const { return tracepoints[tracepoint[s]].file; }
     const Tracepoint& tracepoint_of(SampleIndex s) const { return tracepoints[tracepoint[s]]; }
     // "Node/tracepoint" of a sample, for messages.
     std::string label(SampleIndex s) const;
 };
 
 // The stage where clock correction plugs in (issue 5, `analyze --clock-correct`):
-// replaces every sample's time t of file f by correction(f, t). Run it after
-// loading and before linking; the core never reads clocks itself.
+// replaces every sample's time t of file f by correction(f, t), then restores
+// time order. Run it after loading and before linking; the core never reads
+// clocks itself. Sample indices change: take none across this call.
 using TimeCorrection = std::function<std::int64_t(std::size_t file_index, std::int64_t time_ns)>;
 void correct_times(SampleSet& samples, const TimeCorrection& correction);
+
+// Restores time order (stable); the loader and correct_times call it. For
+// code that builds a SampleSet by hand.
+void sort_by_time(SampleSet& samples);
 
 }  // namespace hashtrace::graph

@@ -1,0 +1,47 @@
+// block_column.hpp - an append-only column in fixed-size blocks: growing it
+// never copies, so parsing a log costs its final size plus one block, not the
+// 3x a doubling vector peaks at.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace hashtrace::graph::detail {
+
+template <typename T>
+class BlockColumn {
+public:
+    static constexpr std::size_t kBlock = std::size_t{1} << 16;
+
+    void push_back(T value) {
+        if (size_ % kBlock == 0) blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
+        blocks_.back()[size_ % kBlock] = value;
+        ++size_;
+    }
+    T operator[](std::size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
+    std::size_t size() const noexcept { return size_; }
+    void clear() {
+        blocks_.clear();
+        blocks_.shrink_to_fit();
+        size_ = 0;
+    }
+
+    // Visits [first, first + count) block by block (contiguous spans).
+    template <typename F>
+    void for_each_span(std::size_t first, std::size_t count, F&& f) const {
+        while (count > 0) {
+            const std::size_t offset = first % kBlock;
+            const std::size_t n = std::min(count, kBlock - offset);
+            f(blocks_[first / kBlock].get() + offset, n);
+            first += n;
+            count -= n;
+        }
+    }
+
+private:
+    std::vector<std::unique_ptr<T[]>> blocks_;
+    std::size_t size_ = 0;
+};
+
+}  // namespace hashtrace::graph::detail

@@ -1,0 +1,241 @@
+// The loading stage: parse files in parallel (one worker per file at a time,
+// each worker filling its own chunk with its own hash interner), then merge
+// the chunks column by column into the SampleSet in the files' given order.
+#include "hashtrace/graph/load.hpp"
+
+#include "block_column.hpp"
+#include "hash_interner.hpp"
+#include "hashtrace/detail/binary_format.hpp"
+#include "hashtrace/logio/reader.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+namespace hashtrace::graph {
+namespace {
+
+using detail::BlockColumn;
+using detail::HashInterner;
+
+using TracepointKey = std::tuple<std::string, std::string, std::string, std::string, std::string, HashFunction>;
+
+
+TracepointKey key_of(const logio::TracepointInfo& t) {
+    return {t.node_name, t.instance, t.tracepoint_name, t.input_hash_type, t.output_hash_type, t.hash_function};
+}
+
+// What one worker parsed: the samples of several files, in its own id spaces.
+struct Chunk {
+    BlockColumn<std::int64_t> time;
+    BlockColumn<HashId> input, output;
+    BlockColumn<TracepointId> tracepoint;
+    BlockColumn<std::uint32_t> thread;
+    HashInterner hashes;
+    std::vector<std::pair<logio::TracepointInfo, std::uint32_t>> tracepoints;  // with their file index
+};
+
+struct ParsedFile {
+    std::size_t chunk = 0;
+    std::size_t first = 0;  // in the chunk
+    SourceFile meta;
+};
+
+class ChunkFiller final : public logio::LogVisitor {
+public:
+    ChunkFiller(Chunk& chunk, std::uint32_t file, SourceFile& meta, const std::function<void(std::uint64_t)>& on_batch)
+        : chunk_(chunk), file_(file), meta_(meta), on_batch_(on_batch) {}
+
+    void on_header(const logio::LogHeader& header) override { meta_.header = header; }
+
+    void on_tracepoint(std::uint32_t index, const logio::TracepointInfo& info) override {
+        if (index >= local_.size()) local_.resize(index + 1, kUndefined);
+        auto [it, inserted] = ids_.try_emplace(key_of(info), static_cast<TracepointId>(chunk_.tracepoints.size()));
+        if (inserted) chunk_.tracepoints.emplace_back(info, file_);
+        local_[index] = it->second;
+    }
+
+    void on_samples(std::span<const logio::SampleRecord> batch) override {
+        for (const logio::SampleRecord& r : batch) {
+            if (r.tracepoint >= local_.size() || local_[r.tracepoint] == kUndefined)
+                throw logio::LogError(meta_.path, 0, "sample refers to tracepoint " + std::to_string(r.tracepoint) + " that was never defined");
+            const TracepointId tp = local_[r.tracepoint];
+            const HashFunction f = chunk_.tracepoints[tp].first.hash_function;
+            chunk_.time.push_back(r.time_ns);
+            chunk_.input.push_back(r.has_input() ? chunk_.hashes.intern(r.input_hash, f) : kNoHash);
+            chunk_.output.push_back(r.has_output() ? chunk_.hashes.intern(r.output_hash, f) : kNoHash);
+            chunk_.tracepoint.push_back(tp);
+            chunk_.thread.push_back(r.has_thread() ? r.thread : kNoThread);
+        }
+        if (on_batch_) on_batch_(batch.size());
+    }
+
+private:
+    static constexpr TracepointId kUndefined = 0xFFFFFFFFu;
+    Chunk& chunk_;
+    std::uint32_t file_;
+    SourceFile& meta_;
+    const std::function<void(std::uint64_t)>& on_batch_;
+    std::vector<TracepointId> local_;
+    std::map<TracepointKey, TracepointId> ids_;
+};
+
+bool looks_binary(std::string_view data) {
+    return data.size() >= sizeof hashtrace::detail::kBinaryMagic &&
+           std::memcmp(data.data(), hashtrace::detail::kBinaryMagic, sizeof hashtrace::detail::kBinaryMagic) == 0;
+}
+
+// Builds the global tables (tracepoints, instances, nodes, sources), copies
+// the columns in file order releasing each chunk column once copied (peak:
+// the final columns plus one chunk column), then sorts by time.
+SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool keep_hash_values) {
+    SampleSet out;
+    std::map<std::pair<std::string, std::string>, std::uint32_t> instance_ids;
+    std::map<std::tuple<std::string, std::string, std::string>, std::uint32_t> source_ids;
+    std::map<std::string, std::uint32_t> node_ids;
+    std::vector<std::vector<TracepointId>> tracepoint_map(chunks.size());
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+        for (const auto& [info, file] : chunks[c].tracepoints) {
+            tracepoint_map[c].push_back(static_cast<TracepointId>(out.tracepoints.size()));
+            Tracepoint tp{info.node_name, info.instance, info.tracepoint_name, info.input_hash_type,
+                          info.output_hash_type, info.hash_function, 0, 0, 0, file};
+            auto node = node_ids.try_emplace(info.node_name, static_cast<std::uint32_t>(out.node_names.size()));
+            if (node.second) out.node_names.push_back(info.node_name);
+            tp.node_id = node.first->second;
+            auto inst = instance_ids.try_emplace({info.node_name, info.instance}, static_cast<std::uint32_t>(out.instances.size()));
+            if (inst.second) out.instances.push_back({info.node_name, info.instance, tp.node_id});
+            tp.instance_id = inst.first->second;
+            auto source = source_ids.try_emplace({info.node_name, info.instance, info.tracepoint_name}, out.source_count);
+            if (source.second) ++out.source_count;
+            tp.source_id = source.first->second;
+            out.tracepoints.push_back(std::move(tp));
+        }
+    }
+
+    // Chunk 0's ids become the global ids; the other chunks are re-interned.
+    HashInterner global = std::move(chunks[0].hashes);
+    std::vector<std::vector<HashId>> hash_map(chunks.size());
+    for (std::size_t c = 1; c < chunks.size(); ++c) {
+        const auto& keys = chunks[c].hashes.keys();
+        const auto& functions = chunks[c].hashes.functions();
+        hash_map[c].resize(keys.size());
+        for (std::size_t i = 0; i < keys.size(); ++i) hash_map[c][i] = global.intern(keys[i], functions[i]);
+        chunks[c].hashes = HashInterner{};
+    }
+    out.hash_count = global.size();
+    if (keep_hash_values) {
+        out.hash_functions = global.take_functions();
+        out.hash_values = global.take_keys();
+    }
+    global = HashInterner{};
+
+    std::size_t total = 0;
+    std::vector<std::size_t> first_sample;  // of each file in the merged columns
+    for (const ParsedFile& f : files) {
+        first_sample.push_back(total);
+        total += f.meta.sample_count;
+    }
+    if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 samples in one analysis");
+
+    auto copy_column = [&](auto member, auto& target, auto&& remap) {
+        target.resize(total);
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            const ParsedFile& f = files[i];
+            auto* dst = target.data() + first_sample[i];
+            (chunks[f.chunk].*member).for_each_span(f.first, f.meta.sample_count, [&](const auto* src, std::size_t n) {
+                for (std::size_t i = 0; i < n; ++i) dst[i] = remap(f.chunk, src[i]);
+                dst += n;
+            });
+        }
+        for (Chunk& c : chunks) (c.*member).clear();
+    };
+    auto same = [](std::size_t, auto v) { return v; };
+    auto hash = [&](std::size_t c, HashId id) { return c == 0 || id == kNoHash ? id : hash_map[c][id]; };
+    copy_column(&Chunk::time, out.time_ns, same);
+    copy_column(&Chunk::input, out.input, hash);
+    copy_column(&Chunk::output, out.output, hash);
+    copy_column(&Chunk::tracepoint, out.tracepoint, [&](std::size_t c, TracepointId t) { return tracepoint_map[c][t]; });
+    copy_column(&Chunk::thread, out.thread, same);
+
+    for (ParsedFile& f : files) {
+        out.dropped_samples += f.meta.report.dropped_samples;
+        out.files.push_back(std::move(f.meta));
+    }
+    sort_by_time(out);
+    return out;
+}
+
+// Runs `parse(file_index, chunk, meta, on_batch)` for every file on `threads` workers.
+template <typename Parse>
+SampleSet load_with(std::size_t file_count, const std::vector<std::string>& names, const LoadOptions& options, Parse&& parse) {
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(file_count, 1)));
+    std::vector<Chunk> chunks(threads);
+    std::vector<ParsedFile> files(file_count);
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::vector<std::exception_ptr> errors(file_count);
+    std::mutex progress_mutex;
+    LoadProgress progress{0, file_count, 0};
+
+    auto report = [&](std::uint64_t samples, bool file_done) {
+        if (!options.progress) return;
+        std::lock_guard lock(progress_mutex);
+        progress.samples_read += samples;
+        progress.files_done += file_done;
+        options.progress(progress);
+    };
+    auto worker = [&](std::size_t c) {
+        const std::function<void(std::uint64_t)> on_batch = [&](std::uint64_t n) { report(n, false); };
+        for (std::size_t i; !failed && (i = next.fetch_add(1)) < file_count;) {
+            ParsedFile& f = files[i];
+            f.chunk = c;
+            f.first = chunks[c].time.size();
+            f.meta.path = names[i];
+            try {
+                ChunkFiller filler(chunks[c], static_cast<std::uint32_t>(i), f.meta, on_batch);
+                f.meta.report = parse(i, filler);
+            } catch (...) {
+                errors[i] = std::current_exception();
+                failed = true;
+            }
+            f.meta.sample_count = static_cast<SampleIndex>(chunks[c].time.size() - f.first);
+            report(0, true);
+        }
+    };
+    std::vector<std::jthread> pool;
+    for (unsigned c = 1; c < threads; ++c) pool.emplace_back(worker, c);
+    worker(0);
+    pool.clear();
+    for (auto& e : errors)
+        if (e) std::rethrow_exception(e);
+    return merge(chunks, files, options.keep_hash_values);
+}
+
+}  // namespace
+
+SampleSet load_samples(const std::vector<std::filesystem::path>& paths, const LoadOptions& options) {
+    std::vector<std::string> names;
+    for (const auto& p : paths) names.push_back(p.string());
+    const logio::ReadOptions read_options{options.lenient};
+    return load_with(paths.size(), names, options, [&](std::size_t i, logio::LogVisitor& v) {
+        return logio::read_log(paths[i], v, read_options);
+    });
+}
+
+SampleSet load_samples_from_memory(const std::vector<std::pair<std::string, std::string>>& logs, const LoadOptions& options) {
+    std::vector<std::string> names;
+    for (const auto& l : logs) names.push_back(l.first);
+    const logio::ReadOptions read_options{options.lenient};
+    return load_with(logs.size(), names, options, [&](std::size_t i, logio::LogVisitor& v) {
+        const auto& [name, data] = logs[i];
+        return looks_binary(data) ? logio::read_binary(data, name, v, read_options) : logio::read_csv(data, name, v, read_options);
+    });
+}
+
+}  // namespace hashtrace::graph

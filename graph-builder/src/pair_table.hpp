@@ -1,0 +1,43 @@
+// pair_table.hpp - which sources may link (SPEC.md section 3 [[pair]] rules),
+// resolved once per analysis from names to source ids so the linking loop
+// pays one byte load per candidate run.
+#pragma once
+
+#include "hashtrace/graph/sample_set.hpp"
+#include "hashtrace/graph/spec.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace hashtrace::graph::detail {
+
+class PairTable {
+public:
+    PairTable(const SampleSet& samples, const AnalysisSpec& spec);
+
+    // The scope under which a sample of source `from` may link to one of
+    // source `to`; nullopt when no rule allows the pair.
+    std::optional<PairScope> scope(std::uint32_t from, std::uint32_t to) const {
+        const std::uint8_t code = allow_all_ ? kAny : dense_.empty() ? sparse_lookup(from, to) : dense_[std::size_t{from} * sources_ + to];
+        if (code == 0) return std::nullopt;
+        return code == kAny ? PairScope::any : code == kInstance ? PairScope::instance : PairScope::thread;
+    }
+
+private:
+    // Larger code = more permissive; several rules allowing a pair combine to the most permissive.
+    static constexpr std::uint8_t kThread = 1, kInstance = 2, kAny = 3;
+    static std::uint8_t code_of(PairScope s) { return s == PairScope::any ? kAny : s == PairScope::instance ? kInstance : kThread; }
+    std::uint8_t sparse_lookup(std::uint32_t from, std::uint32_t to) const;
+
+    struct RuleMasks {
+        std::vector<bool> from, to;
+        std::uint8_t code;
+    };
+    bool allow_all_ = false;
+    std::size_t sources_ = 0;
+    std::vector<std::uint8_t> dense_;   // sources x sources, when small enough
+    std::vector<RuleMasks> rules_;      // otherwise
+};
+
+}  // namespace hashtrace::graph::detail

@@ -1,0 +1,13 @@
+// edge_metrics.hpp - the metrics that only need the edges: M3, M8, M11, M12.
+#pragma once
+
+#include "hashtrace/graph/link.hpp"
+#include "hashtrace/metrics/analysis.hpp"
+
+namespace hashtrace::metrics::detail {
+
+// Fills edges, message_edges, local_edges, m3, m8, m11_ms (+ values), m12 of `out`;
+// needs out.window_s and out.first/last_time_ns set.
+void measure_edges(const graph::SampleSet& samples, const graph::Graph& graph, const MetricOptions& options, AnalysisResult& out);
+
+}  // namespace hashtrace::metrics::detail
