@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the sample system once in one interconnection and collects its logs.
 #
-#   samples/run-system.sh CONFIG OUTDIR
+#   samples/run-system.sh CONFIG RUNDIR
 #     CONFIG   mesh | local-router | remote-router
-#     OUTDIR   gets logs/ (one trace log per process), stats/ (each node's own
-#              loop-rate and latency figures) and stderr/ (what each process said)
+#     RUNDIR   gets one trace log per process (so `hashtrace analyze RUNDIR` and
+#              `hashtrace compare RUNDIR...` take it as it is), stats/ (each
+#              node's own loop-rate and latency figures, JSON) and stderr/
 #
 # Environment:
 #   SAMPLE_BIN_DIR   folder with hashtrace-sample[-notrace] (default: build-demo/samples/node)
@@ -22,7 +23,7 @@
 set -euo pipefail
 
 config=${1:?usage: run-system.sh mesh|local-router|remote-router OUTDIR}
-out=${2:?usage: run-system.sh CONFIG OUTDIR}
+out=${2:?usage: run-system.sh CONFIG RUNDIR}
 here=$(cd "$(dirname "$0")" && pwd)
 bin_dir=${SAMPLE_BIN_DIR:-$here/../build-demo/samples/node}
 variant=${SAMPLE_VARIANT:-traced}
@@ -40,9 +41,9 @@ case "$config" in
   *) echo "run-system.sh: unknown configuration '$config' (mesh, local-router, remote-router)" >&2; exit 2 ;;
 esac
 
-mkdir -p "$out/logs" "$out/stats" "$out/stderr"
-rm -f "$out"/logs/* "$out"/stats/* "$out"/stderr/*
-export HASHTRACE_LOG_DIR=$out/logs
+mkdir -p "$out/stats" "$out/stderr"
+rm -f "$out"/*.htlog "$out"/*.csv "$out"/stats/* "$out"/stderr/*
+export HASHTRACE_LOG_DIR=$out
 export HASHTRACE_FORMAT=${HASHTRACE_FORMAT:-binary}
 
 pids=()
