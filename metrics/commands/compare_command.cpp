@@ -1,0 +1,62 @@
+// `hashtrace compare RUN_A RUN_B ...`: configurations side by side with
+// significance tests (the paper's Table 5). Each RUN is a directory of logs
+// (or one log file): the raw observations are needed for the tests, which an
+// analysis JSON does not hold.
+#include "command.hpp"
+#include "hashtrace/metrics/compare.hpp"
+#include "pipeline.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: hashtrace compare RUN_A RUN_B [RUN_C ...] [--spec FILE] [--markdown FILE] [options]\n"
+    "  Each RUN is a directory of logs (or a log file) of one configuration, analysed with the same\n"
+    "  spec. Prints mean and sd per metric and run, marks the best run (*), and tests whether the\n"
+    "  runs differ: Welch's t-test for two runs, one-way ANOVA for more (p-values; M8 and M12 are\n"
+    "  one number per run and are not tested).\n"
+    "  --markdown FILE      write the comparison as a Markdown table\n";
+
+int run_compare(hashtrace::cli::Args& args) {
+    using namespace hashtrace;
+    if (args.help_requested()) {
+        std::printf("%s%s", kUsage, cli::kPipelineOptionsHelp);
+        return 0;
+    }
+    const auto pipeline = cli::read_pipeline_options(args);
+    const auto markdown = args.option("--markdown");
+    const auto runs_in = args.positionals();
+    args.finish();
+    if (runs_in.size() < 2) throw cli::UsageError("give at least two runs to compare");
+
+    const auto spec = cli::spec_stage(pipeline);
+    metrics::MetricOptions measure;
+    measure.keep_values = true;
+    measure.threads = pipeline.threads;
+    std::vector<metrics::NamedRun> runs;
+    for (const auto& run : runs_in) {
+        const auto samples = cli::load_stage({run}, pipeline);
+        cli::report_input_health(samples);
+        const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
+        for (const auto& w : warnings) std::fprintf(stderr, "warning: %s: %s\n", run.c_str(), w.c_str());
+        const auto graph = cli::link_stage(samples, spec, pipeline);
+        auto name = std::filesystem::path(run).filename().string();
+        if (name.empty()) name = std::filesystem::path(run).parent_path().filename().string();
+        runs.push_back({name, metrics::analyze(samples, graph, spec, measure)});
+    }
+    const auto comparison = metrics::compare(runs);
+    std::fputs(metrics::render_comparison_table(comparison).c_str(), stdout);
+    if (markdown) {
+        std::ofstream out(*markdown, std::ios::binary);
+        out << metrics::render_comparison_markdown(comparison);
+        if (!out.flush()) throw std::runtime_error(*markdown + ": cannot write");
+    }
+    return 0;
+}
+
+}  // namespace
+
+HASHTRACE_COMMAND("compare", "compare runs side by side with Welch/ANOVA significance (Table 5)", run_compare);

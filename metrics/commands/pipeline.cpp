@@ -1,0 +1,113 @@
+#include "pipeline.hpp"
+
+#include "hashtrace/logio/reader.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+namespace hashtrace::cli {
+namespace {
+
+// Redraws one status line at most 10 times a second.
+class ProgressLine {
+public:
+    explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+    ~ProgressLine() {
+        if (drawn_) std::fputs("\r\033[K", stderr);
+    }
+    template <typename... T>
+    void show(const char* fmt, T... values) {
+        if (!enabled_) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+        last_ = now;
+        drawn_ = true;
+        std::fputs("\r\033[K", stderr);
+        std::fprintf(stderr, fmt, values...);
+        std::fflush(stderr);
+    }
+
+private:
+    bool enabled_;
+    bool drawn_ = false;
+    std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace
+
+const char* const kPipelineOptionsHelp =
+    "  --spec FILE          analysis spec (TOML, docs/analysis.md): allowed pairs and intervals\n"
+    "  --tolerance-ms X     admit a producer up to X ms after its consumer (clock error); default 0\n"
+    "  --keep-all           link every candidate producer per source, not only the latest\n"
+    "  --lenient            skip malformed log records and count them; unmatched spec selectors warn\n"
+    "  --threads N          parsing/linking threads (default: all cores)\n"
+    "  --quiet              no progress line on stderr\n";
+
+PipelineOptions read_pipeline_options(Args& args) {
+    PipelineOptions o;
+    o.spec_file = args.option("--spec");
+    o.tolerance_ms = args.number("--tolerance-ms", 0.0);
+    if (!(o.tolerance_ms >= 0) || !std::isfinite(o.tolerance_ms)) throw UsageError("--tolerance-ms must be a finite number >= 0");
+    o.keep_all = args.flag("--keep-all");
+    o.lenient = args.flag("--lenient");
+    const long long threads = args.integer("--threads", 0);
+    if (threads < 0 || threads > 256) throw UsageError("--threads must be between 0 and 256");
+    o.threads = static_cast<unsigned>(threads);
+    o.progress = !args.flag("--quiet") && isatty(STDERR_FILENO);
+    return o;
+}
+
+graph::AnalysisSpec spec_stage(const PipelineOptions& options) {
+    return options.spec_file ? graph::load_spec(*options.spec_file) : graph::AnalysisSpec{};
+}
+
+graph::SampleSet load_stage(const std::vector<std::string>& inputs, const PipelineOptions& options, bool keep_hash_values) {
+    std::vector<std::filesystem::path> paths(inputs.begin(), inputs.end());
+    const auto files = logio::find_logs(paths);
+    if (files.empty()) throw std::runtime_error("no *.csv or *.htlog logs found in the inputs");
+    ProgressLine line(options.progress);
+    graph::LoadOptions load;
+    load.lenient = options.lenient;
+    load.keep_hash_values = keep_hash_values;
+    load.threads = options.threads;
+    load.progress = [&](const graph::LoadProgress& p) {
+        line.show("reading logs: %zu/%zu files, %llu samples", p.files_done, p.files_total, (unsigned long long)p.samples_read);
+    };
+    return graph::load_samples(files, load);
+}
+
+std::vector<std::string> check_spec_stage(const graph::AnalysisSpec& spec, const graph::SampleSet& samples, const PipelineOptions& options) {
+    std::vector<std::string> warnings;
+    for (const auto& problem : graph::unmatched_selectors(spec, samples)) {
+        if (!options.lenient) throw problem;
+        warnings.push_back(problem.what());
+    }
+    return warnings;
+}
+
+graph::Graph link_stage(const graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options) {
+    ProgressLine line(options.progress);
+    graph::LinkOptions link;
+    link.tolerance_ns = std::llround(options.tolerance_ms * 1e6);
+    link.keep_all = options.keep_all;
+    link.progress = [&](std::uint64_t done, std::uint64_t edges) {
+        line.show("linking: %llu/%zu samples, %llu edges", (unsigned long long)done, samples.size(), (unsigned long long)edges);
+    };
+    return graph::link(samples, spec, link);
+}
+
+void report_input_health(const graph::SampleSet& samples) {
+    for (const auto& f : samples.files) {
+        if (f.report.bad_records) {
+            std::fprintf(stderr, "warning: %s: %llu bad records skipped\n", f.path.c_str(), (unsigned long long)f.report.bad_records);
+            for (const auto& m : f.report.bad_record_messages) std::fprintf(stderr, "  %s\n", m.c_str());
+        }
+        if (f.report.torn)
+            std::fprintf(stderr, "warning: %s: torn tail at byte %llu ignored (%s)\n", f.path.c_str(),
+                         (unsigned long long)f.report.torn_tail.offset, f.report.torn_tail.reason.c_str());
+    }
+}
+
+}  // namespace hashtrace::cli

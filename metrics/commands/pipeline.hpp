@@ -1,0 +1,43 @@
+// pipeline.hpp - the stages every analysis command runs, with the options
+// they share (parse -> link -> measure; rendering stays in each command):
+//
+//   PipelineOptions o = read_pipeline_options(args);    // --spec, --tolerance-ms, ...
+//   auto samples = load_stage(inputs, o);               // disk, progress on a TTY
+//   // issue 5 (--clock-correct) plugs in here: graph::correct_times(samples, ...)
+//   auto graph = link_stage(samples, spec, o);
+#pragma once
+
+#include "args.hpp"
+#include "hashtrace/graph/link.hpp"
+#include "hashtrace/graph/load.hpp"
+#include "hashtrace/graph/spec.hpp"
+
+#include <string>
+#include <vector>
+
+namespace hashtrace::cli {
+
+struct PipelineOptions {
+    std::optional<std::string> spec_file;
+    double tolerance_ms = 0;
+    bool keep_all = false;
+    bool lenient = false;
+    unsigned threads = 0;
+    bool progress = false;  // stderr is a terminal and --quiet was not given
+};
+
+// Reads --spec, --tolerance-ms, --keep-all, --lenient, --threads, --quiet.
+PipelineOptions read_pipeline_options(Args& args);
+extern const char* const kPipelineOptionsHelp;
+
+graph::AnalysisSpec spec_stage(const PipelineOptions& options);
+graph::SampleSet load_stage(const std::vector<std::string>& inputs, const PipelineOptions& options, bool keep_hash_values = false);
+// Selectors matching nothing are an error naming the spec's file and line;
+// with --lenient they are returned as warnings instead.
+std::vector<std::string> check_spec_stage(const graph::AnalysisSpec& spec, const graph::SampleSet& samples, const PipelineOptions& options);
+graph::Graph link_stage(const graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options);
+
+// Bad records skipped and torn tails, one line per file, for stderr.
+void report_input_health(const graph::SampleSet& samples);
+
+}  // namespace hashtrace::cli

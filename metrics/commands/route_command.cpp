@@ -1,0 +1,88 @@
+// `hashtrace route`: the recovered route through one sample (Figure 5).
+#include "command.hpp"
+#include "hashtrace/graph/route.hpp"
+#include "hashtrace/logio/reader.hpp"
+#include "pipeline.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: hashtrace route LOGS... (--from NODE/TRACEPOINT [--after TIME] | --sample N) [--dot FILE] [options]\n"
+    "  Links the logs, picks a sample and prints the route through it, upstream and downstream.\n"
+    "  --from SELECTOR      the first sample of a matching tracepoint (globs: *) ...\n"
+    "  --after TIME         ... at or after TIME: epoch seconds, or +S seconds after the first sample\n"
+    "  --sample N           the sample with index N (as printed by a previous route)\n"
+    "  --dot FILE           write Graphviz DOT (render: dot -Tsvg FILE > route.svg); '-' for stdout\n"
+    "  --max-hops N         per direction (default 64)\n"
+    "  --max-samples N      per direction (default 2000)\n";
+
+int run_route(hashtrace::cli::Args& args) {
+    using namespace hashtrace;
+    if (args.help_requested()) {
+        std::printf("%s%s", kUsage, cli::kPipelineOptionsHelp);
+        return 0;
+    }
+    const auto pipeline = cli::read_pipeline_options(args);
+    const auto from = args.option("--from");
+    const auto after = args.option("--after");
+    const long long sample = args.integer("--sample", -1);
+    const auto dot = args.option("--dot");
+    graph::RouteOptions route_options;
+    route_options.max_hops = static_cast<std::uint32_t>(args.integer("--max-hops", route_options.max_hops));
+    route_options.max_samples = static_cast<std::uint32_t>(args.integer("--max-samples", route_options.max_samples));
+    const auto inputs = args.positionals();
+    args.finish();
+    if (inputs.empty()) throw cli::UsageError("give the logs (files or directories)");
+    if (bool(from) == (sample >= 0)) throw cli::UsageError("give exactly one of --from and --sample");
+
+    const auto spec = cli::spec_stage(pipeline);
+    const auto samples = cli::load_stage(inputs, pipeline, /*keep_hash_values=*/true);
+    cli::report_input_health(samples);
+    for (const auto& w : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    const auto graph = cli::link_stage(samples, spec, pipeline);
+
+    graph::SampleIndex origin;
+    if (from) {
+        graph::Selector selector;
+        try {
+            selector = graph::Selector::parse(*from);
+        } catch (const std::invalid_argument& e) {
+            throw cli::UsageError(e.what());
+        }
+        std::int64_t after_ns = samples.size() ? samples.time_ns.front() : 0;
+        if (after) {
+            std::int64_t t = 0;
+            const bool relative = after->starts_with("+");
+            if (!logio::parse_time_ns(relative ? std::string_view(*after).substr(1) : std::string_view(*after), t))
+                throw cli::UsageError("--after takes decimal seconds (epoch) or +seconds, not '" + *after + "'");
+            after_ns = relative ? after_ns + t : t;
+        }
+        const auto found = graph::find_sample(samples, selector, after_ns);
+        if (!found) throw std::runtime_error("no sample of " + *from + " at or after the given time");
+        origin = *found;
+    } else {
+        if (static_cast<unsigned long long>(sample) >= samples.size())
+            throw cli::UsageError("--sample " + std::to_string(sample) + " is beyond the " + std::to_string(samples.size()) + " samples");
+        origin = static_cast<graph::SampleIndex>(sample);
+    }
+    const auto route = graph::trace_route(samples, graph, origin, route_options);
+    std::fputs(graph::render_route_text(samples, route).c_str(), stdout);
+    if (dot) {
+        const auto text = graph::render_route_dot(samples, route);
+        if (*dot == "-") {
+            std::fputs(text.c_str(), stdout);
+        } else {
+            std::ofstream out(*dot, std::ios::binary);
+            out << text;
+            if (!out.flush()) throw std::runtime_error(*dot + ": cannot write");
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+HASHTRACE_COMMAND("route", "the recovered route through one sample, as text and Graphviz DOT", run_route);
