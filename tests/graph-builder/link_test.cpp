@@ -1,0 +1,268 @@
+// SPEC.md section 4, rule by rule, on hand-made logs. Each test states the
+// expected edges worked out by hand from the rows above it.
+#include "hashtrace/graph/link.hpp"
+#include "test_logs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+namespace hashtrace::graph {
+namespace {
+
+using testing::CsvLog;
+using testing::find;
+using testing::load;
+
+// Edges as "Node/Tp@ms -> Node/Tp@ms" (ms after t = 100 s), for readable expectations.
+std::set<std::string> edge_names(const SampleSet& s, const Graph& g) {
+    auto name = [&](SampleIndex i) {
+        return s.label(i) + "@" + std::to_string(static_cast<long long>((s.time_ns[i] - 100'000'000'000LL) / 1'000'000));
+    };
+    std::set<std::string> out;
+    for (const Edge& e : g.edges) out.insert(name(e.from) + " -> " + name(e.to));
+    return out;
+}
+
+AnalysisSpec spec_of(const std::string& toml) { return parse_spec(toml, "test.toml"); }
+
+TEST(Link, HashEqualityLinksProducerToConsumerAcrossNodes) {
+    CsvLog chai, unity;
+    chai.row("Chai", "1", "Send", 100.000, "", "m1");
+    chai.row("Chai", "1", "Send", 100.001, "", "m2");
+    unity.row("Unity", "2", "Receive", 100.002, "m1", "");
+    unity.row("Unity", "2", "Receive", 100.003, "m2", "");
+    const auto s = load({{"chai.csv", chai.text()}, {"unity.csv", unity.text()}});
+    const auto g = link(s, {});
+    EXPECT_EQ(edge_names(s, g), (std::set<std::string>{"Chai/Send@0 -> Unity/Receive@2", "Chai/Send@1 -> Unity/Receive@3"}));
+    EXPECT_EQ(g.unlinked_inputs, 0u);
+    EXPECT_EQ(g.unconsumed_outputs, 0u);
+}
+
+// A loop counter wrapping every 4 iterations: producer P emits counter k % 4
+// at 100 + k ms; consumer C reads it 0.5 ms later. Rule 5: C must link to the
+// latest P with that hash (k), not to the one 4 iterations earlier (k - 4).
+TEST(Link, WrappingCounterLinksToLatestProducerOnly) {
+    CsvLog log;
+    for (int k = 0; k < 8; ++k) {
+        log.row("Sim", "1", "P", 100.000 + k * 0.001, "", "c" + std::to_string(k % 4));
+        log.row("Sim", "1", "C", 100.0005 + k * 0.001, "c" + std::to_string(k % 4), "");
+    }
+    const auto s = load({{"sim.csv", log.text()}});
+    const auto g = link(s, {});
+    ASSERT_EQ(g.edges.size(), 8u);
+    for (const Edge& e : g.edges) EXPECT_EQ(s.time_ns[e.to] - s.time_ns[e.from], 500'000) << s.label(e.from) << " -> " << s.label(e.to);
+
+    // Keep-all mode: iterations 4..7 also see the producer 4 iterations back.
+    LinkOptions keep_all;
+    keep_all.keep_all = true;
+    const auto all = link(s, {}, keep_all);
+    EXPECT_EQ(all.edges.size(), 12u);
+    EXPECT_EQ(all.in_degree(static_cast<SampleIndex>(find(s, "Sim", "C", 100.0075))), 2u);
+    EXPECT_EQ(all.in_degree(static_cast<SampleIndex>(find(s, "Sim", "C", 100.0005))), 1u);
+}
+
+TEST(Link, HappenedBeforeWithTolerance) {
+    CsvLog a, b;
+    a.row("A", "1", "Send", 100.010, "", "m1");        // stamped 2 ms after the receipt (clock error)
+    b.row("B", "2", "Receive", 100.008, "m1", "");
+    const auto s = load({{"a.csv", a.text()}, {"b.csv", b.text()}});
+    EXPECT_TRUE(link(s, {}).edges.empty());
+    EXPECT_EQ(link(s, {}).unlinked_inputs, 1u);
+    EXPECT_EQ(link(s, {}).unconsumed_outputs, 1u);
+    LinkOptions tolerant;
+    tolerant.tolerance_ns = 1'999'999;
+    EXPECT_TRUE(link(s, {}, tolerant).edges.empty()) << "1.999999 ms does not cover a 2 ms gap";
+    tolerant.tolerance_ns = 2'000'000;
+    EXPECT_EQ(link(s, {}, tolerant).edges.size(), 1u);
+}
+
+TEST(Link, EqualTimesLink) {
+    CsvLog a;
+    a.row("A", "1", "Send", 100.000, "", "m1");
+    a.row("A", "1", "Recv", 100.000, "m1", "");
+    const auto s = load({{"a.csv", a.text()}});
+    EXPECT_EQ(link(s, {}).edges.size(), 1u);
+}
+
+// A pass-through tracepoint (input = output = message id) must not link to
+// itself (rule 4); with every pair allowed, it links to the earlier
+// pass-through of the same id, which is why real specs name their pairs.
+TEST(Link, SampleNeverLinksToItself) {
+    CsvLog a;
+    a.row("A", "1", "Forward", 100.000, "m1", "m1");
+    a.row("A", "1", "Forward", 100.001, "m1", "m1");
+    const auto s = load({{"a.csv", a.text()}});
+    const auto g = link(s, {});
+    EXPECT_EQ(edge_names(s, g), (std::set<std::string>{"A/Forward@0 -> A/Forward@1"}));
+    EXPECT_EQ(g.unlinked_inputs, 1u);
+    const auto constrained = link(s, spec_of("[[pair]]\nfrom = \"A/Send\"\nto = \"A/Forward\"\n"));
+    EXPECT_TRUE(constrained.edges.empty());
+}
+
+// The router fans one message out to two receivers; a third tracepoint that
+// also sees the id is not an allowed downstream of the router and stays unlinked.
+TEST(Link, RouterFanOutWithDisallowedPair) {
+    CsvLog chai, router, unity, bullet;
+    chai.row("Chai", "1", "Send", 100.000, "", "m1");
+    router.row("Router", "9", "Forward", 100.001, "m1", "m1");
+    unity.row("Unity", "2", "Receive", 100.003, "m1", "");
+    bullet.row("Bullet", "3", "Receive", 100.004, "m1", "");
+    bullet.row("Bullet", "3", "Audit", 100.005, "m1", "");
+    const auto spec = spec_of(R"(
+[[pair]]
+from = "Chai/Send"
+to = "Router/Forward"
+[[pair]]
+from = "Router/Forward"
+to = "*/Receive"
+)");
+    const auto s = load({{"chai.csv", chai.text()}, {"router.csv", router.text()}, {"unity.csv", unity.text()}, {"bullet.csv", bullet.text()}});
+    const auto g = link(s, spec);
+    EXPECT_EQ(edge_names(s, g), (std::set<std::string>{"Chai/Send@0 -> Router/Forward@1", "Router/Forward@1 -> Unity/Receive@3",
+                                                      "Router/Forward@1 -> Bullet/Receive@4"}));
+    const auto forward = static_cast<SampleIndex>(find(s, "Router", "Forward", 100.001));
+    EXPECT_EQ(g.out(forward).size(), 2u);
+    EXPECT_EQ(g.unlinked_inputs, 1u) << "Bullet/Audit";
+    EXPECT_EQ(g.unconsumed_outputs, 0u);
+}
+
+// Fan-in: the physics step consumes a force from the haptics node and a
+// transform from the graphics node (different sources, same state hash).
+TEST(Link, FanInFromTwoSources) {
+    CsvLog chai, unity, bullet;
+    chai.row("Chai", "1", "Force", 100.000, "", "s1");
+    unity.row("Unity", "2", "Transform", 100.001, "", "s1");
+    bullet.row("Bullet", "3", "Step", 100.002, "s1", "");
+    const auto s = load({{"chai.csv", chai.text()}, {"unity.csv", unity.text()}, {"bullet.csv", bullet.text()}});
+    const auto g = link(s, {});
+    const auto step = static_cast<SampleIndex>(find(s, "Bullet", "Step", 100.002));
+    EXPECT_EQ(g.in_degree(step), 2u);
+}
+
+// Two instances of one program both emit id m1; rule 5 picks the latest per
+// source, and a source is (node, instance, tracepoint): so scope "any" links
+// the consumer to both instances, scope "instance" only to its own.
+TEST(Link, InstanceScope) {
+    CsvLog a1, a2;
+    a1.row("A", "1", "Send", 100.000, "", "m1");
+    a1.row("A", "1", "Recv", 100.005, "m1", "");
+    a2.row("A", "2", "Send", 100.003, "", "m1");
+    const auto s = load({{"a1.csv", a1.text()}, {"a2.csv", a2.text()}});
+    EXPECT_EQ(link(s, spec_of("[[pair]]\nfrom = \"A/Send\"\nto = \"A/Recv\"\n")).edges.size(), 2u);
+    const auto g = link(s, spec_of("[[pair]]\nfrom = \"A/Send\"\nto = \"A/Recv\"\nscope = \"instance\"\n"));
+    EXPECT_EQ(edge_names(s, g), (std::set<std::string>{"A/Send@0 -> A/Recv@5"}));
+    EXPECT_EQ(g.unconsumed_outputs, 1u);
+}
+
+// Thread scope: the latest producer of the source is on another thread, so
+// the consumer links to the latest one on its own thread instead.
+TEST(Link, ThreadScopeSkipsOtherThreads) {
+    CsvLog a;
+    a.row("A", "1", "Send", 100.000, "", "m1", 1);
+    a.row("A", "1", "Send", 100.002, "", "m1", 2);
+    a.row("A", "1", "Recv", 100.004, "m1", "", 1);
+    const auto s = load({{"a.csv", a.text()}});
+    EXPECT_EQ(edge_names(s, link(s, spec_of("[[pair]]\nfrom = \"A/Send\"\nto = \"A/Recv\"\n"))),
+              (std::set<std::string>{"A/Send@2 -> A/Recv@4"}));
+    EXPECT_EQ(edge_names(s, link(s, spec_of("[[pair]]\nfrom = \"A/Send\"\nto = \"A/Recv\"\nscope = \"thread\"\n"))),
+              (std::set<std::string>{"A/Send@0 -> A/Recv@4"}));
+}
+
+// Several rules allowing one pair: the most permissive scope wins (rules grant, never forbid).
+TEST(Link, OverlappingRulesCombineToMostPermissive) {
+    CsvLog a1, a2;
+    a2.row("A", "2", "Send", 100.000, "", "m1");
+    a1.row("A", "1", "Recv", 100.001, "m1", "");
+    const auto s = load({{"a1.csv", a1.text()}, {"a2.csv", a2.text()}});
+    const auto g = link(s, spec_of(R"(
+[[pair]]
+from = "A/Send"
+to = "A/Recv"
+scope = "instance"
+[[pair]]
+from = "*/Se*"
+to = "A/*"
+)"));
+    EXPECT_EQ(g.edges.size(), 1u);
+}
+
+TEST(Link, DifferentHashFunctionsNeverLink) {
+    CsvLog a(true, true);
+    a.row("A", "1", "Send", 100.000, "", "m1", 0, "xxh3_128");
+    a.row("A", "1", "Recv", 100.001, "m1", "", 0, "md5");
+    const auto s = load({{"a.csv", a.text()}});
+    EXPECT_TRUE(link(s, {}).edges.empty());
+}
+
+// Logs without a thread column: local means same instance (SPEC 5).
+TEST(Link, LocalAndMessageEdges) {
+    CsvLog a, b(false);
+    a.row("A", "1", "Send", 100.000, "", "m1", 1);
+    a.row("A", "1", "Queue", 100.001, "m1", "m1", 1);
+    a.row("A", "1", "Net", 100.002, "m1", "m1", 2);
+    b.row("B", "2", "Recv", 100.003, "m1", "m1");
+    b.row("B", "2", "Apply", 100.004, "m1", "");
+    const auto s = load({{"a.csv", a.text()}, {"b.csv", b.text()}});
+    const auto g = link(s, spec_of(R"(
+[[pair]]
+from = "A/Send"
+to = "A/Queue"
+[[pair]]
+from = "A/Queue"
+to = "A/Net"
+[[pair]]
+from = "A/Net"
+to = "B/Recv"
+[[pair]]
+from = "B/Recv"
+to = "B/Apply"
+)"));
+    ASSERT_EQ(g.edges.size(), 4u);
+    std::vector<bool> local;
+    for (const Edge& e : g.edges) local.push_back(is_local(s, e));
+    EXPECT_EQ(local, (std::vector<bool>{true, false, false, true}));  // edges sorted by producer = time order
+}
+
+// Clock correction (issue 5's hook): shifting file b 5 ms earlier puts its
+// producer before the consumer, and samples stay in time order.
+TEST(Link, CorrectTimesBeforeLinking) {
+    CsvLog a, b;
+    a.row("A", "1", "Recv", 100.003, "m1", "");
+    b.row("B", "2", "Send", 100.006, "", "m1");
+    auto s = load({{"a.csv", a.text()}, {"b.csv", b.text()}});
+    EXPECT_TRUE(link(s, {}).edges.empty());
+    correct_times(s, [](std::size_t file, std::int64_t t) { return file == 1 ? t - 5'000'000 : t; });
+    EXPECT_TRUE(std::is_sorted(s.time_ns.begin(), s.time_ns.end()));
+    EXPECT_EQ(s.label(0), "B/Send");
+    EXPECT_EQ(s.file_of(0), 1u);
+    EXPECT_EQ(link(s, {}).edges.size(), 1u);
+}
+
+TEST(Link, CsrDirectionsAgree) {
+    CsvLog a;
+    for (int k = 0; k < 50; ++k) {
+        a.row("A", "1", "P", 100 + k * 0.001, "", "x" + std::to_string(k % 3), k % 2);
+        a.row("A", "1", "Q", 100.0004 + k * 0.001, "x" + std::to_string(k % 3), "", k % 2);
+    }
+    const auto s = load({{"a.csv", a.text()}});
+    LinkOptions keep_all;
+    keep_all.keep_all = true;
+    const auto g = link(s, {}, keep_all);
+    std::size_t in_total = 0;
+    for (SampleIndex v = 0; v < s.size(); ++v) {
+        g.for_each_in(v, [&](const Edge& e) {
+            EXPECT_EQ(e.to, v);
+            ++in_total;
+        });
+        for (const Edge& e : g.out(v)) EXPECT_EQ(e.from, v);
+    }
+    EXPECT_EQ(in_total, g.edges.size());
+    EXPECT_TRUE(std::is_sorted(g.edges.begin(), g.edges.end(), [](const Edge& x, const Edge& y) {
+        return std::pair(x.from, x.to) < std::pair(y.from, y.to);
+    }));
+}
+
+}  // namespace
+}  // namespace hashtrace::graph
