@@ -95,6 +95,16 @@ TEST(PpsServo, ReportedOffsetTracksTheTrueOffset) {
         diff_sq += std::pow(static_cast<double>(*run.records[k].offset_ns) - run.true_offsets[k], 2);
     // The reported (fitted) phase errs by about the fit's standard error.
     EXPECT_LT(std::sqrt(diff_sq / static_cast<double>(run.records.size() - 120)), 30'000);
+    // With every step and slew accounted for, the fit sees the oscillator's
+    // own phase: the same jitter as measuring the same edges without a servo.
+    hc::SimulatedClock free_clock(kStart + 123'456'789, 0, -25'000);
+    hc::SimulatedPpsEdges same_edges(free_clock, 50'000, 400, 21);
+    hc::PpsTracker measuring(lab_config(), nullptr);
+    std::vector<hc::ClockRecord> measured;
+    hc::run_pps_loop(same_edges, measuring, [&](const hc::ClockRecord& r) { measured.push_back(r); });
+    ASSERT_EQ(measured.size(), run.records.size());
+    for (std::size_t k = 120; k < run.records.size(); ++k)
+        EXPECT_NEAR(static_cast<double>(*run.records[k].jitter_ns), static_cast<double>(*measured[k].jitter_ns), 10.0) << k;
 }
 
 TEST(PpsServo, MeasuringNeverTouchesTheClock) {
