@@ -18,11 +18,13 @@ constexpr const char* kUsage =
     "         [--roi-qr x,y,w,h] [--roi-led x,y,w,h] [--logs DIR|FILE]... [--start-time T]\n"
     "         [--payload text|int:W|hex] [--hash md5|xxh3_128] [--hash-type messageid]\n"
     "         [--max-deviation-ms D] [--fps F] [--led-window N] [--led-rise-ms R]\n"
-    "         [--instance ID] [--no-reuse]\n"
+    "         [--display-time gap-middle|first-frame] [--instance ID] [--no-reuse]\n"
     "  Reads the QR code and the PPS LED's brightness in every frame, dates the frames from\n"
     "  the PPS edges and the software logs (or from --start-time: frame 0's exposure start),\n"
     "  and writes node Camera's samples: QrDisplayed (first frame of each code), QrPersisting\n"
     "  (later frames of it) and PpsRisingEdge. Regions not given are found on the first frames.\n"
+    "  A code's display time is the middle of the unreadable gap before it (gap-middle), or its\n"
+    "  first readable frame (first-frame, the paper's method: late by the unreadable time).\n"
     "  --payload says how the code's text maps to the software's hash (default text);\n"
     "  --max-deviation-ms is the largest recorded offset of the software clocks from the PPS;\n"
     "  --led-rise-ms the LED's rise time (edges are dated at the start of the rise);\n"
@@ -51,6 +53,7 @@ int run_collect_video(hashtrace::cli::Args& args) {
     const double led_rise_ms = args.number("--led-rise-ms", 0.0);
     const auto instance = args.option("--instance");
     const bool no_reuse = args.flag("--no-reuse");
+    const auto display_time = args.option_or("--display-time", "gap-middle");
     const auto inputs = args.positionals();
     args.finish();
 
@@ -77,6 +80,8 @@ int run_collect_video(hashtrace::cli::Args& args) {
         throw UsageError(e.what());
     }
     log_options.input_hash_type = hash_type;
+    if (display_time == "first-frame") log_options.display_time = DisplayTime::first_frame;
+    else if (display_time != "gap-middle") throw UsageError("--display-time takes gap-middle or first-frame");
     const std::string source_name = camera ? "camera " + *camera : inputs[0];
     log_options.instance = instance ? *instance : [&] {
         const auto h = to_hex(hash_of(HashFunction::md5, source_name));

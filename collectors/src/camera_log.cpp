@@ -1,6 +1,7 @@
 #include "hashtrace/collectors/camera_log.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace hashtrace::collectors {
@@ -47,6 +48,7 @@ logio::SampleLog build_camera_log(std::span<const FrameObservation> frames, std:
     stats.frames = frames.size();
     stats.pps_edges = edges.size();
     std::vector<logio::SampleRecord> samples;
+    std::optional<std::size_t> last_read;  // the latest frame with a code
     for (std::size_t i = 0; i < frames.size(); ++i) {
         if (roles[i] == FrameRole::unreadable || roles[i] == FrameRole::misread) {
             ++(roles[i] == FrameRole::unreadable ? stats.unreadable : stats.misread);
@@ -56,6 +58,12 @@ logio::SampleLog build_camera_log(std::span<const FrameObservation> frames, std:
         if (!hash) throw std::invalid_argument("frame roles were classified under another payload mapping");
         logio::SampleRecord s;
         s.time_ns = clock.frame_time(i);
+        if (roles[i] == FrameRole::first && options.display_time == DisplayTime::gap_middle && last_read &&
+            i - *last_read - 1 <= options.max_gap_frames) {
+            // Middle of the centres of the old code's last frame and this one.
+            s.time_ns = clock.time_at((static_cast<double>(*last_read) + static_cast<double>(i)) / 2 + 0.5);
+        }
+        last_read = i;
         s.input_hash = *hash;
         s.seq = i;
         s.tracepoint = roles[i] == FrameRole::first ? kQrDisplayed : kQrPersisting;

@@ -1,6 +1,7 @@
 #include "hashtrace/collectors/pps_edges.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace hashtrace::collectors {
 
@@ -28,6 +29,15 @@ LuminanceLevels cluster_levels(std::span<const double> luminance) {
         if (next == threshold) break;
         threshold = next;
     }
+    // The levels are the clusters' medians: the few frames caught mid-edge
+    // would pull a mean towards the other level.
+    std::vector<double> dark, bright;
+    for (double v : luminance) (v < threshold ? dark : bright).push_back(v);
+    auto median = [](std::vector<double>& v) {
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        return v[v.size() / 2];
+    };
+    if (!dark.empty() && !bright.empty()) levels = {median(dark), median(bright)};
     return levels;
 }
 

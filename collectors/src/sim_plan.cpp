@@ -69,8 +69,8 @@ SimulationPlan plan_simulation(const SimulationConfig& c) {
             continue;
         }
         if (latest == *shown) continue;
-        if (!plan.messages[latest].double_frame && uniform(0, 1) < c.double_frame_probability) {
-            plan.messages[latest].double_frame = true;  // this refresh is missed: the old code stays
+        if (!plan.messages[*shown].double_frame && uniform(0, 1) < c.double_frame_probability) {
+            plan.messages[*shown].double_frame = true;  // this refresh is missed: the old code stays
             continue;
         }
         DisplayTransition t;

@@ -14,6 +14,16 @@
 // Every sample's seq is its frame number in the video, so a sample can be
 // traced back to its frame.
 //
+// When was a code displayed? While a display changes from one code to the
+// next, neither can be read (the paper lost ~6 ms per change this way, and
+// overestimated the smallest latency by as much). Decoding fails about as long
+// after the change's midpoint as before it, so by default (gap_middle) a
+// QrDisplayed sample is dated at the middle of the gap between the old code's
+// last frame and the new code's first (frame centres), when that gap is at most
+// max_gap_frames frames; otherwise (a long stretch of unreadable frames says
+// nothing about when the change happened) and in first_frame mode, at the
+// first readable frame's centre, which is late by up to the unreadable time.
+//
 // An appearance ends only when a different code is read: unreadable frames
 // (a refresh in progress, noise) inside a run of one code do not split it, and
 // neither do misreads (text the payload mapping rejects).
@@ -37,8 +47,12 @@ enum class FrameRole : std::uint8_t { unreadable, misread, first, persisting };
 std::vector<FrameRole> classify_appearances(std::span<const FrameObservation> frames,
                                             const PayloadMapping& mapping);
 
+enum class DisplayTime : std::uint8_t { gap_middle, first_frame };
+
 struct CameraLogOptions {
     PayloadMapping mapping;
+    DisplayTime display_time = DisplayTime::gap_middle;
+    std::size_t max_gap_frames = 12;  // under a 60 Hz refresh at 1000 fps (16.7 frames)
     std::string node_name = "Camera";
     std::string instance = "1";
     std::string input_hash_type = "messageid";

@@ -57,7 +57,7 @@ struct SimulatedMessage {
     std::uint32_t id = 0;
     std::int64_t created_ns = 0, received_ns = 0, processed_ns = 0;  // true (PPS) times
     std::optional<std::int64_t> displayed_ns;  // middle of its fade-in, if it was shown
-    bool double_frame = false;                 // shown one refresh late (a missed refresh)
+    bool double_frame = false;                 // its code was held for an extra refresh (one was missed)
 };
 
 // A code change on the display: `to` fades in over [start, start + duration).

@@ -7,8 +7,8 @@
 // the LED's light averaged over that frame.
 //
 // Robustness:
-//  - the dark and bright levels are found by two-means clustering of all
-//    frames, so exposure and LED brightness need no configuration;
+//  - the dark and bright levels are the medians of a two-means clustering of
+//    all frames, so exposure and LED brightness need no configuration;
 //  - a rising edge needs `window` frames that are dark on average before it
 //    and `window` frames that are bright on average after it (hysteresis),
 //    so single noisy frames never make an edge;
