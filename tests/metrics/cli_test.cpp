@@ -1,0 +1,129 @@
+// End to end: the `hashtrace` executable on logs in a temporary directory.
+#include "../graph-builder/test_logs.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+using hashtrace::graph::testing::CsvLog;
+
+struct Run {
+    int status;
+    std::string output;  // stdout and stderr
+};
+
+Run run(const std::string& arguments) {
+    const std::string command = std::string(HASHTRACE_BIN) + " " + arguments + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    std::string out;
+    std::array<char, 4096> buf;
+    while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir = fs::temp_directory_path() / ("hashtrace-cli-" + std::to_string(::getpid()) + "-" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir / "run1");
+        fs::create_directories(dir / "run2");
+        for (int r = 1; r <= 2; ++r) {
+            CsvLog chai, unity;
+            for (int i = 0; i < 20; ++i) {
+                const double t = 100 + i * 0.010;
+                const std::string m = "m" + std::to_string(i);
+                chai.row("Chai", "1", "Force", t, "", m);
+                unity.row("Unity", "2", "Receive", t + 0.001 * r + 0.0001 * (i % 3), m, "");
+            }
+            std::ofstream(dir / ("run" + std::to_string(r)) / "chai.csv") << chai.text();
+            std::ofstream(dir / ("run" + std::to_string(r)) / "unity.csv") << unity.text();
+        }
+        std::ofstream(dir / "spec.toml") << "[[pair]]\nfrom = \"Chai/Force\"\nto = \"Unity/Receive\"\n\n"
+                                            "[[interval]]\nname = \"force to receive\"\nfrom = \"Chai/Force\"\nto = \"Unity/Receive\"\n"
+                                            "kind = \"end_to_end\"\n";
+    }
+    void TearDown() override { fs::remove_all(dir); }
+    std::string path(const std::string& name) const { return (dir / name).string(); }
+    fs::path dir;
+};
+
+TEST_F(Cli, AnalyzeWritesAllOutputs) {
+    const auto r = run("analyze " + path("run1") + " --spec " + path("spec.toml") + " --json " + path("a.json") + " --markdown " +
+                       path("a.md") + " --csv " + path("a.csv"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("M5 force to receive"), std::string::npos) << r.output;
+    const auto j = nlohmann::json::parse(slurp(dir / "a.json"));
+    EXPECT_EQ(j["samples"], 40);
+    EXPECT_EQ(j["edges"], 20);
+    EXPECT_EQ(j["intervals"][0]["count"], 20);
+    // Latencies 1.0, 1.1, 1.2 ms repeating (i % 3): 7 x 1.0, 7 x 1.1, 6 x 1.2.
+    EXPECT_NEAR(j["intervals"][0]["mean_ms"].get<double>(), (7 * 1.0 + 7 * 1.1 + 6 * 1.2) / 20, 1e-9);
+    EXPECT_NE(slurp(dir / "a.md").find("| M5 force to receive |"), std::string::npos);
+    EXPECT_NE(slurp(dir / "a.csv").find("M5,force to receive,count,20"), std::string::npos);
+}
+
+TEST_F(Cli, SpecTypoIsAnErrorWithLineUnlessLenient) {
+    std::ofstream(dir / "typo.toml") << "[[pair]]\nfrom = \"Chai/Force\"\nto = \"Unity/Recieve\"\n";
+    const auto r = run("analyze " + path("run1") + " --spec " + path("typo.toml"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.output.find("typo.toml:1: [[pair]] to selector 'Unity/Recieve' matches no tracepoint"), std::string::npos) << r.output;
+    const auto lenient = run("analyze " + path("run1") + " --spec " + path("typo.toml") + " --lenient");
+    EXPECT_EQ(lenient.status, 0) << lenient.output;
+    EXPECT_NE(lenient.output.find("warning: "), std::string::npos);
+}
+
+TEST_F(Cli, MalformedLineNamesFileAndLineLenientCounts) {
+    std::ofstream(dir / "run1" / "chai.csv", std::ios::app) << "Chai,1,Force,id,id,bad-time,,\n";
+    const auto r = run("analyze " + path("run1"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.output.find("chai.csv:22:"), std::string::npos) << r.output;
+    const auto lenient = run("analyze " + path("run1") + " --lenient --json " + path("l.json"));
+    EXPECT_EQ(lenient.status, 0) << lenient.output;
+    EXPECT_EQ(nlohmann::json::parse(slurp(dir / "l.json"))["bad_records"], 1);
+}
+
+TEST_F(Cli, UsageErrors) {
+    EXPECT_EQ(run("analyze").status, 2);
+    EXPECT_EQ(run("analyze " + path("run1") + " --tolerance-ms -1").status, 2);
+    EXPECT_EQ(run("analyze " + path("run1") + " --bogus").status, 2);
+    EXPECT_EQ(run("compare " + path("run1")).status, 2);
+    EXPECT_EQ(run("route " + path("run1")).status, 2);
+    const auto missing = run("analyze " + path("nothing-here"));
+    EXPECT_EQ(missing.status, 1);
+    EXPECT_NE(missing.output.find("nothing-here"), std::string::npos) << missing.output;
+}
+
+TEST_F(Cli, CompareTwoRuns) {
+    const auto r = run("compare " + path("run1") + " " + path("run2") + " --spec " + path("spec.toml") + " --markdown " + path("c.md"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("run1"), std::string::npos);
+    EXPECT_NE(r.output.find("welch p="), std::string::npos) << r.output;
+    EXPECT_NE(slurp(dir / "c.md").find("**"), std::string::npos);  // run1 (1 ms faster) is best
+}
+
+TEST_F(Cli, RouteTextAndDot) {
+    const auto r = run("route " + path("run1") + " --spec " + path("spec.toml") + " --from Chai/Force --after +0.05 --dot " + path("r.dot"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("Unity[2]/Receive"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("t=100.050000000"), std::string::npos) << r.output;
+    EXPECT_NE(slurp(dir / "r.dot").find("->"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,87 @@
+#include "hashtrace/metrics/compare.hpp"
+#include "hashtrace/metrics/statistics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace hashtrace::metrics {
+namespace {
+
+TEST(Statistics, SummaryByHand) {
+    // 10 values: mean 5.5, population variance (sum of squared deviations 82.5) / 10 = 8.25.
+    const std::vector<double> v{7, 1, 10, 2, 9, 3, 8, 4, 6, 5};
+    const Summary s = summarize(v);
+    EXPECT_EQ(s.count, 10u);
+    EXPECT_DOUBLE_EQ(s.mean, 5.5);
+    EXPECT_DOUBLE_EQ(s.sd, std::sqrt(8.25));
+    EXPECT_EQ(s.min, 1);
+    EXPECT_EQ(s.max, 10);
+    EXPECT_EQ(s.p50, 5);   // rank ceil(5.0) = 5
+    EXPECT_EQ(s.p95, 10);  // rank ceil(9.5) = 10
+    EXPECT_EQ(s.p99, 10);
+    // Successive differences: -6 9 -8 7 -6 5 -4 2 -1: mean -2/9.
+    double mean = -2.0 / 9, sq = 0;
+    for (double d : {-6, 9, -8, 7, -6, 5, -4, 2, -1}) sq += (d - mean) * (d - mean);
+    EXPECT_NEAR(s.jitter, std::sqrt(sq / 9), 1e-12);
+}
+
+TEST(Statistics, NearestRank) {
+    const std::vector<double> sorted{15, 20, 35, 40, 50};  // the textbook example
+    EXPECT_EQ(nearest_rank(sorted, 5), 15);
+    EXPECT_EQ(nearest_rank(sorted, 30), 20);
+    EXPECT_EQ(nearest_rank(sorted, 40), 20);
+    EXPECT_EQ(nearest_rank(sorted, 50), 35);
+    EXPECT_EQ(nearest_rank(sorted, 100), 50);
+    EXPECT_EQ(nearest_rank(sorted, 0), 15);
+}
+
+TEST(Statistics, EmptyAndSingle) {
+    EXPECT_EQ(summarize(std::vector<double>{}).count, 0u);
+    const Summary one = summarize(std::vector<double>{4.5});
+    EXPECT_EQ(one.mean, 4.5);
+    EXPECT_EQ(one.sd, 0);
+    EXPECT_EQ(one.jitter, 0);
+    EXPECT_EQ(one.p99, 4.5);
+}
+
+// Closed forms: I_x(2,3) = sum_{j=2..4} C(4,j) x^j (1-x)^(4-j); I_x(1/2,1/2) = 2/pi asin(sqrt x).
+TEST(Significance, IncompleteBeta) {
+    EXPECT_NEAR(regularized_incomplete_beta(2, 3, 0.4), 6 * .16 * .36 + 4 * .064 * .6 + .0256, 1e-12);
+    EXPECT_NEAR(regularized_incomplete_beta(0.5, 0.5, 0.9), 2 / M_PI * std::asin(std::sqrt(0.9)), 1e-10);
+    EXPECT_EQ(regularized_incomplete_beta(3, 4, 0), 0);
+    EXPECT_EQ(regularized_incomplete_beta(3, 4, 1), 1);
+}
+
+TEST(Significance, DistributionTails) {
+    EXPECT_NEAR(student_t_two_sided_p(1.0, 1), 0.5, 1e-12);                            // Cauchy: 1 - 2/pi atan 1
+    EXPECT_NEAR(student_t_two_sided_p(2.0, 2), 1 - 2 / std::sqrt(6.0), 1e-12);         // dof 2: 1 - t/sqrt(2+t^2)
+    EXPECT_NEAR(f_distribution_upper_p(3.0, 2, 10), std::pow(10.0 / 16.0, 5), 1e-12);  // dof1 2: (d2/(d2+2f))^(d2/2)
+}
+
+// a = {1,2,3}, b = {4,5,6}: t = -3/sqrt(2/3), Welch dof = 4; the t(4) CDF has
+// the closed form 1/2 + 3/8 u (1 - t^2 / (12 (1 + t^2/4))), u = t / sqrt(1 + t^2/4).
+TEST(Significance, WelchByHand) {
+    const double t = 3 / std::sqrt(2.0 / 3), q = 1 + t * t / 4;
+    const double cdf = 0.5 + 3.0 / 8 * (t / std::sqrt(q)) * (1 - t * t / (12 * q));
+    const auto p = welch_t_test(std::vector<double>{1, 2, 3}, std::vector<double>{4, 5, 6});
+    ASSERT_TRUE(p);
+    EXPECT_NEAR(*p, 2 * (1 - cdf), 1e-10);
+    EXPECT_FALSE(welch_t_test(std::vector<double>{1}, std::vector<double>{4, 5}));        // too few
+    EXPECT_FALSE(welch_t_test(std::vector<double>{1, 1}, std::vector<double>{1, 1}));     // no variance
+}
+
+// Groups {1,2,3} {2,3,4} {5,6,7,8}: SSB 39.9, SSW 9, F = 19.95 / (9/7) with
+// dof (2, 7), whose tail is (7 / (7 + 2F))^3.5.
+TEST(Significance, AnovaByHand) {
+    const std::vector<std::vector<double>> groups{{1, 2, 3}, {2, 3, 4}, {5, 6, 7, 8}};
+    const double f = 19.95 / (9.0 / 7);
+    const auto p = one_way_anova(groups);
+    ASSERT_TRUE(p);
+    EXPECT_NEAR(*p, std::pow(7 / (7 + 2 * f), 3.5), 1e-10);
+    EXPECT_FALSE(one_way_anova(std::vector<std::vector<double>>{{1, 2}, {}}));
+}
+
+}  // namespace
+}  // namespace hashtrace::metrics
