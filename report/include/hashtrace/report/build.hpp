@@ -1,0 +1,77 @@
+// hashtrace/report/build.hpp - the stages that turn a linked run into what
+// the report and the trace viewers show:
+//
+//   auto samples = graph::load_samples(files, {.keep_hash_values = true});
+//   auto graph = graph::link(samples, spec);
+//   auto result = metrics::analyze(samples, graph, spec, {.keep_values = true});
+//   auto data = report::build_report(samples, graph, spec, result, options);   // -> html_report.hpp
+//   auto trace = report::build_trace_model(samples, graph);                    // -> trace_export.hpp
+#pragma once
+
+#include "hashtrace/graph/link.hpp"
+#include "hashtrace/graph/route.hpp"
+#include "hashtrace/graph/sample_set.hpp"
+#include "hashtrace/graph/spec.hpp"
+#include "hashtrace/metrics/analysis.hpp"
+#include "hashtrace/report/report_data.hpp"
+#include "hashtrace/report/trace_model.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace hashtrace::report {
+
+struct ReportOptions {
+    std::string title = "hashtrace report";
+    std::string run_name = "run";
+    std::size_t top_k = 10;                  // slowest messages listed, each with its route
+    double idle_threshold_ms = 100;          // a node silent longer than this is an idle gap
+    std::uint32_t flag_concurrent = 2;       // gaps shared by this many node instances are flagged
+    std::size_t max_gaps = 200;              // longest gaps listed
+    std::size_t histogram_bins = 40;
+    std::size_t time_bins = 120;             // latency-over-time percentile bins
+    std::size_t max_points = 3000;           // latency dots per interval
+    std::size_t density_bins = 1500;         // space-time density columns over the run
+    std::size_t max_ticks = 60000;           // sample ticks embedded
+    std::size_t max_edges = 6000;            // message arrows embedded
+    // Embed every sample of this window (UTC ns) as ticks and open the
+    // space-time diagram on it; the rest of the run is shown as density.
+    std::optional<std::pair<std::int64_t, std::int64_t>> detail_window_ns;
+    std::map<std::string, double> clock_error_ms_by_host;  // from clock sync records, when known
+    graph::RouteOptions route{16, 200};
+};
+
+// One observation of an interval (SPEC.md 5): the `from` sample and the
+// earliest `to` sample reached from it on one node instance.
+struct IntervalObservation {
+    graph::SampleIndex from = 0;
+    graph::SampleIndex to = 0;
+    double ms = 0;
+};
+std::vector<IntervalObservation> interval_observations(const graph::SampleSet& samples, const graph::Graph& graph,
+                                                       const graph::IntervalSpec& interval);
+
+// The metric table column of one run (compare puts several side by side).
+RunMetrics run_metrics(const std::string& name, const metrics::AnalysisResult& result);
+
+ReportData build_report(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec,
+                        const metrics::AnalysisResult& result, const ReportOptions& options);
+
+// Lanes of the run: one per (node instance, thread) in first-seen order, and
+// each sample's lane.
+struct Lanes {
+    std::vector<Lane> lanes;
+    std::vector<std::uint32_t> instance;   // per lane: index into SampleSet::instances
+    std::vector<std::uint32_t> of_sample;  // per sample: its lane
+};
+Lanes assign_lanes(const graph::SampleSet& samples);
+
+// One process per node instance, one thread track per lane, every sample an
+// event and every edge a flow. Times are the SampleSet's: apply clock
+// correction (graph::correct_times) before, since viewers draw arrows by time.
+TraceModel build_trace_model(const graph::SampleSet& samples, const graph::Graph& graph, std::int64_t slice_ns = 1000);
+
+}  // namespace hashtrace::report

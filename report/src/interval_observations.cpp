@@ -1,0 +1,46 @@
+// Interval observations with the samples at both ends, which the report needs
+// (latency over time, slowest messages with routes) and AnalysisResult does
+// not keep. The reachability pass is metrics' own (EarliestReach), so both
+// agree by construction; report_build_test checks it against analyze().
+#include "hashtrace/report/build.hpp"
+
+#include "reach.hpp"  // metrics/src: not a public header yet (see docs/report.md)
+
+#include <algorithm>
+#include <map>
+
+namespace hashtrace::report {
+
+std::vector<IntervalObservation> interval_observations(const graph::SampleSet& s, const graph::Graph& g,
+                                                       const graph::IntervalSpec& interval) {
+    std::vector<graph::SampleIndex> from;
+    std::vector<bool> from_tracepoint(s.tracepoints.size());
+    // SPEC 5: the earliest `to` per node instance reached, so one target set per instance.
+    std::map<std::uint32_t, metrics::detail::TargetSet> to_by_instance;
+    for (std::size_t t = 0; t < s.tracepoints.size(); ++t) {
+        const auto& tp = s.tracepoints[t];
+        from_tracepoint[t] = interval.from.matches(tp.node_name, tp.tracepoint_name);
+        if (interval.to.matches(tp.node_name, tp.tracepoint_name))
+            to_by_instance.try_emplace(tp.instance_id, s.tracepoints.size()).first->second[t] = true;
+    }
+    for (graph::SampleIndex v = 0; v < s.size(); ++v)
+        if (from_tracepoint[s.tracepoint[v]]) from.push_back(v);
+
+    std::vector<const metrics::detail::TargetSet*> sets;
+    for (const auto& [instance, set] : to_by_instance) sets.push_back(&set);
+    std::vector<IntervalObservation> out;
+    metrics::detail::EarliestReach reach(s, g);
+    const auto width = metrics::detail::EarliestReach::kWidth;
+    for (std::size_t first = 0; first < sets.size(); first += width) {
+        const auto count = std::min(width, sets.size() - first);
+        reach.run(std::span(sets).subspan(first, count));
+        for (std::size_t k = 0; k < count; ++k)
+            for (auto v : from)
+                if (const auto to = reach.earliest(v, k); to != metrics::detail::kUnreached)
+                    out.push_back({v, to, double(s.time_ns[to] - s.time_ns[v]) / 1e6});
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return std::tie(a.from, a.to) < std::tie(b.from, b.to); });
+    return out;
+}
+
+}  // namespace hashtrace::report

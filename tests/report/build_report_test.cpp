@@ -1,0 +1,180 @@
+#include "demo_run.hpp"
+
+#include "hashtrace/report/build.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace hashtrace::report {
+namespace {
+
+using test::demo_run;
+using test::kDemoMessages;
+
+constexpr int kSent = kDemoMessages - 5;
+
+TEST(IntervalObservations, AgreeWithTheMetricsOfTheSameRun) {
+    const auto run = demo_run();
+    ASSERT_EQ(run.result.intervals.size(), 2u);
+    for (std::size_t i = 0; i < run.spec.intervals.size(); ++i) {
+        SCOPED_TRACE(run.spec.intervals[i].name);
+        const auto obs = interval_observations(run.samples, run.graph, run.spec.intervals[i]);
+        std::vector<double> ours, theirs = run.result.intervals[i].values_ms;
+        for (const auto& o : obs) ours.push_back(o.ms);
+        std::sort(ours.begin(), ours.end());
+        std::sort(theirs.begin(), theirs.end());
+        EXPECT_EQ(ours.size(), std::size_t(kSent));
+        EXPECT_EQ(ours, theirs);
+        for (const auto& o : obs) {
+            EXPECT_EQ(run.samples.label(o.from), "Chai/ForceComputed");
+            EXPECT_DOUBLE_EQ(o.ms, double(run.samples.time_ns[o.to] - run.samples.time_ns[o.from]) / 1e6);
+        }
+    }
+}
+
+TEST(AssignLanes, OneLanePerInstanceAndThread) {
+    const auto run = demo_run();
+    const auto lanes = assign_lanes(run.samples);
+    ASSERT_EQ(lanes.lanes.size(), 3u);
+    EXPECT_EQ(lanes.lanes[0].label, "Chai 1a t0");
+    EXPECT_EQ(lanes.lanes[1].label, "Chai 1a t1");
+    EXPECT_EQ(lanes.lanes[2].label, "Unity 2b t0");
+    for (graph::SampleIndex v = 0; v < run.samples.size(); ++v) {
+        const auto& lane = lanes.lanes[lanes.of_sample[v]];
+        EXPECT_EQ(lane.node, run.samples.tracepoint_of(v).node_name);
+        EXPECT_EQ(*lane.thread, run.samples.thread[v]);
+    }
+}
+
+TEST(BuildReport, HealthCountsSamplesAndUnlinkedInputsPerInstance) {
+    const auto run = demo_run();
+    const auto d = build_report(run.samples, run.graph, run.spec, run.result, {});
+    EXPECT_EQ(d.health.samples, std::uint64_t(4 * kSent + 1));
+    ASSERT_EQ(d.health.nodes.size(), 2u);
+    EXPECT_EQ(d.health.nodes[0].node, "Chai");
+    EXPECT_EQ(d.health.nodes[0].samples, std::uint64_t(2 * kSent));
+    EXPECT_EQ(d.health.nodes[0].unlinked_inputs, std::uint64_t(kSent));  // ForceComputed's loop input has no producer
+    EXPECT_EQ(d.health.nodes[1].unlinked_inputs, 1u);
+    EXPECT_FALSE(d.health.nodes[1].clock_error_ms.has_value());
+}
+
+TEST(BuildReport, IntervalChartsHoldEveryObservation) {
+    const auto run = demo_run();
+    const auto d = build_report(run.samples, run.graph, run.spec, run.result, {});
+    ASSERT_EQ(d.intervals.size(), 2u);
+    const auto& e2e = d.intervals[0];
+    EXPECT_EQ(e2e.kind, "end_to_end");
+    EXPECT_EQ(e2e.summary.count, std::uint64_t(kSent));
+    const auto& counts = e2e.histogram.counts;
+    EXPECT_EQ(std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}), std::uint64_t(kSent));
+    std::uint64_t binned = 0;
+    for (const auto& b : e2e.over_time.bins) binned += b.count;
+    EXPECT_EQ(binned, std::uint64_t(kSent));
+    EXPECT_DOUBLE_EQ(e2e.summary.max, 8.2);  // 0.2 + 5 + 3 ms
+}
+
+TEST(BuildReport, SlowestMessagesComeWithRoutesFromSourceToTarget) {
+    const auto run = demo_run();
+    ReportOptions options;
+    options.top_k = 3;
+    const auto d = build_report(run.samples, run.graph, run.spec, run.result, options);
+    ASSERT_EQ(d.slowest.size(), 3u);
+    for (const auto& m : d.slowest) {
+        EXPECT_EQ(m.interval, "force to render");
+        EXPECT_DOUBLE_EQ(m.latency_ms, 8.2);
+        const auto& route = d.routes.at(m.route);
+        ASSERT_EQ(route.samples.size(), 4u);  // ForceComputed -> MessageSent -> MessageReceived -> Rendered
+        EXPECT_EQ(route.samples[route.origin].label, "Chai/ForceComputed");
+        EXPECT_DOUBLE_EQ(route.samples[route.origin].t_s, m.t_s);
+        EXPECT_EQ(route.edges.size(), 3u);
+        EXPECT_EQ(route.samples.back().label, "Unity/Rendered");
+    }
+}
+
+TEST(BuildReport, WithoutIntervalsTheLongestMessageEdgesAreListed) {
+    auto run = demo_run();
+    run.spec.intervals.clear();
+    run.result = metrics::analyze(run.samples, run.graph, run.spec);
+    ReportOptions options;
+    options.top_k = 2;
+    const auto d = build_report(run.samples, run.graph, run.spec, run.result, options);
+    ASSERT_EQ(d.slowest.size(), 2u);
+    EXPECT_EQ(d.slowest[0].interval, "message edge");
+    EXPECT_EQ(d.slowest[0].from, "Chai/MessageSent");
+    EXPECT_DOUBLE_EQ(d.slowest[0].latency_ms, 5.0);
+}
+
+TEST(BuildReport, SpaceTimeThinsTicksAndEdgesToTheCaps) {
+    const auto run = demo_run();
+    ReportOptions options;
+    options.max_ticks = 100;
+    options.max_edges = 20;
+    options.density_bins = 50;
+    const auto d = build_report(run.samples, run.graph, run.spec, run.result, options);
+    const auto& st = d.space_time;
+    EXPECT_EQ(st.ticks.size(), 100u);
+    EXPECT_EQ(st.ticks_total, run.samples.size());
+    EXPECT_EQ(st.edges.size(), 20u);
+    EXPECT_EQ(st.edges_total, run.result.message_edges);
+    std::uint64_t dense = 0;
+    for (const auto& lane : st.density) dense += std::accumulate(lane.begin(), lane.end(), std::uint64_t{0});
+    EXPECT_EQ(dense, run.samples.size());
+    EXPECT_FALSE(st.detail_window.has_value());
+    for (const auto& e : st.edges) EXPECT_LE(e.from_s, e.to_s);
+}
+
+TEST(BuildReport, ADetailWindowEmbedsAllOfItsSamples) {
+    const auto run = demo_run();
+    ReportOptions options;
+    options.max_ticks = 100;
+    options.detail_window_ns = std::pair{test::kDemoStart + 50 * test::kDemoPeriod, test::kDemoStart + 60 * test::kDemoPeriod - 1};
+    const auto d = build_report(run.samples, run.graph, run.spec, run.result, options);
+    ASSERT_TRUE(d.space_time.detail_window.has_value());
+    EXPECT_EQ(d.space_time.ticks.size(), 40u);  // 10 messages x 4 samples
+    EXPECT_DOUBLE_EQ(d.space_time.detail_window->first, 0.5);
+    // A window holding more than the cap falls back to the whole run.
+    options.max_ticks = 10;
+    EXPECT_FALSE(build_report(run.samples, run.graph, run.spec, run.result, options).space_time.detail_window);
+}
+
+TEST(BuildReport, IdleGapsFlagNodesPausingTogether) {
+    const auto run = demo_run();
+    ReportOptions options;
+    options.idle_threshold_ms = 30;
+    const auto d = build_report(run.samples, run.graph, run.spec, run.result, options);
+    ASSERT_EQ(d.idle_gaps.gaps.size(), 2u);  // Chai and Unity, during messages 100..104
+    for (const auto& g : d.idle_gaps.gaps) {
+        EXPECT_EQ(g.concurrent, 2u);
+        EXPECT_GT(g.duration_ms, 50);
+        EXPECT_LT(g.duration_ms, 61);
+    }
+}
+
+TEST(BuildTraceModel, EveryEdgeBecomesAFlowBetweenItsSamples) {
+    const auto run = demo_run();
+    const auto m = build_trace_model(run.samples, run.graph);
+    EXPECT_NO_THROW(check_trace_model(m));
+    ASSERT_EQ(m.processes.size(), 2u);
+    EXPECT_EQ(m.processes[1].node, "Unity");
+    ASSERT_EQ(m.threads.size(), 3u);
+    EXPECT_EQ(m.threads[1].process, 0u);
+    EXPECT_EQ(m.threads[1].name, "thread 1");
+    ASSERT_EQ(m.events.size(), run.samples.size());
+    ASSERT_EQ(m.flows.size(), run.graph.edges.size());
+    EXPECT_EQ(count_backward_flows(m), 0u);
+    for (std::size_t i = 0; i < m.flows.size(); ++i) {
+        EXPECT_EQ(m.flows[i].from, run.graph.edges[i].from);
+        EXPECT_EQ(m.flows[i].to, run.graph.edges[i].to);
+    }
+    // Hashes come through as the logs wrote them.
+    const auto& first = m.events[0];
+    EXPECT_EQ(m.names[first.name], "ForceComputed");
+    ASSERT_TRUE(first.has_output);
+    EXPECT_EQ(std::string(to_hex(first.output_hash).data(), 32), test::hex_id(2, 0));
+}
+
+}  // namespace
+}  // namespace hashtrace::report
