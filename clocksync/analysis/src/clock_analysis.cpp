@@ -1,0 +1,185 @@
+#include "hashtrace/clocksync/clock_analysis.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace hashtrace::clocksync {
+namespace {
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char buffer[8];
+            std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+            out += buffer;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+template <typename T>
+std::string json_optional(const std::optional<T>& v) {
+    if (!v) return "null";
+    if constexpr (std::is_floating_point_v<T>) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.3f", *v);
+        return buffer;
+    } else {
+        return std::to_string(*v);
+    }
+}
+
+std::string percent(std::size_t part, std::size_t whole) {
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, "%.0f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+    return buffer;
+}
+
+std::string describe(const SyncErrorReport& r, bool corrected) {
+    std::string line = r.host + " (" + std::string(to_string(r.source)) + ", " + r.file.filename().string() + "): " +
+                       std::to_string(r.records) + " records";
+    if (r.is_reference) return line + ", reference clock (PTP grandmaster): error 0";
+    line += "; locked " + percent(r.locked, r.records) + ", measuring " + percent(r.measuring, r.records) +
+            ", unknown " + percent(r.unknown, r.records);
+    if (!r.error_bound_ns) return line + "; no offset measured: clock error UNKNOWN";
+    line += "; offset rms " + format_duration_ns(*r.rms_offset_ns) + ", max " + format_duration_ns(static_cast<double>(*r.max_abs_offset_ns));
+    if (r.correction) line += "; drift " + format_duration_ns(r.correction->drift_ppb) + "/s";
+    line += corrected ? "; error bound after correction " + format_duration_ns(static_cast<double>(*r.corrected_error_bound_ns))
+                      : "; error bound " + format_duration_ns(static_cast<double>(*r.error_bound_ns));
+    if (!r.unsynchronised.empty())
+        line += "; NOT synchronised for " + std::to_string(r.unsynchronised.size()) + " span(s), first " +
+                format_duration_ns(static_cast<double>(r.unsynchronised.front().second - r.unsynchronised.front().first)) + " long";
+    return line;
+}
+
+std::string report_json(const SyncErrorReport& r) {
+    std::string j = "{\"host\":" + json_string(r.host) + ",\"file\":" + json_string(r.file.string()) +
+                    ",\"source\":" + json_string(std::string(to_string(r.source))) + ",\"records\":" + std::to_string(r.records) +
+                    ",\"reference\":" + (r.is_reference ? "true" : "false") + ",\"locked\":" + std::to_string(r.locked) +
+                    ",\"measuring\":" + std::to_string(r.measuring) + ",\"unknown\":" + std::to_string(r.unknown) +
+                    ",\"offset_rms_ns\":" + json_optional(r.rms_offset_ns) + ",\"offset_max_abs_ns\":" + json_optional(r.max_abs_offset_ns) +
+                    ",\"error_bound_ns\":" + json_optional(r.error_bound_ns) +
+                    ",\"corrected_error_bound_ns\":" + json_optional(r.corrected_error_bound_ns);
+    if (r.correction) {
+        j += ",\"correction\":{\"t0_ns\":" + std::to_string(r.correction->t0_ns) + ",\"offset_ns\":" +
+             json_optional(std::optional<double>(r.correction->offset_ns)) + ",\"drift_ppb\":" +
+             json_optional(std::optional<double>(r.correction->drift_ppb)) + "}";
+    }
+    j += ",\"unsynchronised\":[";
+    for (std::size_t i = 0; i < r.unsynchronised.size(); ++i)
+        j += (i ? "," : "") + std::string("[") + std::to_string(r.unsynchronised[i].first) + "," +
+             std::to_string(r.unsynchronised[i].second) + "]";
+    return j + "]}";
+}
+
+}  // namespace
+
+ClockAnalysis load_clock_analysis(const graph::SampleSet& samples) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& f : samples.files) files.emplace_back(f.path);
+    std::int64_t first = 0, last = 0;
+    if (samples.size() > 0) {
+        const auto [lo, hi] = std::minmax_element(samples.time_ns.begin(), samples.time_ns.end());
+        first = *lo;
+        last = *hi;
+    }
+    return {load_run_clocks(files, first, last)};
+}
+
+graph::TimeCorrection time_correction(const ClockAnalysis& analysis) {
+    return [&analysis](std::size_t file, std::int64_t t) {
+        const auto& report = analysis.clocks.report_of_log.at(file);
+        if (!report) return t;
+        const auto& correction = analysis.clocks.reports[*report].correction;
+        return correction ? correction->corrected(t) : t;
+    };
+}
+
+std::map<std::string, NodeClock> node_clocks(const ClockAnalysis& analysis, const graph::SampleSet& samples, bool corrected) {
+    std::map<std::string, std::vector<std::size_t>> files_of_node;
+    for (const auto& tp : samples.tracepoints) {
+        auto& files = files_of_node[tp.node_name];
+        if (std::find(files.begin(), files.end(), tp.file) == files.end()) files.push_back(tp.file);
+    }
+    std::map<std::string, NodeClock> nodes;
+    for (const auto& [node, files] : files_of_node) {
+        NodeClock clock;
+        std::int64_t bound = 0;
+        bool known = true;
+        for (const std::size_t file : files) {
+            const auto& report = analysis.clocks.report_of_log.at(file);
+            if (!report) {
+                known = false;
+                continue;
+            }
+            if (std::find(clock.reports.begin(), clock.reports.end(), *report) == clock.reports.end()) clock.reports.push_back(*report);
+            const auto& r = analysis.clocks.reports[*report];
+            const auto& b = corrected ? r.corrected_error_bound_ns : r.error_bound_ns;
+            if (b) bound = std::max(bound, *b);
+            else known = false;
+        }
+        if (known) clock.bound_ns = bound;
+        nodes.emplace(node, std::move(clock));
+    }
+    return nodes;
+}
+
+std::vector<std::string> latency_warnings(const std::vector<metrics::NodeLatency>& latencies,
+                                          const std::map<std::string, NodeClock>& nodes) {
+    std::vector<std::string> warnings;
+    for (const auto& l : latencies) {
+        const auto from = nodes.find(l.from), to = nodes.find(l.to);
+        if (from == nodes.end() || to == nodes.end()) continue;
+        // Two nodes stamped by the one clock cannot disagree about time.
+        const bool same_clock = from->second.reports.size() == 1 && from->second.reports == to->second.reports;
+        if (same_clock) continue;
+        if (!from->second.bound_ns || !to->second.bound_ns) continue;  // reported once per node, below
+        const double combined_ns = static_cast<double>(*from->second.bound_ns + *to->second.bound_ns);
+        if (l.mean_ms * 1e6 <= combined_ns)
+            warnings.push_back("cross-node latency " + l.from + " -> " + l.to + " (mean " + format_duration_ns(l.mean_ms * 1e6) +
+                               ") is not larger than the clocks' combined error bound (" + format_duration_ns(combined_ns) +
+                               "): it cannot be trusted");
+    }
+    return warnings;
+}
+
+void add_clock_report(const ClockAnalysis& analysis, const graph::SampleSet& samples, bool corrected,
+                      metrics::AnalysisResult& result) {
+    const auto& clocks = analysis.clocks;
+    for (const auto& p : clocks.problems) result.warnings.push_back("clock records: " + p);
+    if (clocks.reports.empty()) {
+        if (corrected) result.warnings.push_back("--clock-correct: no clock-quality records (clock-*.htclock) next to the logs; nothing corrected");
+        return;
+    }
+    metrics::ExtraSection section;
+    section.key = "clock_sync";
+    section.title = corrected ? "Clock synchronisation (times corrected by each clock's offset and drift)"
+                              : "Clock synchronisation (times as recorded; --clock-correct applies the fitted corrections)";
+    section.json = std::string("{\"corrected\":") + (corrected ? "true" : "false") + ",\"clocks\":[";
+    for (std::size_t i = 0; i < clocks.reports.size(); ++i) {
+        section.text_lines.push_back(describe(clocks.reports[i], corrected));
+        section.json += (i ? "," : "") + report_json(clocks.reports[i]);
+    }
+    section.json += "],\"nodes\":[";
+    const auto nodes = node_clocks(analysis, samples, corrected);
+    bool first = true;
+    for (const auto& [name, clock] : nodes) {
+        section.json += (first ? "" : ",") + std::string("{\"node\":") + json_string(name) +
+                        ",\"error_bound_ns\":" + json_optional(clock.bound_ns) + "}";
+        first = false;
+        if (!clock.bound_ns)
+            result.warnings.push_back("node " + name + ": some of its logs have no measured clock (no clock-quality records "
+                                      "in their directory, or none with an offset): its cross-node latencies have unknown clock error");
+    }
+    section.json += "]}";
+    result.extra.push_back(std::move(section));
+    for (auto& w : latency_warnings(result.node_latency, nodes)) result.warnings.push_back(std::move(w));
+}
+
+}  // namespace hashtrace::clocksync

@@ -1,0 +1,138 @@
+// Clock records in the analysis, end to end through the graph loader: two
+// nodes in two directories, one the PTP reference, one free-running 2 ms
+// ahead and drifting 10 us/s.
+#include "hashtrace/clocksync/clock_analysis.hpp"
+#include "hashtrace/graph/link.hpp"
+#include "hashtrace/graph/load.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <fstream>
+
+namespace hc = hashtrace::clocksync;
+namespace hg = hashtrace::graph;
+namespace hm = hashtrace::metrics;
+namespace fs = std::filesystem;
+
+namespace {
+constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;
+constexpr std::int64_t kSecond = 1'000'000'000;
+constexpr const char* kHeader = "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash\n";
+
+std::string hash(int i) {
+    char buffer[33];
+    std::snprintf(buffer, sizeof buffer, "%032x", i + 1);
+    return buffer;
+}
+
+std::string seconds(std::int64_t ns) {
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%lld.%09lld", static_cast<long long>(ns / kSecond), static_cast<long long>(ns % kSecond));
+    return buffer;
+}
+
+// Reference clock offset of the follower at local time t: 2 ms + 10 us/s.
+double follower_offset(std::int64_t t) { return 2'000'000 + 10'000 * static_cast<double>(t - kT0) / 1e9; }
+
+class ClockAnalysisTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        root_ = fs::temp_directory_path() / ("hashtrace_ca_" + std::to_string(::getpid()));
+        fs::remove_all(root_);
+        fs::create_directories(root_ / "gm");
+        fs::create_directories(root_ / "fo");
+        std::ofstream sender(root_ / "gm" / "Sender-1.csv"), receiver(root_ / "fo" / "Receiver-1.csv");
+        sender << kHeader;
+        receiver << kHeader;
+        // Each message: sent at reference time T, received 500 us later; the
+        // receiver's clock stamps it follower_offset later still.
+        for (int i = 0; i < 20; ++i) {
+            const std::int64_t sent = kT0 + i * kSecond / 2;
+            const std::int64_t received_true = sent + 500'000;
+            const std::int64_t received_local = received_true + std::llround(follower_offset(received_true));
+            sender << "Sender,1,Send,none,messageid," << seconds(sent) << ",," << hash(i) << "\n";
+            receiver << "Receiver,1,Receive,messageid,none," << seconds(received_local) << "," << hash(i) << ",\n";
+        }
+        hc::ClockRecordWriter gm(hc::clock_file_path(root_ / "gm", "gm")), fo(hc::clock_file_path(root_ / "fo", "fo"));
+        for (int k = -2; k < 14; ++k) {
+            const std::int64_t t = kT0 + k * kSecond;
+            gm.write({t, "gm", hc::ClockSource::ptp, "MASTER", {}, {}, {}, {}});
+            fo.write({t, "fo", hc::ClockSource::ptp, "UNCALIBRATED", std::llround(follower_offset(t)), 2'400, {}, {}});
+        }
+    }
+    void TearDown() override { fs::remove_all(root_); }
+
+    hg::SampleSet load() { return hg::load_samples({root_ / "gm" / "Sender-1.csv", root_ / "fo" / "Receiver-1.csv"}); }
+
+    fs::path root_;
+};
+}  // namespace
+
+TEST_F(ClockAnalysisTest, CorrectionRestoresTheTrueLatency) {
+    auto samples = load();
+    const auto analysis = hc::load_clock_analysis(samples);
+    ASSERT_EQ(analysis.clocks.reports.size(), 2u);
+    hg::correct_times(samples, hc::time_correction(analysis));
+    const auto graph = hg::link(samples, hg::AnalysisSpec{}, hg::LinkOptions{});
+    ASSERT_EQ(graph.edges.size(), 20u);
+    for (const auto& e : graph.edges) {
+        const auto latency = samples.time_ns[e.to] - samples.time_ns[e.from];
+        // The records give the offset as a function of local time, this model of
+        // true time: they differ by drift x offset = 10 ppm x 2.5 ms = 25 ns.
+        EXPECT_NEAR(static_cast<double>(latency), 500'000, 30) << "edge " << e.from << "->" << e.to;
+    }
+}
+
+TEST_F(ClockAnalysisTest, ReportsSyncErrorPerNodeAndWarnsOnUntrustworthyLatency) {
+    const auto samples = load();
+    const auto analysis = hc::load_clock_analysis(samples);
+    hm::AnalysisResult result;
+    // Uncorrected, the receiver looks 2.5 ms away, its clock error bound is
+    // over 2 ms: fine. A 1 ms latency would not be.
+    result.node_latency = {{"Sender", "Receiver", 20, 2.5, 2.6}, {"Receiver", "Sender", 3, 1.0, 1.0}};
+    hc::add_clock_report(analysis, samples, false, result);
+    ASSERT_EQ(result.extra.size(), 1u);
+    const auto json = nlohmann::json::parse(result.extra[0].json);
+    EXPECT_FALSE(json["corrected"].get<bool>());
+    ASSERT_EQ(json["clocks"].size(), 2u);
+    const auto& fo = json["clocks"][0]["host"] == "fo" ? json["clocks"][0] : json["clocks"][1];
+    const auto& gm = json["clocks"][0]["host"] == "gm" ? json["clocks"][0] : json["clocks"][1];
+    EXPECT_TRUE(gm["reference"].get<bool>());
+    EXPECT_EQ(gm["error_bound_ns"].get<std::int64_t>(), 0);
+    EXPECT_GT(fo["error_bound_ns"].get<std::int64_t>(), 2'000'000);
+    EXPECT_LT(fo["corrected_error_bound_ns"].get<std::int64_t>(), 10);
+    EXPECT_NEAR(fo["correction"]["drift_ppb"].get<double>(), 10'000, 1);
+    ASSERT_EQ(result.warnings.size(), 1u);
+    EXPECT_NE(result.warnings[0].find("Receiver -> Sender"), std::string::npos) << result.warnings[0];
+
+    // Corrected, the bound is the residual (nanoseconds): no warning.
+    hm::AnalysisResult corrected;
+    corrected.node_latency = result.node_latency;
+    hc::add_clock_report(analysis, samples, true, corrected);
+    EXPECT_TRUE(corrected.warnings.empty()) << corrected.warnings[0];
+    ASSERT_EQ(corrected.extra[0].text_lines.size(), 2u);
+}
+
+TEST_F(ClockAnalysisTest, NodeWithoutClockRecordsIsReportedUnknown) {
+    fs::remove(hc::clock_file_path(root_ / "fo", "fo"));
+    const auto samples = load();
+    const auto analysis = hc::load_clock_analysis(samples);
+    hm::AnalysisResult result;
+    hc::add_clock_report(analysis, samples, false, result);
+    ASSERT_EQ(result.warnings.size(), 1u);
+    EXPECT_NE(result.warnings[0].find("node Receiver"), std::string::npos) << result.warnings[0];
+    const auto nodes = hc::node_clocks(analysis, samples, false);
+    EXPECT_FALSE(nodes.at("Receiver").bound_ns.has_value());
+    EXPECT_EQ(nodes.at("Sender").bound_ns, 0);
+}
+
+TEST(LatencyWarnings, SameClockNeverWarnsAndUnknownIsLeftToTheNodeWarning) {
+    std::map<std::string, hc::NodeClock> nodes{{"A", {100'000, {0}}}, {"B", {100'000, {0}}}, {"C", {50'000, {1}}}, {"D", {{}, {}}}};
+    const std::vector<hm::NodeLatency> latencies{{"A", "B", 1, 0.01, 0.01}, {"A", "C", 1, 0.12, 0.2}, {"C", "A", 1, 0.2, 0.2}, {"A", "D", 1, 0.001, 0.001}};
+    const auto warnings = hc::latency_warnings(latencies, nodes);
+    ASSERT_EQ(warnings.size(), 1u);  // A->C: 120 us <= 150 us
+    EXPECT_NE(warnings[0].find("A -> C"), std::string::npos) << warnings[0];
+}
