@@ -5,7 +5,7 @@
 //   HASHTRACE_NODE            node name (the paper's node_name)
 //   HASHTRACE_LOG_DIR         directory for the log file (created if missing)
 //   HASHTRACE_FORMAT          binary | csv
-//   HASHTRACE_QUEUE_CAPACITY  samples the queue holds before the full policy applies
+//   HASHTRACE_QUEUE_CAPACITY  samples each thread can have queued before the full policy applies
 //   HASHTRACE_WHEN_FULL       drop | block
 //   HASHTRACE_FLUSH_MS        longest time a sample waits in memory before it is written
 //   HASHTRACE_ENABLED         0 starts the session with recording off
@@ -30,7 +30,10 @@ struct Config {
     std::string node_name = "node";
     std::string log_dir = ".";
     LogFormat format = LogFormat::binary;
-    std::size_t queue_capacity = 1u << 18;  // 256 Ki samples of 128 bytes: 32 MiB
+    // Samples each recording thread can have waiting for the writer: its own
+    // pre-allocated ring (128 bytes a sample), so memory is bounded by
+    // threads x capacity and no thread's burst takes another's room.
+    std::size_t queue_capacity = 1u << 14;  // 16 Ki samples: 2 MiB per thread
     FullPolicy when_full = FullPolicy::drop;
     std::chrono::milliseconds flush_interval{100};
     bool install_signal_handlers = true;

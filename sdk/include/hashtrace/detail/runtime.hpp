@@ -21,9 +21,10 @@
 
 namespace hashtrace::detail {
 
-// Producers enqueue through explicit tokens into pre-allocated blocks, so
-// try_enqueue never allocates; the index of a producer's blocks must be large
-// enough for a whole queue's worth of blocks (4096 x 256 = 1 Mi samples).
+// Each recording thread enqueues through its own producer token into its own
+// ring of pre-allocated blocks (see attach_thread), so try_enqueue never
+// allocates and one thread's burst cannot take another thread's room. The
+// block index must cover a whole ring: 4096 x 256 = 1 Mi samples per thread.
 struct QueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
     static const size_t BLOCK_SIZE = 256;
     static const size_t EXPLICIT_INITIAL_INDEX_SIZE = 4096;
@@ -36,6 +37,7 @@ inline std::atomic<bool> g_recording{false};
 inline std::atomic<std::uint64_t> g_session{0};   // bumped by every start()
 inline std::atomic<SampleQueue*> g_queue{nullptr};
 inline std::atomic<int> g_full_policy{0};         // FullPolicy
+inline std::atomic<std::size_t> g_thread_capacity{0};  // samples in flight per thread (Config::queue_capacity)
 inline std::atomic<std::uint32_t> g_next_thread{1};
 
 inline bool is_recording() noexcept { return g_recording.load(std::memory_order_relaxed); }
@@ -46,7 +48,7 @@ void set_recording(bool on) noexcept;
 struct ThreadState {
     std::uint64_t session;
     SampleQueue* queue;
-    moodycamel::ProducerToken* token;
+    moodycamel::ProducerToken* token;  // kept for the thread's life, across sessions
     std::uint32_t id;
     std::uint64_t seq;
 };

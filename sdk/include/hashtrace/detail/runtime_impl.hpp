@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -53,17 +54,47 @@ struct TokenReaper {
     }
 };
 
+// A queue item the writer skips: used to give a new thread its blocks. The
+// last one of a batch carries a flag the writer sets once it got that far.
+struct PrewarmFence {
+    std::atomic<bool> reached{false};
+};
+
+inline QueuedSample prewarm_item(PrewarmFence* fence) noexcept {
+    QueuedSample q{};
+    q.def = nullptr;
+    std::memcpy(q.payload, &fence, sizeof fence);
+    return q;
+}
+
+// Gives the thread its own ring of `capacity` samples: enqueueing that many
+// placeholder items makes its producer allocate the blocks, and once the writer
+// has consumed them the blocks stay in the producer's ring, empty and reused.
+// Costs about a millisecond once per thread; afterwards enqueueing never allocates.
+inline void prewarm_thread_queue(ThreadState& ts, std::size_t capacity) noexcept {
+    const std::size_t blocks = (capacity + QueueTraits::BLOCK_SIZE - 1) / QueueTraits::BLOCK_SIZE;
+    auto* fence = new PrewarmFence;
+    const std::size_t items = blocks * QueueTraits::BLOCK_SIZE;
+    for (std::size_t i = 0; i + 1 < items; ++i) ts.queue->enqueue(*ts.token, prewarm_item(nullptr));
+    ts.queue->enqueue(*ts.token, prewarm_item(fence));
+    const std::uint64_t session = g_session.load(std::memory_order_acquire);
+    while (!fence->reached.load(std::memory_order_acquire)) {
+        if (g_session.load(std::memory_order_acquire) != session || !is_recording()) return;  // fence leaks: rare, tiny
+        std::this_thread::yield();
+    }
+    delete fence;
+}
+
 inline void attach_thread(ThreadState& ts) noexcept {
     thread_local TokenReaper reaper;
     (void)reaper;
-    SampleQueue* q = g_queue.load(std::memory_order_acquire);
-    if (ts.queue != q || !ts.token) {
-        delete ts.token;  // its queue is still alive: queues are never freed
-        ts.token = new moodycamel::ProducerToken(*q);
-        ts.queue = q;
+    if (!ts.token) {
+        ts.queue = g_queue.load(std::memory_order_acquire);
+        ts.token = new moodycamel::ProducerToken(*ts.queue);
+        prewarm_thread_queue(ts, g_thread_capacity.load(std::memory_order_relaxed));
     }
-    if (ts.id == 0) {
-        ts.id = g_next_thread.fetch_add(1, std::memory_order_relaxed);
+    if (ts.id == 0) ts.id = g_next_thread.fetch_add(1, std::memory_order_relaxed);
+    {
         auto& reg = thread_registry();
         std::lock_guard<std::mutex> lock(reg.mutex);
         reg.threads[ts.id].os_tid = static_cast<std::int64_t>(::syscall(SYS_gettid));
@@ -176,7 +207,14 @@ struct Runtime::Impl {
             if (thread_described[id]) file->thread(id, reg.threads[id].os_tid, reg.threads[id].name, time_ns);
     }
 
-    void write(const QueuedSample& q) {
+    // Returns how many samples it wrote: 0 for a placeholder, else 1.
+    std::uint64_t write(const QueuedSample& q) {
+        if (!q.def) {  // a placeholder from prewarm_thread_queue
+            PrewarmFence* fence;
+            std::memcpy(&fence, q.payload, sizeof fence);
+            if (fence) fence->reached.store(true, std::memory_order_release);
+            return 0;
+        }
         TracepointDef& d = *q.def;
         ensure_logged(d, q.time_ns);
         describe_thread(q.thread, q.time_ns);
@@ -197,6 +235,13 @@ struct Runtime::Impl {
         if (!(q.flags & QueuedSample::kHasInput)) pin = nullptr;
         if (!(q.flags & QueuedSample::kHasOutput)) pout = nullptr;
         file->sample({q.time_ns, pin, pout, d.log_index, true, q.thread, true, q.seq});
+        return 1;
+    }
+
+    void write_batch(const QueuedSample* items, std::size_t n) {
+        std::uint64_t samples = 0;
+        for (std::size_t i = 0; i < n; ++i) samples += write(items[i]);
+        written.fetch_add(samples, std::memory_order_relaxed);
     }
 
     // Logs every drop counted since the last look. Old definitions were
@@ -229,8 +274,7 @@ struct Runtime::Impl {
         int empty_polls_after_stop = 0;
         for (;;) {
             const std::size_t n = queue.try_dequeue_bulk(consumer, batch.data(), batch.size());
-            for (std::size_t i = 0; i < n; ++i) write(batch[i]);
-            written.fetch_add(n, std::memory_order_relaxed);
+            write_batch(batch.data(), n);
             const std::int64_t now = now_ns();
             if (now - last_drop_check >= 10'000'000 || n == 0) {
                 log_drops(now);
@@ -267,8 +311,7 @@ struct Runtime::Impl {
         for (;;) {
             const std::size_t n = queue.try_dequeue_bulk(consumer, batch.data(), batch.size());
             if (n == 0) break;
-            for (std::size_t i = 0; i < n; ++i) write(batch[i]);
-            written.fetch_add(n, std::memory_order_relaxed);
+            write_batch(batch.data(), n);
         }
         log_drops(now_ns());
         file->close(true);
@@ -277,12 +320,10 @@ struct Runtime::Impl {
     }
 };
 
-// Queues are kept for the life of the process (threads' tokens may refer to
-// them) and reused by later sessions of the same capacity: tests start many.
-inline SampleQueue* queue_for_capacity(std::size_t capacity) {
-    static auto* pool = new std::map<std::size_t, SampleQueue*>;
-    auto& q = (*pool)[capacity];
-    if (!q) q = new SampleQueue(capacity);
+// One queue for the life of the process: threads keep their producer tokens
+// (and the blocks behind them) across sessions, and may outlive any session.
+inline SampleQueue* process_queue() {
+    static SampleQueue* q = new SampleQueue(0);  // no shared pool: each thread brings its own blocks
     return q;
 }
 
@@ -318,7 +359,7 @@ inline void Runtime::start(const Config& config) {
             {"hash_functions", "md5,xxh3_128"},
             {"writer", "hashtrace-sdk 0.1"},
         });
-    SampleQueue* queue = queue_for_capacity(config.queue_capacity);
+    SampleQueue* queue = process_queue();
     impl->session = g_session.load() + 1;
     // Bring old definitions' drop counts up to date: this log starts from zero.
     for (TracepointDef* d = TracepointDef::registry_head().load(); d; d = d->next) {
@@ -326,6 +367,7 @@ inline void Runtime::start(const Config& config) {
         d->drops_logged = d->dropped.load();
     }
     g_full_policy.store(static_cast<int>(config.when_full));
+    g_thread_capacity.store(config.queue_capacity);
     g_queue.store(queue, std::memory_order_release);
     g_session.store(impl->session, std::memory_order_release);
     g_pending_signal.store(0);

@@ -1,0 +1,147 @@
+// The CSV reader against SPEC.md section 1: what it accepts, what it rejects
+// (with file, line and reason), and what a torn tail does.
+#include <hashtrace/logio/reader.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace hashtrace::logio;
+
+namespace {
+
+const std::string kHeader =
+    "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash\n";
+const std::string kHashA = "0123456789abcdef0123456789abcdef";
+const std::string kHashB = "fedcba9876543210fedcba9876543210";
+
+struct Collect : LogVisitor {
+    std::vector<TracepointInfo> tps;
+    std::vector<SampleRecord> samples;
+    std::vector<DropRecord> drops;
+    void on_tracepoint(std::uint32_t i, const TracepointInfo& t) override {
+        ASSERT_EQ(i, tps.size());
+        tps.push_back(t);
+    }
+    void on_samples(std::span<const SampleRecord> b) override { samples.insert(samples.end(), b.begin(), b.end()); }
+    void on_drop(const DropRecord& d) override { drops.push_back(d); }
+};
+
+ReadReport parse(const std::string& text, Collect& c, bool lenient = false) {
+    return read_csv(text, "run/chai.csv", c, {lenient});
+}
+
+void expect_error(const std::string& text, std::uint64_t line, const std::string& reason_part) {
+    Collect c;
+    try {
+        parse(text, c);
+        FAIL() << "accepted: " << text;
+    } catch (const LogError& e) {
+        EXPECT_EQ(e.file(), "run/chai.csv");
+        EXPECT_EQ(e.line(), line) << e.what();
+        EXPECT_NE(e.reason().find(reason_part), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("run/chai.csv:" + std::to_string(line) + ":"), std::string::npos);
+    }
+}
+
+}  // namespace
+
+TEST(CsvReader, ReadsThePapersEightColumns) {
+    Collect c;
+    const auto r = parse(kHeader + "Chai,4108243516105288,Send,messageid,messageid,1505300904.9114494," + kHashA + "," +
+                             kHashB + "\nChai,4108243516105288,Recv,messageid,,1505300905," + kHashB + ",\n",
+                         c);
+    ASSERT_EQ(c.samples.size(), 2u);
+    EXPECT_EQ(r.samples, 2u);
+    ASSERT_EQ(c.tps.size(), 2u);
+    EXPECT_EQ(c.tps[0].node_name, "Chai");
+    EXPECT_EQ(c.tps[0].instance, "4108243516105288");
+    EXPECT_EQ(c.tps[0].tracepoint_name, "Send");
+    EXPECT_EQ(c.tps[0].hash_function, hashtrace::HashFunction::md5);  // absent column: md5
+    EXPECT_EQ(c.samples[0].time_ns, 1505300904911449400);
+    EXPECT_EQ(c.samples[1].time_ns, 1505300905000000000);
+    EXPECT_TRUE(c.samples[1].has_input());
+    EXPECT_FALSE(c.samples[1].has_output());
+    EXPECT_FALSE(c.samples[0].has_thread());
+    EXPECT_EQ(hashtrace::to_hex(c.samples[0].input_hash)[0], '0');
+}
+
+TEST(CsvReader, FindsColumnsByNameAndIgnoresUnknownOnes) {
+    Collect c;
+    parse("sample_time,extra,node_name,instance,tracepoint_name,input_hash_type,output_hash_type,input_hash,output_hash,"
+          "thread,seq,hash_function\n1.5,whatever,Unity,7,Draw,frame,frame," +
+              kHashA + ",," + "3,42,xxh3_128\n",
+          c);
+    ASSERT_EQ(c.samples.size(), 1u);
+    EXPECT_EQ(c.samples[0].time_ns, 1500000000);
+    EXPECT_EQ(c.samples[0].thread, 3u);
+    EXPECT_EQ(c.samples[0].seq, 42u);
+    EXPECT_EQ(c.tps[0].node_name, "Unity");
+    EXPECT_EQ(c.tps[0].hash_function, hashtrace::HashFunction::xxh3_128);
+}
+
+TEST(CsvReader, DroppedRowsAreDropRecordsNotSamples) {
+    Collect c;
+    const auto r = parse(kHeader.substr(0, kHeader.size() - 1) + ",dropped\nA,1,T,x,x,2.0,,,17\nA,1,T,x,x,2.5," + kHashA +
+                             ",,\n",
+                         c);
+    ASSERT_EQ(c.drops.size(), 1u);
+    EXPECT_EQ(c.drops[0].count, 17u);
+    EXPECT_EQ(c.samples.size(), 1u);
+    EXPECT_EQ(r.dropped_samples, 17u);
+}
+
+TEST(CsvReader, TimeIsParsedExactlyIntoNanoseconds) {
+    std::int64_t t = 0;
+    ASSERT_TRUE(parse_time_ns("1763814333.123456789", t));
+    EXPECT_EQ(t, 1763814333123456789);  // a double would round this
+    ASSERT_TRUE(parse_time_ns("0.000000001", t));
+    EXPECT_EQ(t, 1);
+    ASSERT_TRUE(parse_time_ns("12", t));
+    EXPECT_EQ(t, 12000000000);
+    EXPECT_FALSE(parse_time_ns("1.0000000001", t));  // finer than a nanosecond
+    EXPECT_FALSE(parse_time_ns("1e9", t));
+    EXPECT_FALSE(parse_time_ns("", t));
+    EXPECT_FALSE(parse_time_ns(".", t));
+    EXPECT_FALSE(parse_time_ns("99999999999999999999", t));
+    EXPECT_EQ(format_time_ns(1763814333000000005), "1763814333.000000005");
+}
+
+TEST(CsvReader, MalformedLinesNameFileLineAndReason) {
+    expect_error("", 1, "empty file");
+    expect_error("node_name,instance\n", 1, "missing required column 'tracepoint_name'");
+    expect_error(kHeader.substr(0, kHeader.size() - 1) + ",node_name\n", 1, "appears twice");
+    expect_error(kHeader + "A,1,T,x,x,1.0," + kHashA + "\n", 2, "expected 8 fields, found 7");
+    expect_error(kHeader + "A,1,T,x,x,1.0," + kHashA + ",,,\n", 2, "more fields");
+    expect_error(kHeader + "A,1,T,x,x,1.0," + kHashA + "," + kHashB + "\nA,1,T,x,x,soon,,\n", 3, "sample_time 'soon'");
+    expect_error(kHeader + "A,1,T,x,x,1.0,abc,\n", 2, "input_hash 'abc' is not 32 hex digits");
+    expect_error(kHeader + ",1,T,x,x,1.0,,\n", 2, "node_name is empty");
+    expect_error("node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash,"
+                 "hash_function\nA,1,T,x,x,1.0,,,sha1\n",
+                 2, "unknown hash_function 'sha1'");
+}
+
+TEST(CsvReader, LenientModeSkipsAndCountsBadLines) {
+    Collect c;
+    const auto r = parse(kHeader + "A,1,T,x,x,1.0,,\nbroken line\nA,1,T,x,x,zz,,\nA,1,T,x,x,2.0,,\n", c, true);
+    EXPECT_EQ(c.samples.size(), 2u);
+    EXPECT_EQ(r.bad_records, 2u);
+    ASSERT_EQ(r.bad_record_messages.size(), 2u);
+    EXPECT_NE(r.bad_record_messages[0].find("run/chai.csv:3:"), std::string::npos);
+}
+
+TEST(CsvReader, TornLastLineIsReportedNotAnError) {
+    Collect c;
+    const std::string good = kHeader + "A,1,T,x,x,1.0," + kHashA + ",\n";
+    const auto r = parse(good + "A,1,T,x,x,2.0,01234", c);
+    EXPECT_EQ(c.samples.size(), 1u);
+    EXPECT_TRUE(r.torn);
+    EXPECT_EQ(r.torn_tail.offset, good.size());
+    EXPECT_NE(r.torn_tail.reason.find("line 3"), std::string::npos);
+}
+
+TEST(CsvReader, CrLfLineEndsAreAccepted) {
+    Collect c;
+    parse("node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash\r\n"
+          "A,1,T,x,x,1.0,,\r\n",
+          c);
+    EXPECT_EQ(c.samples.size(), 1u);
+}
