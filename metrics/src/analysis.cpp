@@ -169,12 +169,18 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             values = all_reachable_latencies(s, g, from_samples[i], to_sets[i]);
         } else {
             // Targets of one interval are in instance order: sort by (from sample, instance).
-            std::vector<std::tuple<SampleIndex, std::size_t, double>> merged;
-            for (std::size_t t = 0; t < targets.size(); ++t)
-                if (targets[t].is_interval && targets[t].interval == i)
-                    for (auto [v, ms] : targets[t].latencies) merged.emplace_back(v, t, ms);
-            std::sort(merged.begin(), merged.end());
-            for (const auto& m : merged) values.push_back(std::get<2>(m));
+            std::vector<Target*> mine;
+            for (Target& t : targets)
+                if (t.is_interval && t.interval == i) mine.push_back(&t);
+            if (mine.size() == 1) {  // one instance reached: already in from-sample order
+                for (auto [v, ms] : mine[0]->latencies) values.push_back(ms);
+            } else {
+                std::vector<std::tuple<SampleIndex, std::size_t, double>> merged;
+                for (std::size_t k = 0; k < mine.size(); ++k)
+                    for (auto [v, ms] : mine[k]->latencies) merged.emplace_back(v, k, ms);
+                std::sort(merged.begin(), merged.end());
+                for (const auto& m : merged) values.push_back(std::get<2>(m));
+            }
         }
         ir.latency_ms = summarize(values);
         if (options.keep_values) ir.values_ms = std::move(values);

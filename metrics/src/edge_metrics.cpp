@@ -1,6 +1,6 @@
 // M3 is a sweep over the message edges' start and end times. Samples are in
-// time order, so edges (sorted by producer) already have sorted start times;
-// only the end times need sorting, and they sort as sample indices.
+// time order, so edges sorted by producer give sorted start times and the
+// incoming rows (sorted by consumer) give sorted end times: no sorting at all.
 #include "edge_metrics.hpp"
 
 #include <algorithm>
@@ -54,8 +54,7 @@ ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& starts, const
 }  // namespace
 
 void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const MetricOptions& options, AnalysisResult& out) {
-    std::vector<std::int64_t> starts;
-    std::vector<graph::SampleIndex> end_samples;
+    std::vector<std::int64_t> starts, ends;
     std::vector<double> waits_ms;
     double local_sum = 0, message_sum = 0;
     for (const graph::Edge& e : g.edges) {
@@ -68,16 +67,14 @@ void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const Metri
         ++out.message_edges;
         message_sum += double(dt);
         waits_ms.push_back(double(dt) / 1e6);
-        if (dt > 0) {  // a zero or (clock-error) negative wait is never in flight
-            starts.push_back(s.time_ns[e.from]);
-            end_samples.push_back(e.to);
-        }
+        if (dt > 0) starts.push_back(s.time_ns[e.from]);  // a zero or (clock-error) negative wait is never in flight
     }
     out.edges = g.edges.size();
-    std::sort(end_samples.begin(), end_samples.end());
-    std::vector<std::int64_t> ends(end_samples.size());
-    for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = s.time_ns[end_samples[i]];
-    end_samples = {};
+    ends.reserve(starts.size());
+    for (graph::SampleIndex v = 0; v < s.size(); ++v)
+        g.for_each_in(v, [&](const graph::Edge& e) {
+            if (s.time_ns[e.to] > s.time_ns[e.from] && !graph::is_local(s, e)) ends.push_back(s.time_ns[v]);
+        });
     out.m3 = sweep_in_flight(starts, ends, out.first_time_ns, out.last_time_ns, options);
     out.m8 = out.window_s > 0 ? double(out.message_edges) / out.window_s : 0;
     out.m12 = message_sum != 0 ? local_sum / message_sum : 0;

@@ -12,12 +12,14 @@ void Moments::add(double x) {
     m2 += delta * (x - mean);
 }
 
-double nearest_rank(std::span<const double> sorted, double p) {
-    const auto n = sorted.size();
-    auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * double(n)));
-    rank = std::clamp<std::size_t>(rank, 1, n);  // p = 0 means the minimum
-    return sorted[rank - 1];
+namespace {
+// 1-based rank ceil(p/100 * n), at least 1 (p = 0 means the minimum).
+std::size_t rank_of(double p, std::size_t n) {
+    return std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(p / 100.0 * double(n))), 1, n);
 }
+}  // namespace
+
+double nearest_rank(std::span<const double> sorted, double p) { return sorted[rank_of(p, sorted.size()) - 1]; }
 
 Summary summarize(std::span<const double> values) {
     Summary s;
@@ -31,13 +33,21 @@ Summary summarize(std::span<const double> values) {
     s.mean = m.mean;
     s.sd = std::sqrt(m.variance());
     s.jitter = std::sqrt(diffs.variance());
-    std::vector<double> sorted(values.begin(), values.end());
-    std::sort(sorted.begin(), sorted.end());
-    s.min = sorted.front();
-    s.max = sorted.back();
-    s.p50 = nearest_rank(sorted, 50);
-    s.p95 = nearest_rank(sorted, 95);
-    s.p99 = nearest_rank(sorted, 99);
+    // Selection instead of a full sort: each nearest-rank percentile is one
+    // nth_element over the part above the previous one (ranks ascend).
+    std::vector<double> v(values.begin(), values.end());
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    s.min = *lo;
+    s.max = *hi;
+    auto first = v.begin();
+    double* out[] = {&s.p50, &s.p95, &s.p99};
+    const double ps[] = {50, 95, 99};
+    for (int i = 0; i < 3; ++i) {
+        const auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank_of(ps[i], v.size()) - 1);
+        std::nth_element(first, nth, v.end());
+        *out[i] = *nth;
+        first = nth;
+    }
     return s;
 }
 
