@@ -44,6 +44,7 @@ esac
 mkdir -p "$out/stats" "$out/stderr"
 rm -f "$out"/*.htlog "$out"/*.csv "$out"/stats/* "$out"/stderr/*
 export HASHTRACE_LOG_DIR=$out
+unset HASHTRACE_NODE  # each process names itself (Haptics, Physics, ...); a global override would merge them
 export HASHTRACE_FORMAT=${HASHTRACE_FORMAT:-binary}
 
 pids=()

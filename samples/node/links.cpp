@@ -11,8 +11,10 @@ void NodeLinks::on_received(msg::Connection&, const msg::SceneMessage& m) {
     }
     if (!is_scene_update(m)) return;
     trace_received(me_, m);
-    inbox_.enqueue(m);
+    // Traced before the enqueue: the loop may take the message the instant it
+    // is queued, and its MessageProcessed must not precede MessageQueued.
     trace_queued(m);
+    inbox_.enqueue(m);
 }
 
 void NodeLinks::on_sent(msg::Connection& to, const msg::SceneMessage& m) {

@@ -115,8 +115,7 @@ bool Connection::read_available() {
 bool Connection::flush_outbox() {
     if (written_ == unsent_.size()) {
         unsent_.clear();
-        in_flight_.clear();
-        written_ = reported_ = 0;
+        written_ = 0;
     }
     // Read the flag before draining: whatever was sent before finish() is then
     // in the outbox and goes out ahead of the goodbye.
@@ -126,7 +125,10 @@ bool Connection::flush_outbox() {
         for (std::size_t i = 0; i < n; ++i) {
             const Frame frame = encode(batch[i]);
             unsent_.insert(unsent_.end(), frame.begin(), frame.end());
-            in_flight_.emplace_back(batch[i], unsent_.size());
+            // Reported before the write: once the bytes are in the kernel the
+            // peer may receive them at once, and a "sent" stamped after the
+            // receipt could not be linked to it (happened-before, SPEC.md 4).
+            handler_.on_sent(*this, batch[i]);
         }
     }
     if (finishing && !goodbye_queued_) {
@@ -146,10 +148,6 @@ bool Connection::flush_outbox() {
             return false;
         }
         written_ += static_cast<std::size_t>(n);
-    }
-    while (reported_ < in_flight_.size() && in_flight_[reported_].second <= written_) {
-        handler_.on_sent(*this, in_flight_[reported_].first);
-        ++reported_;
     }
     if (goodbye_queued_ && written_ >= goodbye_end_) goodbye_sent_.store(true, std::memory_order_release);
     return true;

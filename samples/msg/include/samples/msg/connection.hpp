@@ -23,7 +23,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 namespace hashtrace::samples::msg {
@@ -36,7 +35,8 @@ public:
     virtual ~MessageHandler() = default;
     // Every frame the peer sent except hello and goodbye.
     virtual void on_received(Connection& from, const SceneMessage& message) = 0;
-    // After the message's bytes were handed to the kernel.
+    // As the message is handed to the kernel: just before the write that
+    // carries it, so on any clock it precedes the peer's receipt.
     virtual void on_sent(Connection& /*to*/, const SceneMessage& /*message*/) {}
     // First thing the connection's thread does (e.g. name the thread for the trace).
     virtual void on_thread_start(Connection& /*connection*/) {}
@@ -88,14 +88,11 @@ private:
     std::atomic<bool> goodbye_sent_{false};
     std::atomic<bool> failed_{false};
 
-    // Connection-thread state. Bytes not yet accepted by the kernel (the socket
-    // is non-blocking, so a slow peer never stalls reading), and the messages
-    // they hold with the offset where each ends, to report on_sent exactly.
+    // Connection-thread state: bytes not yet accepted by the kernel (the
+    // socket is non-blocking, so a slow peer never stalls reading).
     FrameReader reader_;
     std::vector<std::byte> unsent_;
     std::size_t written_ = 0;
-    std::vector<std::pair<SceneMessage, std::size_t>> in_flight_;
-    std::size_t reported_ = 0;  // in_flight_ entries already passed to on_sent
     bool goodbye_queued_ = false;
     std::size_t goodbye_end_ = 0;
     mutable std::mutex error_mutex_;

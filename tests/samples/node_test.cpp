@@ -1,0 +1,135 @@
+// The nodes' pure parts: option parsing (with its error messages) and the
+// scene-graph work each node does.
+#include "options.hpp"
+#include "run_stats.hpp"
+#include "scene.hpp"
+
+#include "args.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace samples = hashtrace::samples;
+namespace msg = hashtrace::samples::msg;
+
+namespace {
+
+std::string usage_error(const std::vector<std::string>& argv) {
+    try {
+        samples::parse_node_options(argv);
+    } catch (const hashtrace::cli::UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(NodeOptions, ParsesAMeshNodeWithDefaultsForItsRole) {
+    const auto o = samples::parse_node_options(
+        {"physics", "--listen", "127.0.0.1:4001", "--accept", "1", "--connect", "127.0.0.1:4002"});
+    EXPECT_EQ(o.role, msg::NodeId::physics);
+    ASSERT_TRUE(o.listen.has_value());
+    EXPECT_EQ(o.listen->port, 4001);
+    EXPECT_EQ(o.accept, 1);
+    ASSERT_EQ(o.connect.size(), 1u);
+    EXPECT_EQ(o.connect[0].text(), "127.0.0.1:4002");
+    EXPECT_EQ(o.rate_hz, 250);
+    EXPECT_FALSE(o.bug);
+    EXPECT_EQ(samples::parse_node_options({"haptics", "--connect", "h:1"}).rate_hz, 1000);
+    EXPECT_EQ(samples::parse_node_options({"render", "--connect", "h:1"}).rate_hz, 60);
+}
+
+TEST(NodeOptions, RejectsMistakesWithTheReason) {
+    EXPECT_NE(usage_error({}).find("missing ROLE"), std::string::npos);
+    EXPECT_NE(usage_error({"graphics"}).find("unknown ROLE 'graphics'"), std::string::npos);
+    EXPECT_NE(usage_error({"render"}).find("no peers"), std::string::npos);
+    EXPECT_NE(usage_error({"render", "--listen", "0.0.0.0:1"}).find("--accept N"), std::string::npos);
+    EXPECT_NE(usage_error({"render", "--connect", "nocolon"}).find("expected host:port"), std::string::npos);
+    EXPECT_NE(usage_error({"physics", "--connect", "h:1", "--bug"}).find("haptics node only"), std::string::npos);
+    EXPECT_NE(usage_error({"router", "--connect", "h:1"}).find("only listens"), std::string::npos);
+    EXPECT_NE(usage_error({"render", "--connect", "h:1", "--rate", "0"}).find("--rate"), std::string::npos);
+    EXPECT_NE(usage_error({"render", "--connect", "h:1", "--frobnicate"}).find("--frobnicate"), std::string::npos);
+}
+
+TEST(Scene, UpdatesApplyToTheirObjectAndUnknownObjectsAreIgnored) {
+    samples::SceneGraph scene(3);
+    samples::SceneObject moved;
+    moved.position = {4, 5, 6};
+    msg::SceneMessage t = samples::make_transform(2, moved);
+    EXPECT_TRUE(samples::apply_update(scene, t));
+    EXPECT_EQ(scene.objects[2].position.y, 5);
+    t.object = 3;
+    EXPECT_FALSE(samples::apply_update(scene, t));
+    msg::SceneMessage hello;
+    EXPECT_FALSE(samples::apply_update(scene, hello));
+}
+
+TEST(Scene, PhysicsFallsUnderGravityAndBouncesOffTheFloor) {
+    samples::SceneGraph scene(1);
+    const float start = scene.objects[0].position.y;
+    samples::step_physics(scene, 0.01f);
+    EXPECT_LT(scene.objects[0].position.y, start);
+    float lowest = start;
+    for (int i = 0; i < 2000; ++i) {
+        samples::step_physics(scene, 0.004f);
+        lowest = std::min(lowest, scene.objects[0].position.y);
+    }
+    EXPECT_GE(lowest, 0.3f - 1e-6f);  // never through the floor
+    const auto& q = scene.objects[0].orientation;
+    EXPECT_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0f, 1e-4f);
+}
+
+TEST(Scene, HapticForcePushesTheNearestObjectOnlyWhenTouching) {
+    samples::SceneGraph scene(2);
+    scene.objects[0].position = {0, 1, 0};
+    scene.objects[1].position = {5, 1, 0};
+    const auto touching = samples::compute_force(scene, {0.1f, 1, 0});
+    EXPECT_EQ(touching.object, 0);
+    EXPECT_LT(touching.force.x, 0);  // cursor on the +x side pushes the object towards -x
+    const auto apart = samples::compute_force(scene, {2.5f, 1, 0});
+    EXPECT_EQ(apart.force.x, 0);
+    const auto near_second = samples::compute_force(scene, {4.9f, 1, 0});
+    EXPECT_EQ(near_second.object, 1);
+    const msg::SceneMessage m = samples::make_force(touching);
+    EXPECT_EQ(m.kind, msg::Kind::force);
+    EXPECT_EQ(m.values[0], touching.force.x);
+    EXPECT_EQ(m.values[3], 0.1f);  // the cursor travels with the force
+}
+
+TEST(Scene, WorldMatricesHoldPositionAndRotation) {
+    samples::SceneGraph scene(1);
+    scene.objects[0].position = {1, 2, 3};
+    std::vector<std::array<float, 16>> m;
+    samples::compute_world_matrices(scene, m);
+    ASSERT_EQ(m.size(), 1u);
+    EXPECT_EQ(m[0][12], 1);
+    EXPECT_EQ(m[0][13], 2);
+    EXPECT_EQ(m[0][14], 3);
+    EXPECT_EQ(m[0][0], 1);  // identity rotation
+}
+
+TEST(RunStats, SummaryUsesPopulationSdAndNearestRank) {
+    const auto s = samples::summarize_values({4, 1, 3, 2});
+    EXPECT_EQ(s.count, 4u);
+    EXPECT_DOUBLE_EQ(s.mean, 2.5);
+    EXPECT_DOUBLE_EQ(s.sd, std::sqrt(1.25));
+    EXPECT_EQ(s.p50, 2);  // rank ceil(0.5 * 4) = 2
+    EXPECT_EQ(s.p99, 4);
+    EXPECT_EQ(s.max, 4);
+    EXPECT_EQ(samples::summarize_values({}).count, 0u);
+}
+
+TEST(RunStats, JsonNamesTheNodeRateAndLatencyPerOrigin) {
+    samples::RunStats stats("Render");
+    stats.loop_period(16.0);
+    stats.loop_period(17.0);
+    stats.loop_iterations(120, 2.0);
+    stats.message_applied(msg::NodeId::haptics, 3.0);
+    const std::string json = stats.to_json(60);
+    EXPECT_NE(json.find("\"node\": \"Render\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"rate_hz\": 60"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"Haptics\": {\"count\": 1"), std::string::npos) << json;
+    EXPECT_THROW(stats.write("/nonexistent-dir/x.json", 60), std::runtime_error);
+}
