@@ -41,7 +41,8 @@ constexpr long long kDemoPeriod = 10'000'000;  // 10 ms
 // Messages 100..104 are never sent: both nodes are silent for ~60 ms.
 inline bool demo_paused(int i) { return i >= 100 && i < 105; }
 
-inline DemoRun demo_run() {
+// The run's logs as {file name, CSV text}.
+inline std::vector<std::pair<std::string, std::string>> demo_logs() {
     const std::string header = "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash,thread\n";
     std::string chai = header, unity = header;
     for (int i = 0; i < kDemoMessages; ++i) {
@@ -57,11 +58,10 @@ inline DemoRun demo_run() {
     // One Unity sample whose input nobody produced.
     unity += "Unity,2b,MessageReceived,messageid,transform," + time_text(kDemoStart + kDemoMessages * kDemoPeriod) + "," +
              hex_id(9, 9) + "," + hex_id(8, 8) + ",0\n";
-    DemoRun run;
-    graph::LoadOptions load;
-    load.keep_hash_values = true;
-    run.samples = graph::load_samples_from_memory({{"chai.csv", chai}, {"unity.csv", unity}}, load);
-    run.spec = graph::parse_spec(R"(
+    return {{"chai.csv", chai}, {"unity.csv", unity}};
+}
+
+inline const char* const kDemoSpec = R"(
 [[interval]]
 name = "force to render"
 from = "Chai/ForceComputed"
@@ -73,8 +73,14 @@ name = "send"
 from = "Chai/ForceComputed"
 to = "Chai/MessageSent"
 kind = "process"
-)",
-                                 "demo.toml");
+)";
+
+inline DemoRun demo_run() {
+    DemoRun run;
+    graph::LoadOptions load;
+    load.keep_hash_values = true;
+    run.samples = graph::load_samples_from_memory(demo_logs(), load);
+    run.spec = graph::parse_spec(kDemoSpec, "demo.toml");
     run.graph = graph::link(run.samples, run.spec);
     metrics::MetricOptions measure;
     measure.keep_values = true;

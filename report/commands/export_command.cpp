@@ -1,0 +1,69 @@
+// `hashtrace export`: logs of a run -> causality graph -> trace-viewer files
+// (Chrome JSON trace events, Perfetto protobuf). docs/report.md shows how to
+// open them.
+#include "command.hpp"
+#include "hashtrace/report/build.hpp"
+#include "hashtrace/report/trace_export.hpp"
+#include "pipeline.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: hashtrace export LOGS... [--chrome FILE] [--perfetto FILE] [--spec FILE] [options]\n"
+    "  Links the logs like `analyze` and writes the causality graph for trace viewers: one process\n"
+    "  per node instance, one thread track per recording thread, each sample a short slice, each\n"
+    "  edge a flow arrow from producer to consumer. Open either file in ui.perfetto.dev;\n"
+    "  the JSON also opens in chrome://tracing.\n"
+    "  --chrome FILE        Chrome JSON trace event format\n"
+    "  --perfetto FILE      Perfetto protobuf trace (.pftrace)\n"
+    "  --slice-us X         longest slice drawn per sample, microseconds (default 1)\n";
+
+template <typename Write>
+void write_file(const std::string& path, std::ios::openmode mode, Write&& write) {
+    std::ofstream out(path, mode);
+    if (!out) throw std::runtime_error(path + ": cannot open for writing");
+    write(out);
+    if (!out.flush()) throw std::runtime_error(path + ": cannot write");
+}
+
+int run_export(hashtrace::cli::Args& args) {
+    using namespace hashtrace;
+    if (args.help_requested()) {
+        std::printf("%s%s", kUsage, cli::kPipelineOptionsHelp);
+        return 0;
+    }
+    const auto pipeline = cli::read_pipeline_options(args);
+    const auto chrome = args.option("--chrome");
+    const auto perfetto = args.option("--perfetto");
+    const double slice_us = args.number("--slice-us", 1.0);
+    const auto inputs = args.positionals();
+    args.finish();
+    if (inputs.empty()) throw cli::UsageError("give the logs to export (files or directories)");
+    if (!chrome && !perfetto) throw cli::UsageError("give --chrome FILE and/or --perfetto FILE");
+    if (!(slice_us >= 0) || !std::isfinite(slice_us)) throw cli::UsageError("--slice-us must be a finite number >= 0");
+
+    const auto spec = cli::spec_stage(pipeline);
+    const auto samples = cli::load_stage(inputs, pipeline, /*keep_hash_values=*/true);
+    cli::report_input_health(samples);
+    for (const auto& warning : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    const auto graph = cli::link_stage(samples, spec, pipeline);
+    const auto model = report::build_trace_model(samples, graph, std::llround(slice_us * 1000));
+
+    if (const auto backward = report::count_backward_flows(model))
+        std::fprintf(stderr, "warning: %zu edges end before they start (clock error or --tolerance-ms): viewers draw them backwards\n",
+                     backward);
+    if (chrome) write_file(*chrome, std::ios::out, [&](std::ostream& out) { report::write_chrome_json(model, out); });
+    if (perfetto)
+        write_file(*perfetto, std::ios::out | std::ios::binary, [&](std::ostream& out) { report::write_perfetto_trace(model, out); });
+    std::printf("exported %zu samples on %zu node instances (%zu thread tracks) and %zu edges as flows\n", model.events.size(),
+                model.processes.size(), model.threads.size(), model.flows.size());
+    return 0;
+}
+
+}  // namespace
+
+HASHTRACE_COMMAND("export", "write the causality graph as Chrome JSON / Perfetto traces (flows between samples)", run_export);
