@@ -68,9 +68,12 @@ inline QueuedSample prewarm_item(PrewarmFence* fence) noexcept {
 }
 
 // Gives the thread its own ring of `capacity` samples: enqueueing that many
-// placeholder items makes its producer allocate the blocks, and once the writer
-// has consumed them the blocks stay in the producer's ring, empty and reused.
-// Costs about a millisecond once per thread; afterwards enqueueing never allocates.
+// placeholder items makes its producer allocate the blocks, and once the
+// writer has consumed them the blocks stay in the producer's ring, empty and
+// reused: afterwards enqueueing never allocates. Waiting for the writer to
+// drain them takes well under a millisecond, once per thread, at its first
+// tracepoint - or earlier, off the critical path, if the thread calls
+// set_thread_name() when it starts.
 inline void prewarm_thread_queue(ThreadState& ts, std::size_t capacity) noexcept {
     const std::size_t blocks = (capacity + QueueTraits::BLOCK_SIZE - 1) / QueueTraits::BLOCK_SIZE;
     auto* fence = new PrewarmFence;
@@ -409,6 +412,8 @@ inline Stats Runtime::stats() const {
 
 inline void Runtime::name_thread(std::string_view name) {
     ThreadState& ts = thread_state();
+    // A thread that names itself at start gets its queue ready now, not at its first tracepoint.
+    if (is_recording() && ts.session != g_session.load(std::memory_order_acquire)) attach_thread(ts);
     if (ts.id == 0) ts.id = g_next_thread.fetch_add(1, std::memory_order_relaxed);
     auto& reg = thread_registry();
     std::lock_guard<std::mutex> lock(reg.mutex);
