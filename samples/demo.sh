@@ -2,7 +2,7 @@
 # The hashtrace demo: the paper's case studies 1 and 2 on a real distributed
 # system (docs/samples.md).
 #
-#   samples/demo.sh [--duration S] [--out DIR] [--build-dir DIR]
+#   samples/demo.sh [--duration S] [--out DIR] [--build-dir DIR] [--no-build]
 #
 # 1. builds hashtrace and the sample system (haptics 1 kHz, physics 250 Hz,
 #    render 60 Hz, router) - incremental, nothing is downloaded;
@@ -24,12 +24,14 @@ root=$(cd "$here/.." && pwd)
 duration=${DEMO_DURATION:-10}
 build_dir=${DEMO_BUILD_DIR:-$root/build-demo}
 out=""
+build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=${2:?--duration needs seconds}; shift 2 ;;
     --out) out=${2:?--out needs a folder}; shift 2 ;;
     --build-dir) build_dir=${2:?--build-dir needs a folder}; shift 2 ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-build) build=0; shift ;;  # use what --build-dir already holds
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "demo.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -50,12 +52,18 @@ trap on_signal INT TERM
 
 section() { printf '\n==== %s ====\n' "$*"; }
 
-section "building (in $build_dir)"
-mkdir -p "$build_dir"
-cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DHASHTRACE_BUILD_TESTS=OFF -DHASHTRACE_BUILD_BENCHMARKS=OFF >"$build_dir/demo-configure.log" 2>&1 ||
-  { cat "$build_dir/demo-configure.log" >&2; exit 1; }
-cmake --build "$build_dir" -j"$(nproc)" --target hashtrace hashtrace-sample hashtrace-sample-notrace
+if [ "$build" = 1 ]; then
+  section "building (in $build_dir)"
+  mkdir -p "$build_dir"
+  # A fresh build dir gets only what the demo needs; an existing one (--build-dir
+  # of a developer's build) keeps its own configuration.
+  fresh=()
+  [ -f "$build_dir/CMakeCache.txt" ] ||
+    fresh=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DHASHTRACE_BUILD_TESTS=OFF -DHASHTRACE_BUILD_BENCHMARKS=OFF)
+  cmake -S "$root" -B "$build_dir" "${fresh[@]}" >"$build_dir/demo-configure.log" 2>&1 ||
+    { cat "$build_dir/demo-configure.log" >&2; exit 1; }
+  cmake --build "$build_dir" -j"$(nproc)" --target hashtrace hashtrace-sample hashtrace-sample-notrace
+fi
 hashtrace=$build_dir/cli/hashtrace
 export SAMPLE_BIN_DIR=$build_dir/samples/node
 spec=$here/spec.toml
