@@ -15,15 +15,23 @@
 // linuxptp 3.1 never reports SLAVE for a free-running follower: its
 // clock_no_adjust() returns SERVO_UNLOCKED for every sample, so the port stays
 // UNCALIBRATED while measuring (ptp4l promotes a port to SLAVE only on a servo
-// lock, which needs the clock adjusted). The test checks that state, with the
-// offset measured, instead.
+// lock). So there are two tests: the free-running follower (as a lab would
+// measure without touching a clock: UNCALIBRATED, offsets measured), and a
+// follower whose servo runs but whose clock writes are discarded by an
+// LD_PRELOAD shim (clock_write_guard.c), which locks and reaches SLAVE. Both
+// check afterwards that the host clock's frequency was not changed.
 #include "hashtrace/clocksync/clock_record.hpp"
 #include "hashtrace/clocksync/subprocess.hpp"
 
+#include "hashtrace/clocksync/adjustable_clock.hpp"
+
 #include <gtest/gtest.h>
+
+#include <dlfcn.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <thread>
@@ -92,62 +100,147 @@ bool wait_for_exit(hc::Daemon& d, std::chrono::seconds limit) {
     return true;
 }
 
-}  // namespace
+struct PairRun {
+    std::vector<hc::ClockRecord> grandmaster, follower;
+    fs::path dir;
+};
 
-TEST(PtpNetns, FollowerMeasuresGrandmasterWithinBoundOverVeth) {
-    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create network namespaces (ip netns add)";
-    NamespacePair ns;
-    if (!ns.ok()) GTEST_SKIP() << "network namespaces or veth pairs cannot be made here (ip netns add / ip link add failed)";
-
-    const fs::path dir = fs::temp_directory_path() / ("hashtrace_ptp_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const std::string duration = "30";
+// Runs `hashtrace clock ptp` as grandmaster in one namespace and as follower
+// (with `follower_args`, under `follower_env`) in the other, for `seconds`.
+void run_pair(const NamespacePair& ns, const std::vector<std::string>& follower_env,
+              const std::vector<std::string>& follower_args, int seconds, PairRun& run) {
+    run.dir = fs::temp_directory_path() / ("hashtrace_ptp_" + std::to_string(::getpid()));
+    fs::remove_all(run.dir);
+    fs::create_directories(run.dir);
+    const std::string duration = std::to_string(seconds);
     const std::string exe = HASHTRACE_EXE;
+    std::vector<std::string> follower{"ip", "netns", "exec", ns.b(), "env"};
+    follower.insert(follower.end(), follower_env.begin(), follower_env.end());
+    for (const std::string& a : {exe, std::string("clock"), std::string("ptp"), std::string("--role"), std::string("follower"),
+                                 std::string("--interface"), ns.veth_b(), std::string("--uds"), (run.dir / "fo.sock").string(),
+                                 std::string("--log-dir"), (run.dir / "fo").string(), std::string("--host"), std::string("fo"),
+                                 std::string("--duration"), duration})
+        follower.push_back(a);
+    follower.insert(follower.end(), follower_args.begin(), follower_args.end());
     {
         hc::Daemon gm({"ip", "netns", "exec", ns.a(), exe, "clock", "ptp", "--role", "grandmaster", "--interface",
-                       ns.veth_a(), "--uds", (dir / "gm.sock").string(), "--log-dir", (dir / "gm").string(), "--host",
+                       ns.veth_a(), "--uds", (run.dir / "gm.sock").string(), "--log-dir", (run.dir / "gm").string(), "--host",
                        "gm", "--duration", duration},
-                      dir / "gm.out");
-        hc::Daemon follower({"ip", "netns", "exec", ns.b(), exe, "clock", "ptp", "--role", "follower", "--interface",
-                             ns.veth_b(), "--free-running", "--uds", (dir / "fo.sock").string(), "--log-dir",
-                             (dir / "fo").string(), "--host", "fo", "--duration", duration},
-                            dir / "fo.out");
-        ASSERT_TRUE(wait_for_exit(follower, std::chrono::seconds(60))) << "follower monitor did not stop";
+                      run.dir / "gm.out");
+        hc::Daemon fo(follower, run.dir / "fo.out");
+        ASSERT_TRUE(wait_for_exit(fo, std::chrono::seconds(60))) << "follower monitor did not stop";
         ASSERT_TRUE(wait_for_exit(gm, std::chrono::seconds(30))) << "grandmaster monitor did not stop";
-        EXPECT_EQ(follower.exit_status(), 0) << "see " << (dir / "fo.out");
-        EXPECT_EQ(gm.exit_status(), 0) << "see " << (dir / "gm.out");
+        EXPECT_EQ(fo.exit_status(), 0) << "see " << (run.dir / "fo.out");
+        EXPECT_EQ(gm.exit_status(), 0) << "see " << (run.dir / "gm.out");
     }
+    run.grandmaster = hc::load_clock_records(run.dir / "gm" / "clock-gm.htclock");
+    run.follower = hc::load_clock_records(run.dir / "fo" / "clock-fo.htclock");
+    // One record a second (the first poll may find ptp4l not yet listening).
+    EXPECT_GE(run.follower.size(), static_cast<std::size_t>(seconds - 5));
+    EXPECT_GE(run.grandmaster.size(), static_cast<std::size_t>(seconds - 5));
+    EXPECT_EQ(run.grandmaster.back().state, "MASTER");
+    EXPECT_EQ(hc::sync_status(run.grandmaster.back()), hc::SyncStatus::reference);
+}
 
-    const auto gm_records = hc::load_clock_records(dir / "gm" / "clock-gm.htclock");
-    const auto fo_records = hc::load_clock_records(dir / "fo" / "clock-fo.htclock");
-    // One record a second for 30 s (the first poll may find ptp4l not yet listening).
-    EXPECT_GE(fo_records.size(), 25u);
-    EXPECT_GE(gm_records.size(), 25u);
-    EXPECT_EQ(gm_records.back().state, "MASTER");
-    EXPECT_EQ(hc::sync_status(gm_records.back()), hc::SyncStatus::reference);
-
-    double sum_sq = 0, max_abs = 0;
+struct OffsetStats {
     std::size_t measured = 0;
-    for (const auto& r : fo_records) {
+    double rms = 0, max_abs = 0;
+};
+
+// Checks every measured offset against the bound and returns their statistics.
+OffsetStats check_offsets(const std::vector<hc::ClockRecord>& records, hc::SyncStatus expected) {
+    OffsetStats stats;
+    double sum_sq = 0;
+    for (const auto& r : records) {
         EXPECT_EQ(r.host, "fo");
         if (!r.offset_ns) continue;
-        EXPECT_EQ(r.state, "UNCALIBRATED");  // free-running: measuring, never locking (see above)
-        EXPECT_EQ(hc::sync_status(r), hc::SyncStatus::measuring);
-        ASSERT_TRUE(r.path_delay_ns.has_value());
-        EXPECT_GT(*r.path_delay_ns, 0);
-        EXPECT_LT(std::abs(static_cast<double>(*r.offset_ns)), 200'000) << "at " << r.time_ns;
-        sum_sq += static_cast<double>(*r.offset_ns) * static_cast<double>(*r.offset_ns);
-        max_abs = std::max(max_abs, std::abs(static_cast<double>(*r.offset_ns)));
-        ++measured;
+        EXPECT_EQ(hc::sync_status(r), expected) << r.state << " at " << r.time_ns;
+        EXPECT_TRUE(r.path_delay_ns && *r.path_delay_ns > 0);
+        const double offset = static_cast<double>(*r.offset_ns);
+        EXPECT_LT(std::abs(offset), 200'000) << "at " << r.time_ns;
+        sum_sq += offset * offset;
+        stats.max_abs = std::max(stats.max_abs, std::abs(offset));
+        ++stats.measured;
     }
+    if (stats.measured > 0) stats.rms = std::sqrt(sum_sq / static_cast<double>(stats.measured));
+    return stats;
+}
+
+// The host clock, which both namespaces share, must come out as it went in.
+class HostClockGuard {
+public:
+    HostClockGuard() : frequency_ppb_(hc::SystemClock().frequency_ppb()), offset_ns_(realtime_minus_monotonic()) {}
+    void expect_untouched() const {
+        EXPECT_EQ(hc::SystemClock().frequency_ppb(), frequency_ppb_) << "the host clock's frequency was changed";
+        EXPECT_LT(std::abs(realtime_minus_monotonic() - offset_ns_), 1e6) << "the host clock was stepped";
+    }
+
+private:
+    static double realtime_minus_monotonic() {
+        timespec real{}, mono{};
+        clock_gettime(CLOCK_MONOTONIC, &mono);
+        clock_gettime(CLOCK_REALTIME, &real);
+        return static_cast<double>(real.tv_sec - mono.tv_sec) * 1e9 + static_cast<double>(real.tv_nsec - mono.tv_nsec);
+    }
+    double frequency_ppb_;
+    double offset_ns_;
+};
+
+}  // namespace
+
+#define SKIP_UNLESS_NETNS(ns)                                                                                   \
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create network namespaces (ip netns add)";              \
+    if (!(ns).ok()) GTEST_SKIP() << "network namespaces or veth pairs cannot be made here (ip netns add / ip link add failed)"
+
+TEST(PtpNetns, FreeRunningFollowerMeasuresGrandmasterWithinBoundOverVeth) {
+    const HostClockGuard host_clock;
+    NamespacePair ns;
+    SKIP_UNLESS_NETNS(ns);
+    PairRun run;
+    ASSERT_NO_FATAL_FAILURE(run_pair(ns, {}, {"--free-running"}, 30, run));
+    const OffsetStats stats = check_offsets(run.follower, hc::SyncStatus::measuring);
     // The follower selects the master after the announce timeout (~10 s here) and then measures every second.
-    ASSERT_GE(measured, 10u) << "the follower never measured the grandmaster; see " << dir;
-    const double rms = std::sqrt(sum_sq / static_cast<double>(measured));
-    EXPECT_LT(rms, 20'000);
-    EXPECT_EQ(fo_records.back().state, "UNCALIBRATED");
-    std::printf("ptp over veth, software timestamps: %zu offsets, rms %.0f ns, max %.0f ns\n", measured, rms, max_abs);
-    RecordProperty("offset_rms_ns", static_cast<int>(rms));
-    RecordProperty("offset_max_ns", static_cast<int>(max_abs));
-    if (!HasFailure()) fs::remove_all(dir);
+    ASSERT_GE(stats.measured, 10u) << "the follower never measured the grandmaster; see " << run.dir;
+    EXPECT_LT(stats.rms, 20'000);
+    EXPECT_EQ(run.follower.back().state, "UNCALIBRATED");  // free-running: measuring, never locking (see above)
+    host_clock.expect_untouched();
+    std::printf("free-running follower: %zu offsets, rms %.0f ns, max %.0f ns\n", stats.measured, stats.rms, stats.max_abs);
+    RecordProperty("offset_rms_ns", static_cast<int>(stats.rms));
+    RecordProperty("offset_max_ns", static_cast<int>(stats.max_abs));
+    if (!HasFailure()) fs::remove_all(run.dir);
+}
+
+TEST(PtpNetns, FollowerWithGuardedClockReachesSlave) {
+    // Prove the shim loads before trusting it with ptp4l: a preload that
+    // fails to load is only a warning to ld.so, and ptp4l would then adjust
+    // the host clock.
+    void* shim = ::dlopen(HASHTRACE_CLOCK_GUARD, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(shim, nullptr) << ::dlerror();
+    ASSERT_NE(::dlsym(shim, "clock_adjtime"), nullptr);
+    ::dlclose(shim);
+
+    const HostClockGuard host_clock;
+    NamespacePair ns;
+    SKIP_UNLESS_NETNS(ns);
+    PairRun run;
+    // The servo locks after the master is selected (~10 s) and about 15 more
+    // Sync messages at 1/s (measured: SLAVE after 25 s), so run 45 s.
+    ASSERT_NO_FATAL_FAILURE(run_pair(ns, {std::string("LD_PRELOAD=") + HASHTRACE_CLOCK_GUARD}, {}, 45, run));
+    const bool reached_slave = std::any_of(run.follower.begin(), run.follower.end(),
+                                           [](const hc::ClockRecord& r) { return r.state == "SLAVE"; });
+    ASSERT_TRUE(reached_slave) << "the follower never reached SLAVE; see " << run.dir;
+    EXPECT_EQ(run.follower.back().state, "SLAVE");
+    // Once SLAVE, every record stays SLAVE with an offset: the state is not lost.
+    const auto first_slave = std::find_if(run.follower.begin(), run.follower.end(),
+                                          [](const hc::ClockRecord& r) { return r.state == "SLAVE"; });
+    for (auto r = first_slave; r != run.follower.end(); ++r) {
+        EXPECT_EQ(r->state, "SLAVE") << "at " << r->time_ns;
+        EXPECT_TRUE(r->offset_ns.has_value()) << "at " << r->time_ns;
+    }
+    const std::vector<hc::ClockRecord> locked(first_slave, run.follower.end());
+    const OffsetStats stats = check_offsets(locked, hc::SyncStatus::locked);
+    EXPECT_LT(stats.rms, 20'000);
+    host_clock.expect_untouched();
+    std::printf("guarded follower: SLAVE with %zu offsets, rms %.0f ns, max %.0f ns\n", stats.measured, stats.rms, stats.max_abs);
+    if (!HasFailure()) fs::remove_all(run.dir);
 }
