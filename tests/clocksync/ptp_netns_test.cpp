@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 namespace hc = hashtrace::clocksync;
@@ -108,7 +109,8 @@ struct PairRun {
 // Runs `hashtrace clock ptp` as grandmaster in one namespace and as follower
 // (with `follower_args`, under `follower_env`) in the other, for `seconds`.
 void run_pair(const NamespacePair& ns, const std::vector<std::string>& follower_env,
-              const std::vector<std::string>& follower_args, int seconds, PairRun& run) {
+              const std::vector<std::string>& follower_args, int seconds, PairRun& run,
+              const std::function<void()>& while_running = {}) {
     run.dir = fs::temp_directory_path() / ("hashtrace_ptp_" + std::to_string(::getpid()));
     fs::remove_all(run.dir);
     fs::create_directories(run.dir);
@@ -128,6 +130,7 @@ void run_pair(const NamespacePair& ns, const std::vector<std::string>& follower_
                        "gm", "--duration", duration},
                       run.dir / "gm.out");
         hc::Daemon fo(follower, run.dir / "fo.out");
+        if (while_running) while_running();
         ASSERT_TRUE(wait_for_exit(fo, std::chrono::seconds(60))) << "follower monitor did not stop";
         ASSERT_TRUE(wait_for_exit(gm, std::chrono::seconds(30))) << "grandmaster monitor did not stop";
         EXPECT_EQ(fo.exit_status(), 0) << "see " << (run.dir / "fo.out");
@@ -197,7 +200,27 @@ TEST(PtpNetns, FreeRunningFollowerMeasuresGrandmasterWithinBoundOverVeth) {
     NamespacePair ns;
     SKIP_UNLESS_NETNS(ns);
     PairRun run;
-    ASSERT_NO_FATAL_FAILURE(run_pair(ns, {}, {"--free-running"}, 30, run));
+    // Meanwhile, a second monitor attaches to the follower's ptp4l, and a
+    // second start on the same management socket is refused.
+    hc::CommandResult attach, second_start;
+    const auto attach_and_restart = [&] {
+        std::this_thread::sleep_for(std::chrono::seconds(12));
+        const auto fo_sock = (run.dir / "fo.sock").string();  // run_pair has set run.dir by now
+        attach = hc::run_command({"ip", "netns", "exec", ns.b(), HASHTRACE_EXE, "clock", "ptp", "--attach", "--uds", fo_sock,
+                                  "--log-dir", (run.dir / "attach").string(), "--host", "fo", "--duration", "3"},
+                                 std::chrono::seconds(15));
+        second_start = hc::run_command({"ip", "netns", "exec", ns.b(), HASHTRACE_EXE, "clock", "ptp", "--role", "follower",
+                                        "--interface", ns.veth_b(), "--uds", fo_sock, "--log-dir", (run.dir / "again").string(),
+                                        "--duration", "1"},
+                                       std::chrono::seconds(15));
+    };
+    ASSERT_NO_FATAL_FAILURE(run_pair(ns, {}, {"--free-running"}, 30, run, attach_and_restart));
+    EXPECT_EQ(attach.exit_code, 0) << attach.output;
+    const auto attached = hc::load_clock_records(run.dir / "attach" / "clock-fo.htclock");
+    EXPECT_GE(attached.size(), 3u);
+    for (const auto& r : attached) EXPECT_NE(r.state, "NO_DAEMON");
+    EXPECT_EQ(second_start.exit_code, 1) << second_start.output;
+    EXPECT_NE(second_start.output.find("already answers"), std::string::npos) << second_start.output;
     const OffsetStats stats = check_offsets(run.follower, hc::SyncStatus::measuring);
     // The follower selects the master after the announce timeout (~10 s here) and then measures every second.
     ASSERT_GE(stats.measured, 10u) << "the follower never measured the grandmaster; see " << run.dir;
