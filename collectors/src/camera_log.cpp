@@ -16,7 +16,9 @@ std::vector<FrameRole> classify_appearances(std::span<const FrameObservation> fr
             roles[i] = FrameRole::misread;
             continue;
         }
-        roles[i] = (shown && *shown == *frames[i].payload) ? FrameRole::persisting : FrameRole::first;
+        // The video's first code was already on the display when filming
+        // began: its appearance was not seen, so it is not a display event.
+        roles[i] = (!shown || *shown == *frames[i].payload) ? FrameRole::persisting : FrameRole::first;
         shown = &*frames[i].payload;
     }
     return roles;

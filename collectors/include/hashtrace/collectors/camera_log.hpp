@@ -24,6 +24,9 @@
 // nothing about when the change happened) and in first_frame mode, at the
 // first readable frame's centre, which is late by up to the unreadable time.
 //
+// The first code in the video is QrPersisting: it was on the display before
+// filming began, so its appearance was not seen.
+//
 // An appearance ends only when a different code is read: unreadable frames
 // (a refresh in progress, noise) inside a run of one code do not split it, and
 // neither do misreads (text the payload mapping rejects).
