@@ -34,9 +34,9 @@ bool parse_time_ns(std::string_view text, std::int64_t& out) noexcept {
 }
 
 std::string format_time_ns(std::int64_t ns) {
-    std::string s;
-    detail::append_time(s, ns);
-    return s;
+    detail::ByteBuffer b;
+    detail::append_time(b, ns);
+    return std::string(b.data(), b.size());
 }
 
 }  // namespace hashtrace::logio

@@ -8,6 +8,7 @@
 // only tear the last block, and a reader keeps every complete record of it.
 #pragma once
 
+#include "hashtrace/detail/byte_buffer.hpp"
 #include "hashtrace/detail/varint.hpp"
 #include "hashtrace/hash128.hpp"
 
@@ -64,20 +65,20 @@ struct EncodedSample {
     std::uint64_t seq;
 };
 
-inline void put_u16(std::string& out, std::uint16_t v) {
+inline void put_u16(ByteBuffer& out, std::uint16_t v) {
     out.push_back(static_cast<char>(v));
     out.push_back(static_cast<char>(v >> 8));
 }
-inline void put_u32(std::string& out, std::uint32_t v) {
+inline void put_u32(ByteBuffer& out, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
 }
 
 class BinaryEncoder {
 public:
-    explicit BinaryEncoder(std::string& out) : out_(out) {}
+    explicit BinaryEncoder(ByteBuffer& out) : out_(out) {}
 
     void file_header(const std::vector<std::pair<std::string, std::string>>& fields) {
-        out_.append(reinterpret_cast<const char*>(kBinaryMagic), 8);
+        out_.append(kBinaryMagic, 8);
         put_u16(out_, kBinaryVersion);
         put_u16(out_, 0);
         std::string text;
@@ -90,7 +91,7 @@ public:
 
     void begin_block(std::int64_t base_time_ns) {
         block_start_ = out_.size();
-        out_.append(reinterpret_cast<const char*>(kBlockMagic), 4);
+        out_.append(kBlockMagic, 4);
         put_u32(out_, 0);  // patched by end_block
         for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(static_cast<std::uint64_t>(base_time_ns) >> (8 * i)));
         prev_time_ = base_time_ns;
@@ -104,7 +105,7 @@ public:
 
     void end_block() {
         const std::uint32_t len = static_cast<std::uint32_t>(out_.size() - block_start_ - kBlockHeader);
-        for (int i = 0; i < 4; ++i) out_[block_start_ + 4 + i] = static_cast<char>(len >> (8 * i));
+        for (int i = 0; i < 4; ++i) *out_.at(block_start_ + 4 + i) = static_cast<unsigned char>(len >> (8 * i));
         block_start_ = npos;
     }
 
@@ -180,18 +181,14 @@ private:
     static constexpr std::uint16_t kEmptySlot = 0xffff;
     static constexpr std::size_t kLookupSize = 1024;  // open addressing over the ring's contents
 
-    unsigned char* reserve(std::size_t n) {
-        mark_ = out_.size();
-        out_.resize(mark_ + n);
-        return reinterpret_cast<unsigned char*>(out_.data()) + mark_;
-    }
-    void commit(unsigned char* end) { out_.resize(end - reinterpret_cast<unsigned char*>(out_.data())); }
+    unsigned char* reserve(std::size_t n) { return out_.room(n); }
+    void commit(unsigned char* end) { out_.commit(end); }
 
     void put_string(std::string_view s) {
         unsigned char len[10];
         unsigned char* e = put_varint(len, s.size());
-        out_.append(reinterpret_cast<const char*>(len), e - len);
-        out_.append(s.data(), s.size());
+        out_.append(len, static_cast<std::size_t>(e - len));
+        out_.append(s);
     }
 
     std::uint64_t& last_seq_of(std::uint64_t thread_code) {
@@ -250,9 +247,8 @@ private:
         lookup_[hole] = kEmptySlot;
     }
 
-    std::string& out_;
+    ByteBuffer& out_;
     std::size_t block_start_ = npos;
-    std::size_t mark_ = 0;
     std::int64_t prev_time_ = 0;
     std::uint64_t prev_thread_ = 0;
     bool have_prev_thread_ = false;

@@ -17,7 +17,7 @@ inline constexpr const char kCsvHeader[] =
     "thread,seq,hash_function,dropped\n";
 
 // Appends the decimal digits of v.
-inline void append_uint(std::string& out, std::uint64_t v) {
+inline void append_uint(ByteBuffer& out, std::uint64_t v) {
     char buf[20];
     int n = 0;
     do {
@@ -29,7 +29,7 @@ inline void append_uint(std::string& out, std::uint64_t v) {
 
 // Seconds since the epoch with all nine fractional digits: exact, and still
 // a plain decimal that spreadsheets and the paper's readers accept.
-inline void append_time(std::string& out, std::int64_t ns) {
+inline void append_time(ByteBuffer& out, std::int64_t ns) {
     std::uint64_t mag = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
     if (ns < 0) out.push_back('-');
     append_uint(out, mag / 1000000000u);
@@ -45,7 +45,7 @@ inline void append_time(std::string& out, std::int64_t ns) {
 
 class CsvEncoder {
 public:
-    CsvEncoder(std::string& out, std::string node, std::string instance)
+    CsvEncoder(ByteBuffer& out, std::string node, std::string instance)
         : out_(out), node_(std::move(node)), instance_(std::move(instance)) {}
 
     void file_header() { out_ += kCsvHeader; }
@@ -100,12 +100,12 @@ private:
 
     void append_hash(const Hash128* h) {
         if (!h) return;
-        const std::size_t at = out_.size();
-        out_.resize(at + 32);
-        to_hex(*h, out_.data() + at);
+        unsigned char* p = out_.room(32);
+        to_hex(*h, reinterpret_cast<char*>(p));
+        out_.commit(p + 32);
     }
 
-    std::string& out_;
+    ByteBuffer& out_;
     std::string node_;
     std::string instance_;
     std::vector<Prefix> prefixes_;

@@ -121,7 +121,7 @@ private:
     std::string path_;
     LogFormat format_;
     int fd_ = -1;
-    std::string buf_;
+    ByteBuffer buf_;
     std::optional<BinaryEncoder> binary_;
     std::optional<CsvEncoder> csv_;
     std::uint64_t bytes_ = 0;

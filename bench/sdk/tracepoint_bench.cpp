@@ -1,0 +1,136 @@
+// The paper's Table 7, reproduced and beaten: the cost of one tracepoint on
+// the application thread for payloads of 10 B to 100 kB, side by side with the
+// cost of the bare hash function on the same bytes (the floor any hashing
+// tracepoint must pay).
+//
+//   build/bench/sdk/bench_tracepoint --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//
+// A session runs throughout; every 64 Ki tracepoints the clock is paused until
+// the writer has caught up, so the queue never fills and nothing is dropped
+// (checked: a benchmark with a drop reports an error instead of a time).
+#include <hashtrace/hashtrace.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <openssl/md5.h>
+
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::vector<unsigned char> payload(std::size_t n) {
+    std::vector<unsigned char> p(n);
+    for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<unsigned char>(i * 131 + 7);
+    return p;
+}
+
+struct TracingSession {
+    TracingSession() {
+        hashtrace::Config c;
+        c.node_name = "Bench";
+        c.log_dir = (std::filesystem::temp_directory_path() / "hashtrace-bench").string();
+        c.queue_capacity = 1u << 17;
+        c.install_signal_handlers = false;
+        hashtrace::start(c);
+        hashtrace::set_thread_name("bench");  // prepares this thread's queue before timing
+    }
+    ~TracingSession() { hashtrace::stop(); }
+};
+TracingSession& session() {
+    static TracingSession s;
+    return s;
+}
+
+// Pauses the clock every 64 Ki iterations until the writer has written all.
+class DrainEvery {
+public:
+    explicit DrainEvery(benchmark::State& st) : state_(st), base_(hashtrace::stats().written) {}
+    void tick() {
+        if (++n_ % 65536 == 0) drain();
+    }
+    void finish() {
+        drain();
+        if (hashtrace::stats().dropped != dropped_at_start_) state_.SkipWithError("samples were dropped");
+    }
+
+private:
+    void drain() {
+        state_.PauseTiming();
+        while (hashtrace::stats().written < base_ + n_) std::this_thread::yield();
+        state_.ResumeTiming();
+    }
+    benchmark::State& state_;
+    std::uint64_t base_;
+    std::uint64_t n_ = 0;
+    std::uint64_t dropped_at_start_ = hashtrace::stats().dropped;
+};
+
+void BM_BareMD5(benchmark::State& state) {
+    const auto p = payload(static_cast<std::size_t>(state.range(0)));
+    unsigned char digest[16];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    for (auto _ : state) {
+        MD5(p.data(), p.size(), digest);
+        benchmark::DoNotOptimize(digest);
+    }
+#pragma GCC diagnostic pop
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * p.size()));
+}
+
+void BM_BareXXH3(benchmark::State& state) {
+    const auto p = payload(static_cast<std::size_t>(state.range(0)));
+    for (auto _ : state) {
+        auto h = hashtrace::hash_canonical_bytes(hashtrace::HashFunction::xxh3_128, p.data(), p.size());
+        benchmark::DoNotOptimize(h);
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * p.size()));
+}
+
+template <int Kind>
+void BM_Tracepoint(benchmark::State& state) {
+    session();
+    const auto p = payload(static_cast<std::size_t>(state.range(0)));
+    const auto view = hashtrace::bytes(p.data(), p.size());
+    DrainEvery drain(state);
+    for (auto _ : state) {
+        if constexpr (Kind == 0) TRACEPOINT("InlineMD5", hashtrace::in("payload", view), hashtrace::none);
+        if constexpr (Kind == 1) TRACEPOINT_DEFERRED("DeferredMD5", hashtrace::in("payload", view), hashtrace::none);
+        if constexpr (Kind == 2) TRACEPOINT_FAST("FastXXH3", hashtrace::in("payload", view), hashtrace::none);
+        if constexpr (Kind == 3) TRACEPOINT_FAST_DEFERRED("FastDeferred", hashtrace::in("payload", view), hashtrace::none);
+        drain.tick();
+    }
+    drain.finish();
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * p.size()));
+}
+
+// A tracepoint with recording switched off at run time: the one branch.
+void BM_TracepointSwitchedOff(benchmark::State& state) {
+    session();
+    hashtrace::set_enabled(false);
+    std::uint32_t i = 0;
+    for (auto _ : state) {
+        TRACEPOINT("Off", hashtrace::inout("loop", i));
+        benchmark::DoNotOptimize(++i);
+    }
+    hashtrace::set_enabled(true);
+}
+
+// Payload sizes of the paper's Table 7, plus 64 B (the deferred copy's target).
+void Sizes(benchmark::internal::Benchmark* b) {
+    for (int n : {10, 64, 100, 1000, 10000, 100000}) b->Arg(n);
+}
+
+}  // namespace
+
+BENCHMARK(BM_BareMD5)->Apply(Sizes);
+BENCHMARK(BM_Tracepoint<0>)->Name("BM_TracepointInlineMD5")->Apply(Sizes);
+BENCHMARK(BM_Tracepoint<1>)->Name("BM_TracepointDeferredMD5")->Apply(Sizes);
+BENCHMARK(BM_BareXXH3)->Apply(Sizes);
+BENCHMARK(BM_Tracepoint<2>)->Name("BM_TracepointFastXXH3")->Apply(Sizes);
+BENCHMARK(BM_Tracepoint<3>)->Name("BM_TracepointFastDeferred")->Apply(Sizes);
+BENCHMARK(BM_TracepointSwitchedOff);
+
+BENCHMARK_MAIN();
