@@ -28,6 +28,7 @@ constexpr const char* kPpsUsage =
     "                            stop chronyd/ntpd/ptp4l on this clock first)\n"
     "  --step-threshold-us N     step instead of slewing beyond this phase (default 1000)\n"
     "  --window N                edges in the phase/drift fit (default 16)\n"
+    "  --record-edges FILE       also write the edges to FILE (replay format, for --replay later)\n"
     "  --simulate-drift-ppb X, --simulate-jitter-ns X, --simulate-offset-ns X, --edges N\n"
     "                            --simulate: a simulated clock and PPS (default 10000, 50000, 0, 120)\n"
     "  --log-dir DIR, --host NAME, --duration S (default: at Ctrl-C or end of input)\n";
@@ -77,6 +78,7 @@ int run_clock_pps(hashtrace::cli::Args& args) {
     const double sim_jitter = args.number("--simulate-jitter-ns", 50'000);
     const double sim_offset = args.number("--simulate-offset-ns", 0);
     const long long sim_edges = args.integer("--edges", 120);
+    const auto record_edges = args.option("--record-edges");
     const double duration = args.number("--duration", 0);
     const auto log_dir = hashtrace::clocksync::cli::log_dir_option(args);
     config.host = hashtrace::clocksync::cli::host_option(args);
@@ -106,6 +108,8 @@ int run_clock_pps(hashtrace::cli::Args& args) {
         simulated_clock = std::make_unique<hc::SimulatedClock>(1'700'000'000'000'000'000, sim_offset, sim_drift);
         source = std::make_unique<hc::SimulatedPpsEdges>(*simulated_clock, sim_jitter, static_cast<std::uint64_t>(sim_edges), 1);
     }
+
+    if (record_edges) source = hs::make_recording_edges(std::move(source), *record_edges);
 
     std::unique_ptr<hc::SystemClock> system_clock;
     hc::AdjustableClock* disciplined = nullptr;

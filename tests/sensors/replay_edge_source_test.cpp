@@ -59,3 +59,17 @@ TEST(EdgeReplay, LoadsFromFileAndReportsMissingFile) {
     std::filesystem::remove(path);
     EXPECT_THROW(hs::load_edge_replay(path), hs::SensorError);
 }
+
+TEST(EdgeRecording, WritesWhatPassesThroughAsAReplayableFile) {
+    const auto path = std::filesystem::temp_directory_path() / "hashtrace_edges_recorded.txt";
+    const std::vector<hs::Edge> edges{{100, hs::EdgeKind::rising, 1}, {200, hs::EdgeKind::falling, 2}, {300, hs::EdgeKind::rising, 3}};
+    {
+        auto recording = hs::make_recording_edges(hs::make_replay_edges(edges, hs::EdgeFilter::rising), path);
+        while (recording->next(std::chrono::seconds(0))) {
+        }
+        EXPECT_TRUE(recording->finished());
+    }
+    EXPECT_EQ(hs::load_edge_replay(path), (std::vector<hs::Edge>{edges[0], edges[2]}));
+    std::filesystem::remove(path);
+    EXPECT_THROW(hs::make_recording_edges(hs::make_replay_edges({}), "/nonexistent-dir/x.txt"), hs::SensorError);
+}

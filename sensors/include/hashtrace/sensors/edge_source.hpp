@@ -90,6 +90,11 @@ std::vector<Edge> load_edge_replay(const std::filesystem::path& file);
 std::unique_ptr<EdgeSource> make_replay_edges(std::vector<Edge> edges, EdgeFilter filter = EdgeFilter::both,
                                               std::string name = "replay");
 
+// Passes edges through from `inner` and appends each to `file` in the replay
+// format (header first, one flushed line per edge), so a hardware run can be
+// replayed later. Throws SensorError if the file cannot be written.
+std::unique_ptr<EdgeSource> make_recording_edges(std::unique_ptr<EdgeSource> inner, const std::filesystem::path& file);
+
 // --- GPIO output (the PPS LED) ----------------------------------------------
 class GpioOutput {
 public:
