@@ -116,7 +116,19 @@ function drawHealth() {
   rendered(c, entries.length + (h.nodes || []).length);
 }
 
-// ---------- metric table (one column per run) ----------
+// ---------- metric tables (one column per run) ----------
+// Marks the best of a row's values when runs are compared.
+function bestIndex(values, better) {
+  if (values.filter(v => v !== undefined && v !== null).length < 2) return -1;
+  if (better !== "lower" && better !== "higher") return -1;
+  let best = -1;
+  values.forEach((v, i) => {
+    if (v === undefined || v === null) return;
+    if (best < 0 || (better === "lower" ? v < values[best] : v > values[best])) best = i;
+  });
+  return best;
+}
+
 function drawMetrics() {
   const c = document.getElementById("metrics-chart");
   const runs = data.runs || [];
@@ -129,7 +141,7 @@ function drawMetrics() {
       rows.get(m.name).values[i] = m.value;
     }
   });
-  const t = el("table", {}, c);
+  const t = el("table", { class: "metric-table" }, c);
   const head = el("tr", {}, t);
   el("th", {}, head, "metric");
   el("th", {}, head, "unit");
@@ -138,16 +150,40 @@ function drawMetrics() {
     const r = el("tr", {}, t);
     el("td", {}, r, name);
     el("td", { class: "text" }, r, row.unit || "");
-    let best = -1;
-    if (runs.length > 1 && (row.better === "lower" || row.better === "higher")) {
-      row.values.forEach((v, i) => {
-        if (v === undefined || v === null) return;
-        if (best < 0 || (row.better === "lower" ? v < row.values[best] : v > row.values[best])) best = i;
-      });
-    }
+    const best = bestIndex(runs.map((_, i) => row.values[i]), row.better);
     runs.forEach((_, i) => el("td", i === best ? { class: "best" } : {}, r, fmt(row.values[i])));
   }
-  rendered(c, rows.size);
+  // Interval latency: one row per interval, the statistics of each run side by side.
+  const names = [...new Set(runs.flatMap(run => (run.intervals || []).map(iv => iv.name)))];
+  let items = rows.size;
+  if (names.length) {
+    el("h3", {}, c, "Interval latency (ms): M4 process, M5 end-to-end");
+    const stats = runs.length > 1 ? ["count", "mean_ms", "p99_ms", "max_ms"]
+                                   : ["count", "mean_ms", "sd_ms", "min_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms"];
+    const it = el("table", { class: "interval-table" }, c);
+    if (runs.length > 1) {
+      const top = el("tr", {}, it);
+      el("th", {}, top, "");
+      for (const run of runs) el("th", { colspan: stats.length, style: "text-align:center" }, top, run.name);
+    }
+    const h = el("tr", {}, it);
+    el("th", {}, h, "interval");
+    for (let i = 0; i < runs.length; ++i) for (const k of stats) el("th", {}, h, k.replace("_ms", ""));
+    for (const name of names) {
+      const r = el("tr", {}, it);
+      const per = runs.map(run => (run.intervals || []).find(iv => iv.name === name));
+      el("td", {}, r, `${per.find(Boolean).kind === "end_to_end" ? "M5" : "M4"} ${name}`);
+      for (let i = 0; i < runs.length; ++i) {
+        for (const k of stats) {
+          const values = per.map(p => p && p.latency.count ? p.latency[k] : null);
+          const best = k === "count" ? -1 : bestIndex(values, "lower");
+          el("td", i === best ? { class: "best" } : {}, r, values[i] === null ? "n/a" : fmt(values[i]));
+        }
+      }
+      ++items;
+    }
+  }
+  rendered(c, items);
 }
 
 // ---------- intervals: histogram + latency over time ----------
@@ -158,9 +194,11 @@ function drawHistogram(parent, iv) {
   const s = svg("svg", { width: W, height: H, class: "histogram" }, parent);
   svg("text", { x: m.l, y: 12 }, s, "latency histogram");
   const h = iv.histogram;
-  const maxCount = Math.max(1, ...h.counts);
+  const maxCount = Math.max(1, ...h.counts, h.overflow || 0);
   const hi = h.lo_ms + h.width_ms * h.counts.length;
-  const x = linear(h.lo_ms, hi, m.l, W - m.r);
+  // A long tail is one bar at the right, not drawn to scale.
+  const tailW = h.overflow ? 34 : 0;
+  const x = linear(h.lo_ms, hi, m.l, W - m.r - tailW);
   const y = linear(0, maxCount, H - m.b, m.t);
   h.counts.forEach((n, i) => {
     if (!n) return;
@@ -168,9 +206,15 @@ function drawHistogram(parent, iv) {
     const bar = svg("rect", { x: x0, y: y(n), width: Math.max(1, x1 - x0 - 0.5), height: H - m.b - y(n), fill: "#7aa2e3" }, s);
     svg("title", {}, bar, `${fmt(h.lo_ms + i * h.width_ms)}-${fmt(h.lo_ms + (i + 1) * h.width_ms)} ms: ${n}`);
   });
+  if (h.overflow) {
+    const x0 = W - m.r - tailW + 6;
+    const bar = svg("rect", { x: x0, y: y(h.overflow), width: tailW - 8, height: H - m.b - y(h.overflow), fill: "#c4320a" }, s);
+    svg("title", {}, bar, `${h.overflow} over ${fmt(hi)} ms (up to ${fmt(iv.summary.max_ms)} ms)`);
+    svg("text", { x: x0 + (tailW - 8) / 2, y: H - m.b + 15, "text-anchor": "middle" }, s, `>${fmt(hi, 1)}`);
+  }
   for (const [key, colour, label] of PCT) {
     const v = iv.summary[key];
-    if (v === undefined || v === null) continue;
+    if (v === undefined || v === null || v > hi) continue;
     svg("line", { x1: x(v), x2: x(v), y1: m.t, y2: H - m.b, stroke: colour, "stroke-width": 1.5, "stroke-dasharray": "4 2" }, s);
     svg("text", { x: x(v) + 2, y: m.t + 10 + PCT.findIndex(p => p[0] === key) * 11, fill: colour }, s, label);
   }
@@ -185,17 +229,27 @@ function drawOverTime(parent, iv) {
   svg("text", { x: m.l, y: 12 }, s, "latency over time");
   const ot = iv.over_time;
   const t1 = Math.max(data.window_s || 0, ...ot.bins.map(b => b.t_s + ot.bin_s));
-  const maxMs = Math.max(1e-6, ...ot.bins.map(b => b.max), ...ot.points.map(p => p[1]));
+  // The axis ends a little above the highest p99 line: rarer outliers are
+  // drawn as red marks on the top edge rather than squeezing the lines flat.
+  const top99 = Math.max(1e-6, ...ot.bins.filter(b => b.count > 0).map(b => b.p99));
+  const maxAll = Math.max(1e-6, ...ot.bins.map(b => b.max), ...ot.points.map(p => p[1]));
+  const maxMs = maxAll > 2 * top99 ? 1.3 * top99 : maxAll;
   const x = linear(0, t1, m.l, W - m.r);
   const y = linear(0, maxMs, H - m.b, m.t);
   let items = 0;
   for (const p of ot.points) {
-    svg("circle", { cx: x(p[0]), cy: y(p[1]), r: 1.6, fill: "#98a2b3" }, s);
+    if (p[1] > maxMs) {
+      const mark = svg("path", { d: `M${x(p[0]) - 3},${m.t + 5} l3,-5 l3,5 z`, fill: "#c4320a" }, s);
+      svg("title", {}, mark, `${fmt(p[1])} ms at ${fmt(p[0], 6)} s`);
+    } else {
+      svg("circle", { cx: x(p[0]), cy: y(p[1]), r: 1.6, fill: "#98a2b3" }, s);
+    }
     ++items;
   }
   for (const [key, colour] of PCT) {
     const k = key.replace("_ms", "");
-    const pts = ot.bins.filter(b => b.count > 0).map(b => `${x(b.t_s + ot.bin_s / 2).toFixed(1)},${y(b[k]).toFixed(1)}`);
+    const pts = ot.bins.filter(b => b.count > 0)
+      .map(b => `${x(b.t_s + ot.bin_s / 2).toFixed(1)},${y(Math.min(b[k], maxMs)).toFixed(1)}`);
     if (pts.length) {
       svg("polyline", { points: pts.join(" "), fill: "none", stroke: colour, "stroke-width": 1.5 }, s);
       ++items;

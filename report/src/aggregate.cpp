@@ -19,15 +19,22 @@ double nearest_rank(const std::vector<double>& sorted, double p) {
 Histogram make_histogram(std::span<const double> values_ms, std::size_t max_bins) {
     Histogram h;
     if (values_ms.empty() || max_bins == 0) return h;
-    const auto [lo, hi] = std::minmax_element(values_ms.begin(), values_ms.end());
-    const auto bins = std::min<std::size_t>(max_bins, std::size_t(std::ceil(std::sqrt(double(values_ms.size())))) + 1);
-    h.lo_ms = *lo;
+    std::vector<double> sorted(values_ms.begin(), values_ms.end());
+    std::sort(sorted.begin(), sorted.end());
+    const double lo = sorted.front(), p99 = nearest_rank(sorted, 99);
+    const double hi = sorted.back() > 2 * p99 && p99 > lo ? 1.25 * p99 : sorted.back();
+    const auto bins = std::min<std::size_t>(max_bins, std::size_t(std::ceil(std::sqrt(double(sorted.size())))) + 1);
+    h.lo_ms = lo;
     // All values equal: one bin of an arbitrary but visible width.
-    h.width_ms = *hi > *lo ? (*hi - *lo) / double(bins) : std::max(1e-3, std::abs(*lo) * 0.01);
-    h.counts.assign(*hi > *lo ? bins : 1, 0);
-    for (double v : values_ms) {
+    h.width_ms = hi > lo ? (hi - lo) / double(bins) : std::max(1e-3, std::abs(lo) * 0.01);
+    h.counts.assign(hi > lo ? bins : 1, 0);
+    for (double v : sorted) {
+        if (v > hi) {
+            ++h.overflow;
+            continue;
+        }
         auto i = static_cast<std::size_t>((v - h.lo_ms) / h.width_ms);
-        ++h.counts[std::min(i, h.counts.size() - 1)];  // the maximum falls on the last bin's closed end
+        ++h.counts[std::min(i, h.counts.size() - 1)];  // hi itself falls on the last bin's closed end
     }
     return h;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 namespace hashtrace::report {
 
@@ -48,6 +49,9 @@ Health health_of(const graph::SampleSet& s, const graph::Graph& g, const metrics
         if (auto it = options.clock_error_ms_by_host.find(n.host); it != options.clock_error_ms_by_host.end())
             n.clock_error_ms = it->second;
     }
+    // Instance numbering follows the loader's threads: show them by name.
+    std::sort(h.nodes.begin(), h.nodes.end(),
+              [](const auto& a, const auto& b) { return std::tie(a.node, a.instance) < std::tie(b.node, b.instance); });
     return h;
 }
 
@@ -168,7 +172,7 @@ IdleGaps idle_gaps_of(const graph::SampleSet& s, std::int64_t t0, const ReportOp
 }  // namespace
 
 RunMetrics run_metrics(const std::string& name, const metrics::AnalysisResult& r) {
-    RunMetrics run{name, {}};
+    RunMetrics run{name, {}, {}};
     auto row = [&](std::string metric, std::string unit, std::string better, std::optional<double> v) {
         run.metrics.push_back({std::move(metric), std::move(unit), std::move(better), v});
     };
@@ -176,15 +180,8 @@ RunMetrics run_metrics(const std::string& name, const metrics::AnalysisResult& r
     row("edges", "", "", double(r.edges));
     row("message edges", "", "", double(r.message_edges));
     row("window", "s", "", r.window_s);
-    for (const auto& iv : r.intervals) {
-        const std::string id = iv.kind == graph::IntervalKind::end_to_end ? "M5 " : "M4 ";
-        row(id + iv.name + " count", "", "", double(iv.latency_ms.count));
-        const auto present = [&](double v) { return iv.latency_ms.count ? std::optional(v) : std::nullopt; };
-        row(id + iv.name + " mean", "ms", "lower", present(iv.latency_ms.mean));
-        row(id + iv.name + " p50", "ms", "lower", present(iv.latency_ms.p50));
-        row(id + iv.name + " p99", "ms", "lower", present(iv.latency_ms.p99));
-        row(id + iv.name + " max", "ms", "lower", present(iv.latency_ms.max));
-    }
+    for (const auto& iv : r.intervals)
+        run.intervals.push_back({iv.name, std::string(graph::to_string(iv.kind)), statistics_of(iv.latency_ms)});
     row("M3 parallelism mean", "", "", r.m3.mean);
     row("M3 parallelism max", "", "", r.m3.max);
     row("M8 messages per second", "1/s", "higher", r.m8);
@@ -229,6 +226,7 @@ ReportData build_report(const graph::SampleSet& s, const graph::Graph& g, const 
     }
 
     d.node_matrix.nodes = s.node_names;
+    std::sort(d.node_matrix.nodes.begin(), d.node_matrix.nodes.end());
     for (const auto& c : result.node_latency) d.node_matrix.cells.push_back({c.from, c.to, c.count, c.mean_ms, c.max_ms});
 
     d.space_time = space_time_of(s, g, lanes, d.t0_ns, t1, options);

@@ -27,6 +27,12 @@ void write_runs(JsonWriter& json, const std::vector<RunMetrics>& runs) {
             optional_number(json, "value", m.value);
             json.end_object();
         }
+        json.end_array().key("intervals").begin_array();
+        for (const auto& iv : run.intervals) {
+            json.begin_object().field("name", iv.name).field("kind", iv.kind).key("latency");
+            write_statistics(json, iv.latency);
+            json.end_object();
+        }
         json.end_array().end_object();
     }
     json.end_array();
@@ -58,7 +64,7 @@ void write_intervals(JsonWriter& json, const std::vector<IntervalChart>& interva
         json.key("histogram").begin_object().field("lo_ms", iv.histogram.lo_ms).field("width_ms", iv.histogram.width_ms);
         json.key("counts").begin_array();
         for (auto c : iv.histogram.counts) json.value(c);
-        json.end_array().end_object();
+        json.end_array().field("overflow", iv.histogram.overflow).end_object();
         json.key("over_time").begin_object().field("bin_s", iv.over_time.bin_s).key("bins").begin_array();
         for (const auto& b : iv.over_time.bins) {
             json.begin_object().field("t_s", b.t_s).field("count", b.count).field("min", b.min).field("p50", b.p50);

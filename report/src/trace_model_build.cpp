@@ -7,13 +7,22 @@ namespace hashtrace::report {
 TraceModel build_trace_model(const graph::SampleSet& samples, const graph::Graph& graph, std::int64_t slice_ns) {
     TraceModel m;
     m.slice_ns = slice_ns;
-    for (const auto& inst : samples.instances) m.processes.push_back({inst.node_name, inst.instance});
-
+    // Processes in lane order (node, instance): the loader numbers instances in
+    // whatever order its threads finish, and the viewers' track order should not vary.
     const auto lanes = assign_lanes(samples);
-    // Lanes are per (instance, thread): each becomes a thread track of its instance's process.
-    for (std::size_t l = 0; l < lanes.lanes.size(); ++l)
-        m.threads.push_back({lanes.instance[l], lanes.lanes[l].thread ? "thread " + std::to_string(*lanes.lanes[l].thread)
-                                                                       : "samples"});
+    std::vector<std::uint32_t> process_of_instance(samples.instances.size(), 0);
+    std::vector<bool> seen(samples.instances.size(), false);
+    for (std::size_t l = 0; l < lanes.lanes.size(); ++l) {
+        const auto inst = lanes.instance[l];
+        if (!seen[inst]) {
+            seen[inst] = true;
+            process_of_instance[inst] = std::uint32_t(m.processes.size());
+            m.processes.push_back({samples.instances[inst].node_name, samples.instances[inst].instance});
+        }
+        // Each lane (instance, thread) is a thread track of its instance's process.
+        m.threads.push_back({process_of_instance[inst],
+                             lanes.lanes[l].thread ? "thread " + std::to_string(*lanes.lanes[l].thread) : "samples"});
+    }
 
     std::unordered_map<std::string, std::uint32_t> name_index;
     std::vector<std::uint32_t> name_of_tracepoint;

@@ -19,6 +19,21 @@ TEST(Histogram, CountsEveryValueOnceWithTheMaximumInTheLastBin) {
     EXPECT_THAT(h.counts, ElementsAre(4, 2, 2));  // [1,4) [4,7) [7,10]
 }
 
+TEST(Histogram, ALongTailIsCountedAsOverflow) {
+    std::vector<double> v(200, 1.0);
+    for (int i = 0; i < 200; ++i) v[i] = 1.0 + i * 0.01;  // 1.00 .. 2.99
+    v.back() = 500;                                        // one outlier, far above p99
+    const auto h = make_histogram(v, 10);
+    EXPECT_EQ(h.overflow, 1u);
+    std::uint64_t drawn = 0;
+    for (auto c : h.counts) drawn += c;
+    EXPECT_EQ(drawn, 199u);
+    EXPECT_LT(h.lo_ms + h.width_ms * double(h.counts.size()), 4.0);  // 1.25 x p99 (2.98)
+    // No tail: the bins reach the maximum and nothing overflows.
+    v.back() = 3.5;
+    EXPECT_EQ(make_histogram(v, 10).overflow, 0u);
+}
+
 TEST(Histogram, EqualValuesMakeOneBinAndEmptyInputNone) {
     const std::vector<double> same = {4, 4, 4};
     const auto h = make_histogram(same, 10);

@@ -46,6 +46,8 @@ TEST(Browser, DemoReportRendersEveryChartWithoutConsoleErrors) {
     }
     // The drawn elements themselves are there, not only the marks.
     EXPECT_THAT(run.dom, ::testing::HasSubstr("class=\"histogram\""));
+    EXPECT_THAT(run.dom, ::testing::HasSubstr("class=\"interval-table\""));
+    EXPECT_THAT(run.dom, ::testing::HasSubstr("<td class=\"best\">910</td>"));  // run B has the higher M8
     EXPECT_THAT(run.dom, ::testing::HasSubstr("class=\"cell\""));
     EXPECT_THAT(run.dom, ::testing::HasSubstr("class=\"route-sample\""));
     EXPECT_THAT(run.dom, ::testing::HasSubstr("<tr class=\"flag\">"));  // gap paused with another node

@@ -48,6 +48,7 @@ TEST(HtmlReport, EmbedsTheDataModelAsJson) {
     EXPECT_EQ(j.at("format"), "hashtrace-report/1");
     EXPECT_EQ(j.at("runs").size(), 2u);
     EXPECT_TRUE(j.at("runs")[0].at("metrics")[3].at("value").is_null());
+    EXPECT_DOUBLE_EQ(j.at("runs")[1].at("intervals")[0].at("latency").at("max_ms").get<double>(), 30.0);
     EXPECT_EQ(j.at("health").at("nodes")[1].at("clock_error_ms"), nullptr);
     EXPECT_DOUBLE_EQ(j.at("health").at("nodes")[0].at("clock_error_ms").get<double>(), 0.05);
     EXPECT_EQ(j.at("intervals")[0].at("histogram").at("counts").size(), d.intervals[0].histogram.counts.size());

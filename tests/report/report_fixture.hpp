@@ -16,9 +16,11 @@ inline ReportData demo_report_data() {
     d.generated_by = "report_fixture";
     d.window_s = 12.0;
     d.runs = {{"run A", {{"samples", "", "", 22000}, {"M8 messages per second", "1/s", "higher", 830.5},
-                         {"M11 mean", "ms", "lower", 1.25}, {"M12", "", "", std::nullopt}}},
+                         {"M11 mean", "ms", "lower", 1.25}, {"M12", "", "", std::nullopt}},
+               {{"M5 Chai to Unity", "end_to_end", {5000, 2.3, 1.0, 1.0, 2.0, 3.0, 17.0, 18.0}}}},
               {"run B", {{"samples", "", "", 60000}, {"M8 messages per second", "1/s", "higher", 910.0},
-                         {"M11 mean", "ms", "lower", 0.95}, {"M12", "", "", 0.4}}}};
+                         {"M11 mean", "ms", "lower", 0.95}, {"M12", "", "", 0.4}},
+               {{"M5 Chai to Unity", "end_to_end", {4000, 2.1, 0.8, 1.0, 2.0, 2.9, 12.0, 30.0}}}}};
     d.health = {22000, 21000, 8000, 12, 40, 3, 0, 0,
                 {{"Chai", "1a2b", "rig1", "CLOCK_REALTIME", 11000, 12, 30, 0.05},
                  {"Unity", "3c4d", "rig2", "CLOCK_REALTIME", 11000, 0, 10, std::nullopt}}};

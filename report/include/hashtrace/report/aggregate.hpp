@@ -11,7 +11,10 @@
 namespace hashtrace::report {
 
 // Equal-width bins from the smallest to the largest value (at most max_bins,
-// about sqrt(n) for small inputs). Empty input: no bins.
+// about sqrt(n) for small inputs). When the largest value is over twice the
+// p99, the bins end at 1.25 x p99 and the rest is counted as overflow: a few
+// outliers would otherwise squeeze every other value into one bar.
+// Empty input: no bins.
 Histogram make_histogram(std::span<const double> values_ms, std::size_t max_bins);
 
 // Observations (t_s[i], ms[i]) binned over [0, window_s] with nearest-rank

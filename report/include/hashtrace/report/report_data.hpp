@@ -26,9 +26,16 @@ struct MetricRow {
     std::optional<double> value;
 };
 
+struct IntervalRow {
+    std::string name;
+    std::string kind;  // "process" or "end_to_end"
+    Statistics latency;
+};
+
 struct RunMetrics {
     std::string name;
     std::vector<MetricRow> metrics;
+    std::vector<IntervalRow> intervals;
 };
 
 struct NodeHealth {
@@ -46,6 +53,7 @@ struct Health {
 struct Histogram {
     double lo_ms = 0, width_ms = 1;
     std::vector<std::uint64_t> counts;
+    std::uint64_t overflow = 0;  // values above the last bin (a long tail is not drawn to scale)
 };
 
 struct TimeBin {  // latency percentiles of the observations starting in [t_s, t_s + bin_s)
