@@ -115,7 +115,7 @@ void baseline(benchmark::State& state, const char* engine) {
     const fs::path dir = dataset(LogFormat::csv, kBaselineSamples);
     const auto s = load(dir);
     const auto expected_edges = graph::link(s, spec()).edges.size();
-    const std::string command = std::string("python3 ") + HASHTRACE_BASELINE_PY + " " + engine + " " + dir.string() + " " + (dir / "spec.toml").string();
+    const std::string command = std::string("/usr/bin/python3 ") + HASHTRACE_BASELINE_PY + " " + engine + " " + dir.string() + " " + (dir / "spec.toml").string();
     std::size_t edges = 0;
     for (auto _ : state) {
         FILE* pipe = popen(command.c_str(), "r");

@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The benchmark baseline: the linking of SPEC.md section 4 and one interval
 (M4.3 Chai force to send), done the way a user without hashtrace would - a
 pandas merge, or an SQLite self-join - on a directory of CSV logs.
 
-usage: baseline.py pandas|sqlite DIR SPEC.toml
+usage: /usr/bin/python3 baseline.py pandas|sqlite DIR SPEC.toml   (Debian's python3-pandas)
 Prints: engine, samples, edges, interval count and mean (ms), seconds.
 """
 import fnmatch

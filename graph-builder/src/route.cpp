@@ -42,7 +42,8 @@ bool walk(SampleIndex origin, const RouteOptions& options, std::unordered_set<Sa
     std::size_t visited = 0;
     bool truncated = false;
     while (!queue.empty()) {
-        auto [s, hops] = queue.front();
+        const SampleIndex s = queue.front().first;
+        const std::uint32_t hops = queue.front().second;
         queue.pop_front();
         next(s, [&](SampleIndex n) {
             if (seen.count(n)) return;
@@ -107,13 +108,13 @@ std::string render_route_dot(const SampleSet& samples, const Route& route) {
         out += "  subgraph cluster_" + std::to_string(inst) + " {\n    label=\"" + escape_dot(in.node_name + " " + in.instance) + "\";\n";
         for (SampleIndex s : by_instance[inst]) {
             out += "    s" + std::to_string(s) + " [label=\"" + escape_dot(samples.tracepoint_of(s).tracepoint_name) + "\\n" +
-                   ms_text(samples.time_ns[s] - t0) + "\"" + (s == route.origin ? ", style=bold, color=red" : "") + "];\n";
+                   ms_text(elapsed_ns(t0, samples.time_ns[s])) + "\"" + (s == route.origin ? ", style=bold, color=red" : "") + "];\n";
         }
         out += "  }\n";
     }
     for (const Edge& e : route.edges)
         out += "  s" + std::to_string(e.from) + " -> s" + std::to_string(e.to) + " [label=\"" +
-               ms_text(samples.time_ns[e.to] - samples.time_ns[e.from]) + "\"];\n";
+               ms_text(elapsed_ns(samples.time_ns[e.from], samples.time_ns[e.to])) + "\"];\n";
     out += "}\n";
     return out;
 }
@@ -126,7 +127,7 @@ std::string render_route_text(const SampleSet& samples, const Route& route) {
     for (SampleIndex s : route.samples) {
         const Tracepoint& tp = samples.tracepoint_of(s);
         char head[64];
-        std::snprintf(head, sizeof head, "%s #%-8u %14s  ", s == route.origin ? ">" : " ", s, ms_text(samples.time_ns[s] - t0).c_str());
+        std::snprintf(head, sizeof head, "%s #%-8u %14s  ", s == route.origin ? ">" : " ", s, ms_text(elapsed_ns(t0, samples.time_ns[s])).c_str());
         out += head + tp.node_name + "[" + tp.instance + "]/" + tp.tracepoint_name;
         if (samples.thread[s] != kNoThread) out += " thread " + std::to_string(samples.thread[s]);
         out += "  t=" + logio::format_time_ns(samples.time_ns[s]) + "  in=" + hash_text(samples, samples.input[s]) +

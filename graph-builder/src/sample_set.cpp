@@ -33,14 +33,15 @@ std::vector<SampleIndex> time_order(const std::vector<std::int64_t>& time) {
         }
         return order;
     }
-    const auto [lo, hi] = std::minmax_element(time.begin(), time.end());
-    const std::uint64_t range = static_cast<std::uint64_t>(*hi) - static_cast<std::uint64_t>(*lo);
+    const auto bounds = std::minmax_element(time.begin(), time.end());
+    const auto lo = static_cast<std::uint64_t>(*bounds.first);
+    const std::uint64_t range = static_cast<std::uint64_t>(*bounds.second) - lo;
     constexpr int kBits = 11;
     constexpr std::size_t kBuckets = std::size_t{1} << kBits;
     for (int shift = 0; shift < 64 && (range >> shift) != 0; shift += kBits) {
         std::vector<std::uint32_t> start(kBuckets + 1, 0);
         auto digit = [&](SampleIndex i) {
-            return ((static_cast<std::uint64_t>(time[i]) - static_cast<std::uint64_t>(*lo)) >> shift) & (kBuckets - 1);
+            return ((static_cast<std::uint64_t>(time[i]) - lo) >> shift) & (kBuckets - 1);
         };
         for (SampleIndex i : order) ++start[digit(i) + 1];
         for (std::size_t b = 0; b < kBuckets; ++b) start[b + 1] += start[b];

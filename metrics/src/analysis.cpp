@@ -30,7 +30,7 @@ std::vector<SampleIndex> samples_of(const SampleSet& s, const detail::TargetSet&
     return out;
 }
 
-double ms_between(const SampleSet& s, SampleIndex a, SampleIndex b) { return double(s.time_ns[b] - s.time_ns[a]) / 1e6; }
+double ms_between(const SampleSet& s, SampleIndex a, SampleIndex b) { return double(graph::elapsed_ns(s.time_ns[a], s.time_ns[b])) / 1e6; }
 
 // One question for EarliestReach and where its answers go.
 struct Target {
@@ -108,7 +108,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     if (s.size() > 0) {
         r.first_time_ns = s.time_ns.front();
         r.last_time_ns = s.time_ns.back();
-        r.window_s = double(r.last_time_ns - r.first_time_ns) / 1e9;
+        r.window_s = double(graph::elapsed_ns(r.first_time_ns, r.last_time_ns)) / 1e9;
     }
     detail::measure_edges(s, g, options, r);
 

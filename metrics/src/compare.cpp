@@ -80,13 +80,15 @@ Comparison compare(std::span<const NamedRun> runs) {
             for (const auto& n : names) seen |= n.first == i.name;
             if (!seen) names.emplace_back(i.name, i.kind);
         }
-    for (const auto& [name, kind] : names)
-        add_tested(c, std::string(kind == graph::IntervalKind::process ? "M4 " : "M5 ") + name, "ms", Better::lower, runs,
+    for (const auto& named : names) {
+        const std::string& name = named.first;
+        add_tested(c, std::string(named.second == graph::IntervalKind::process ? "M4 " : "M5 ") + name, "ms", Better::lower, runs,
                    [&name](const AnalysisResult& r) -> const std::vector<double>* {
                        for (const auto& i : r.intervals)
                            if (i.name == name) return &i.values_ms;
                        return nullptr;
                    });
+    }
     add_single(c, "M8 messages per second", "1/s", Better::none, runs, [](const AnalysisResult& r) { return r.m8; });
     add_tested(c, "M11 message waiting time", "ms", Better::lower, runs, [](const AnalysisResult& r) { return &r.m11_values_ms; });
     add_single(c, "M12 simulation-overhead ratio", "", Better::higher, runs, [](const AnalysisResult& r) { return r.m12; });

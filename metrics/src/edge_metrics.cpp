@@ -14,17 +14,24 @@ namespace {
 ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& starts, const std::vector<std::int64_t>& ends,
                                   std::int64_t first, std::int64_t last, const MetricOptions& options) {
     ParallelismResult r;
-    const double window = double(last - first);
+    const double window = double(graph::elapsed_ns(first, last));
     double integral = 0, integral_sq = 0;
     std::int64_t count = 0, max = 0, now = first;
     std::size_t i = 0, j = 0;
-    const auto period = static_cast<std::int64_t>(std::llround(options.m3_sample_period_s * 1e9));
+    // At most kMaxGridSamples observations: a run spanning days (or a damaged
+    // timestamp) must not allocate one per millisecond.
+    constexpr double kMaxGridSamples = 1e6;
+    const auto period = static_cast<std::int64_t>(std::max(options.m3_sample_period_s * 1e9, window / kMaxGridSamples));
     std::int64_t next_grid = first;
     auto advance_to = [&](std::int64_t t) {
         if (options.keep_values && period > 0)
-            for (; next_grid < t && next_grid < last; next_grid += period) r.samples.push_back(double(count));
-        integral += double(count) * double(t - now);
-        integral_sq += double(count) * double(count) * double(t - now);
+            while (next_grid < t && next_grid < last) {
+                r.samples.push_back(double(count));
+                next_grid = graph::elapsed_ns(next_grid, last) <= period ? last : next_grid + period;
+            }
+        const double span = double(graph::elapsed_ns(now, t));
+        integral += double(count) * span;
+        integral_sq += double(count) * double(count) * span;
         now = t;
     };
     while (i < starts.size() || j < ends.size()) {
@@ -58,7 +65,7 @@ void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const Metri
     std::vector<double> waits_ms;
     double local_sum = 0, message_sum = 0;
     for (const graph::Edge& e : g.edges) {
-        const std::int64_t dt = s.time_ns[e.to] - s.time_ns[e.from];
+        const std::int64_t dt = graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]);
         if (graph::is_local(s, e)) {
             ++out.local_edges;
             local_sum += double(dt);
