@@ -49,11 +49,14 @@ export HASHTRACE_FORMAT=${HASHTRACE_FORMAT:-binary}
 
 pids=()
 names=()
+sleeper=""
 netns=""
 veth=""
 
 cleanup() {
   local pid
+  # Background jobs of a script ignore SIGINT, so Ctrl-C does not end the timer.
+  if [ -n "$sleeper" ]; then kill "$sleeper" 2>/dev/null || true; sleeper=""; fi
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -131,7 +134,9 @@ case "$config" in
 esac
 
 sleep "$duration" &
-wait $! || true
+sleeper=$!
+wait $sleeper || true
+sleeper=""
 
 # Stop like an operator would: SIGINT to every process at once. Each stops its
 # loop, flushes what it still has to send, waits for its peers' goodbyes and

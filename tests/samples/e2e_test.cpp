@@ -14,8 +14,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <csignal>
 #include <set>
 #include <string>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -82,6 +85,7 @@ SystemRun run_system(const std::string& config, const std::string& name, bool bu
     for (const auto& file : logio::find_logs({run.dir})) {
         const logio::SampleLog log = logio::load_log(file);
         EXPECT_FALSE(log.report.torn) << file << ": the log must be complete after SIGINT";
+        EXPECT_TRUE(log.report.clean_close) << file << ": the writer's end marker is missing";
         EXPECT_EQ(log.report.dropped_samples, 0u) << file;
         for (const auto& r : log.samples) {
             const auto& tp = log.tracepoints.at(r.tracepoint);
@@ -261,4 +265,38 @@ TEST_F(SampleSystem, WithTheBugTheAnalysisSinglesOutTheHapticsInboxLink) {
     }
     // Nothing was lost: the backlog drained at shutdown.
     EXPECT_EQ(run.count("Haptics", "SceneGraphUpdated"), run.count("Physics", "MessageCreated"));
+}
+
+TEST_F(SampleSystem, CtrlCStopsEveryProcessWithCompleteLogsAndRemovesTheNamespace) {
+    const bool netns = can_make_network_namespaces();
+    const std::string config = netns ? "remote-router" : "local-router";
+    const fs::path dir = work_dir() / "interrupted";
+    const std::string script = std::string(HASHTRACE_SAMPLES_DIR) + "/run-system.sh";
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        // Like a terminal's foreground job: its own process group, SIGINT at its default.
+        ::setsid();
+        std::signal(SIGINT, SIG_DFL);
+        ::setenv("SAMPLE_BIN_DIR", HASHTRACE_SAMPLE_BIN_DIR, 1);
+        ::setenv("DURATION", "60", 1);
+        ::execl(script.c_str(), script.c_str(), config.c_str(), dir.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    ASSERT_EQ(::kill(-pid, SIGINT), 0);  // Ctrl-C: the whole process group
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    EXPECT_EQ(shell("pgrep -s " + std::to_string(pid) + " >/dev/null"), 1) << "processes left running";
+    EXPECT_EQ(shell("ip netns list 2>/dev/null | grep -q htsample-" + std::to_string(pid)), 1);
+    const auto logs = logio::find_logs({dir});
+    EXPECT_EQ(logs.size(), 4u);
+    for (const auto& file : logs) {
+        const logio::SampleLog log = logio::load_log(file);
+        EXPECT_FALSE(log.report.torn) << file;
+        EXPECT_TRUE(log.report.clean_close) << file;
+        EXPECT_GT(log.samples.size(), 0u) << file;
+    }
 }
