@@ -229,11 +229,12 @@ function drawOverTime(parent, iv) {
   svg("text", { x: m.l, y: 12 }, s, "latency over time");
   const ot = iv.over_time;
   const t1 = Math.max(data.window_s || 0, ...ot.bins.map(b => b.t_s + ot.bin_s));
-  // The axis ends a little above the highest p99 line: rarer outliers are
-  // drawn as red marks on the top edge rather than squeezing the lines flat.
-  const top99 = Math.max(1e-6, ...ot.bins.filter(b => b.count > 0).map(b => b.p99));
+  // With a long tail the axis ends at 1.5 x the run's p99: rarer outliers
+  // (a slow start, a stall) are red marks on the top edge rather than
+  // squeezing everything else flat.
+  const p99 = Math.max(1e-6, iv.summary.p99_ms);
   const maxAll = Math.max(1e-6, ...ot.bins.map(b => b.max), ...ot.points.map(p => p[1]));
-  const maxMs = maxAll > 2 * top99 ? 1.3 * top99 : maxAll;
+  const maxMs = maxAll > 2 * p99 ? 1.5 * p99 : maxAll;
   const x = linear(0, t1, m.l, W - m.r);
   const y = linear(0, maxMs, H - m.b, m.t);
   let items = 0;
@@ -309,7 +310,8 @@ function drawMatrix() {
       fill: heat(v[stat] / hi), class: "cell" }, s);
     svg("title", {}, rect, `${v.from} -> ${v.to}: n=${v.count}, mean ${fmt(v.mean_ms)} ms, max ${fmt(v.max_ms)} ms`);
     if (cell >= 40) svg("text", { x: labelW + col * cell + cell / 2, y: labelW + r * cell + cell / 2 + 4,
-      "text-anchor": "middle", style: "font-size:10px" }, s, fmt(v[stat], stat === "count" ? 0 : 1));
+      "text-anchor": "middle", style: `font-size:10px;fill:${v[stat] / hi > 0.55 ? "#fff" : "#1d2330"}` }, s,
+      fmt(v[stat], stat === "count" ? 0 : 1));
   }
   for (let i = 0; i < n; ++i)
     svg("rect", { x: labelW + i * cell + 0.5, y: labelW + i * cell + 0.5, width: cell - 1, height: cell - 1, fill: "#555" }, s);
@@ -387,11 +389,12 @@ function drawSpaceTime() {
       }
       g.stroke();
     }
-    let arrows = 0;
+    // Arrows only when few enough to follow; zoomed out they would hide the lanes.
+    const visibleEdges = st.edges.filter(e => e[3] >= spaceTime.t0 && e[1] <= spaceTime.t1);
+    const arrows = visibleEdges.length <= 1500 ? visibleEdges.length : 0;
     g.strokeStyle = "rgba(196,50,10,0.8)";
     g.fillStyle = "rgba(196,50,10,0.95)";
-    for (const [la, ta, lb, tb] of st.edges) {
-      if (tb < spaceTime.t0 || ta > spaceTime.t1) continue;
+    for (const [la, ta, lb, tb] of arrows ? visibleEdges : []) {
       const x0 = x(ta), y0 = laneY(la), x1 = x(tb), y1 = laneY(lb);
       g.beginPath(); g.moveTo(x0, y0); g.lineTo(x1, y1); g.stroke();
       const a = Math.atan2(y1 - y0, x1 - x0);
@@ -399,7 +402,6 @@ function drawSpaceTime() {
       g.lineTo(x1 - 7 * Math.cos(a - 0.4), y1 - 7 * Math.sin(a - 0.4));
       g.lineTo(x1 - 7 * Math.cos(a + 0.4), y1 - 7 * Math.sin(a + 0.4));
       g.closePath(); g.fill();
-      ++arrows;
     }
     g.fillStyle = "#667085"; g.strokeStyle = "#98a2b3"; g.textAlign = "center";
     const axisY = top + st.lanes.length * laneH + 4;
@@ -408,10 +410,11 @@ function drawSpaceTime() {
       g.fillText(`${+v.toPrecision(9)} s`, x(v), axisY + 16);
     }
     info.textContent = `${fmt(span, 6)} s shown; ${detail ? fmt(visibleTicks.length) + " samples as ticks" : "density view"}; ` +
-      `${fmt(arrows)} message arrows (${fmt(st.edges.length)} of ${fmt(st.edges_total)} edges embedded)`;
+      (arrows || !visibleEdges.length ? `${fmt(arrows)} message arrows` : `${fmt(visibleEdges.length)} message edges: zoom in to draw them`) +
+      ` (${fmt(st.edges.length)} of ${fmt(st.edges_total)} edges embedded` +
+      (st.detail_window ? `; every sample and edge of ${fmt(st.detail_window[0], 6)}-${fmt(st.detail_window[1], 6)} s` : "") + ")";
     document.getElementById("st-from").value = +spaceTime.t0.toPrecision(9);
     document.getElementById("st-to").value = +spaceTime.t1.toPrecision(9);
-    return arrows;
   }
 
   function setWindow(t0, t1) {
@@ -443,7 +446,13 @@ function drawSpaceTime() {
     setWindow(parseFloat(document.getElementById("st-from").value), parseFloat(document.getElementById("st-to").value)));
   window.addEventListener("resize", draw);
 
-  const initial = st.detail_window || [0, st.duration_s];
+  // Open on the slowest message (with some context) when its samples are all embedded.
+  let initial = st.detail_window || [0, st.duration_s];
+  const slowest = (data.slowest || [])[0];
+  if (slowest && st.detail_window) {
+    const span = Math.max(slowest.latency_ms / 1000, 1e-6);
+    initial = [Math.max(initial[0], slowest.t_s - span), Math.min(initial[1], slowest.t_s + 2 * span)];
+  }
   spaceTime.t0 = initial[0];
   spaceTime.t1 = initial[1] > initial[0] ? initial[1] : initial[0] + 1e-3;
   draw();
@@ -509,10 +518,13 @@ function drawRoute() {
   for (const [a, b] of route.edges) {
     svg("line", { x1: x(a), y1: y(a), x2: x(b), y2: y(b), stroke: "#2e6fdb", "stroke-width": 1.5, "marker-end": "url(#arrow)" }, s);
   }
+  // Labels only where there is room for them; the tooltip always has them.
+  const roomy = (W - labelW - 80) / Math.max(1, route.samples.length - 1) >= 70;
   route.samples.forEach((p, i) => {
     const dot = svg("circle", { cx: x(i), cy: y(i), r: i === route.origin ? 7 : 5,
       fill: i === route.origin ? "#c4320a" : "#1d2330", class: "route-sample" }, s);
-    svg("title", {}, dot, `${p.label} at ${fmt(p.t_s, 9)} s`);
+    svg("title", {}, dot, `${p.label} at ${fmt(p.t_s, 9)} s (+${fmt((p.t_s - t0) * 1000, 3)} ms)`);
+    if (!roomy) return;
     svg("text", { x: x(i), y: y(i) - 9, "text-anchor": "middle", style: "font-size:10px" }, s, p.tracepoint);
     svg("text", { x: x(i), y: y(i) + 17, "text-anchor": "middle", class: "muted", style: "font-size:9px" }, s,
       `+${fmt((p.t_s - t0) * 1000, 3)} ms`);

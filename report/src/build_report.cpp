@@ -5,6 +5,7 @@
 #include "hashtrace/report/build.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <tuple>
 
@@ -55,9 +56,35 @@ Health health_of(const graph::SampleSet& s, const graph::Graph& g, const metrics
     return h;
 }
 
-RouteDrawing route_drawing(const graph::SampleSet& s, const graph::Graph& g, const Lanes& lanes, std::int64_t t0,
-                           SampleIndex origin, std::string title, const graph::RouteOptions& options) {
-    const auto route = graph::trace_route(s, g, origin, options);
+// Keeps the samples and edges of a route that lie on a path from `from` to
+// `to`: the route of one message, without the fan-out it shares with others.
+void keep_paths_between(graph::Route& route, SampleIndex from, SampleIndex to) {
+    auto reach = [&](SampleIndex start, bool forward) {
+        std::vector<SampleIndex> seen{start}, stack{start};
+        while (!stack.empty()) {
+            const auto v = stack.back();
+            stack.pop_back();
+            for (const auto& e : route.edges) {
+                const auto [a, b] = forward ? std::pair{e.from, e.to} : std::pair{e.to, e.from};
+                if (a == v && std::find(seen.begin(), seen.end(), b) == seen.end()) {
+                    seen.push_back(b);
+                    stack.push_back(b);
+                }
+            }
+        }
+        std::sort(seen.begin(), seen.end());
+        return seen;
+    };
+    const auto downstream = reach(from, true), upstream = reach(to, false);
+    const auto on_path = [&](SampleIndex v) {
+        return std::binary_search(downstream.begin(), downstream.end(), v) && std::binary_search(upstream.begin(), upstream.end(), v);
+    };
+    std::erase_if(route.samples, [&](SampleIndex v) { return !on_path(v); });
+    std::erase_if(route.edges, [&](const graph::Edge& e) { return !on_path(e.from) || !on_path(e.to); });
+}
+
+RouteDrawing route_drawing(const graph::SampleSet& s, const Lanes& lanes, std::int64_t t0, const graph::Route& route,
+                           std::string title) {
     RouteDrawing d;
     d.title = std::move(title);
     d.truncated = route.truncated;
@@ -65,7 +92,7 @@ RouteDrawing route_drawing(const graph::SampleSet& s, const graph::Graph& g, con
     for (auto v : route.samples) {
         position.emplace_back(v, std::uint32_t(d.samples.size()));
         d.samples.push_back({s.label(v), s.tracepoint_of(v).tracepoint_name, lanes.of_sample[v], seconds_since(t0, s.time_ns[v])});
-        if (v == origin) d.origin = position.back().second;
+        if (v == route.origin) d.origin = position.back().second;
     }
     std::sort(position.begin(), position.end());
     auto index_of = [&](SampleIndex v) {
@@ -105,51 +132,63 @@ void add_slowest(ReportData& d, const graph::SampleSet& s, const graph::Graph& g
         const std::string name = c.interval == kEdge ? "message edge" : observations[c.interval].first;
         d.slowest.push_back({name, s.label(c.from), s.label(c.to), c.ms, seconds_since(d.t0_ns, s.time_ns[c.from]),
                              std::uint32_t(d.routes.size())});
-        d.routes.push_back(route_drawing(s, g, lanes, d.t0_ns, c.from,
+        auto route = graph::trace_route(s, g, c.from, options.route);
+        keep_paths_between(route, c.from, c.to);
+        d.routes.push_back(route_drawing(s, lanes, d.t0_ns, route,
                                          "#" + std::to_string(i + 1) + " " + name + ": " + s.label(c.from) + " -> " +
-                                             s.label(c.to) + ", " + format_ms(c.ms),
-                                         options.route));
+                                             s.label(c.to) + ", " + format_ms(c.ms)));
     }
 }
 
+// A window around `center` holding about `samples` samples: where the page
+// opens its space-time diagram when no window was asked for.
+std::pair<std::int64_t, std::int64_t> window_around(const graph::SampleSet& s, std::int64_t center, std::size_t samples) {
+    const auto c = std::size_t(std::lower_bound(s.time_ns.begin(), s.time_ns.end(), center) - s.time_ns.begin());
+    samples = std::max<std::size_t>(samples, 1);
+    const auto lo = c > samples / 2 ? c - samples / 2 : 0;
+    const auto hi = std::min(s.size() - 1, lo + samples - 1);
+    return {s.time_ns[lo], s.time_ns[hi]};
+}
+
 SpaceTime space_time_of(const graph::SampleSet& s, const graph::Graph& g, const Lanes& lanes, std::int64_t t0,
-                        std::int64_t t1, const ReportOptions& options) {
+                        std::int64_t t1, std::optional<std::pair<std::int64_t, std::int64_t>> window,
+                        const ReportOptions& options) {
     SpaceTime st;
     st.duration_s = seconds_since(t0, t1);
     st.lanes = lanes.lanes;
     st.density_bins = std::uint32_t(options.density_bins);
     st.density = density(lanes.of_sample, s.time_ns, lanes.lanes.size(), t0, t1 - t0, options.density_bins);
     st.ticks_total = s.size();
-    st.edges_total = 0;
 
-    // Ticks: every sample of the detail window if it fits, else an even sample of the run.
+    // Ticks: every sample of the run if they fit, else every sample of the
+    // detail window (the page shows density elsewhere).
     std::size_t lo = 0, hi = s.size();
-    if (options.detail_window_ns) {
-        lo = std::lower_bound(s.time_ns.begin(), s.time_ns.end(), options.detail_window_ns->first) - s.time_ns.begin();
-        hi = std::upper_bound(s.time_ns.begin(), s.time_ns.end(), options.detail_window_ns->second) - s.time_ns.begin();
+    if (s.size() > options.max_ticks && window) {
+        lo = std::lower_bound(s.time_ns.begin(), s.time_ns.end(), window->first) - s.time_ns.begin();
+        hi = std::upper_bound(s.time_ns.begin(), s.time_ns.end(), window->second) - s.time_ns.begin();
         if (hi - lo <= options.max_ticks)
-            st.detail_window = std::pair{seconds_since(t0, options.detail_window_ns->first),
-                                         seconds_since(t0, options.detail_window_ns->second)};
+            st.detail_window = std::pair{seconds_since(t0, window->first), seconds_since(t0, window->second)};
         else
             lo = 0, hi = s.size();
     }
     for (auto i : even_sample(hi - lo, options.max_ticks))
         st.ticks.emplace_back(lanes.of_sample[lo + i], seconds_since(t0, s.time_ns[lo + i]));
 
-    // Message edges, preferring those of the detail window.
-    std::vector<std::uint32_t> message, in_window;
+    // Message edges: those of the detail window first, then an even sample of the rest.
+    std::vector<std::uint32_t> in_window, elsewhere;
     for (std::uint32_t e = 0; e < g.edges.size(); ++e) {
-        if (graph::is_local(s, g.edges[e])) continue;
-        message.push_back(e);
-        if (st.detail_window && g.edges[e].from >= lo && g.edges[e].to < hi) in_window.push_back(e);
+        const auto& edge = g.edges[e];
+        if (graph::is_local(s, edge)) continue;
+        ++st.edges_total;
+        (st.detail_window && edge.from >= lo && edge.to < hi ? in_window : elsewhere).push_back(e);
     }
-    st.edges_total = message.size();
-    const auto& chosen = st.detail_window && !in_window.empty() ? in_window : message;
-    for (auto i : even_sample(chosen.size(), options.max_edges)) {
-        const auto& e = g.edges[chosen[i]];
-        st.edges.push_back({lanes.of_sample[e.from], seconds_since(t0, s.time_ns[e.from]), lanes.of_sample[e.to],
-                            seconds_since(t0, s.time_ns[e.to])});
-    }
+    const auto add_edge = [&](std::uint32_t e) {
+        const auto& edge = g.edges[e];
+        st.edges.push_back({lanes.of_sample[edge.from], seconds_since(t0, s.time_ns[edge.from]), lanes.of_sample[edge.to],
+                            seconds_since(t0, s.time_ns[edge.to])});
+    };
+    for (auto i : even_sample(in_window.size(), options.max_edges)) add_edge(in_window[i]);
+    for (auto i : even_sample(elsewhere.size(), options.max_edges - st.edges.size())) add_edge(elsewhere[i]);
     return st;
 }
 
@@ -229,8 +268,12 @@ ReportData build_report(const graph::SampleSet& s, const graph::Graph& g, const 
     std::sort(d.node_matrix.nodes.begin(), d.node_matrix.nodes.end());
     for (const auto& c : result.node_latency) d.node_matrix.cells.push_back({c.from, c.to, c.count, c.mean_ms, c.max_ms});
 
-    d.space_time = space_time_of(s, g, lanes, d.t0_ns, t1, options);
     add_slowest(d, s, g, lanes, observations, options);
+    // Without a window asked for, the diagram opens in full detail around the slowest message.
+    auto window = options.detail_window_ns;
+    if (!window && !d.slowest.empty())
+        window = window_around(s, d.t0_ns + std::llround(d.slowest.front().t_s * 1e9), options.max_ticks / 4);
+    d.space_time = space_time_of(s, g, lanes, d.t0_ns, t1, window, options);
     d.idle_gaps = idle_gaps_of(s, d.t0_ns, options);
     return d;
 }

@@ -94,6 +94,38 @@ TEST(BuildReport, SlowestMessagesComeWithRoutesFromSourceToTarget) {
     }
 }
 
+TEST(BuildReport, ARouteLeavesOutBranchesThatDoNotReachTheSlowSample) {
+    // A logger also receives every message: the routes of the slowest messages
+    // must still be the 4-sample chain, without the branch to the logger.
+    auto logs = test::demo_logs();
+    std::string logger = "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash\n";
+    for (int i = 0; i < kDemoMessages; ++i)
+        if (!test::demo_paused(i))
+            logger += "Logger,3c,Logged,messageid,," + test::time_text(test::kDemoStart + i * test::kDemoPeriod + 300'000) + "," +
+                      test::hex_id(3, i) + ",\n";
+    logs.emplace_back("logger.csv", logger);
+    graph::LoadOptions load;
+    load.keep_hash_values = true;
+    const auto samples = graph::load_samples_from_memory(logs, load);
+    const auto spec = graph::parse_spec(test::kDemoSpec, "demo.toml");
+    const auto g = graph::link(samples, spec);
+    const auto result = metrics::analyze(samples, g, spec);
+    ReportOptions options;
+    options.top_k = 2;
+    const auto d = build_report(samples, g, spec, result, options);
+    ASSERT_EQ(d.slowest.size(), 2u);
+    for (const auto& m : d.slowest) {
+        const auto& route = d.routes.at(m.route);
+        EXPECT_EQ(route.samples.size(), 4u);
+        for (const auto& sample : route.samples) EXPECT_NE(sample.label, "Logger/Logged");
+    }
+    // The whole route of a sample would include it.
+    const auto full = graph::trace_route(samples, g, graph::SampleIndex(0));
+    bool logged = false;
+    for (auto v : full.samples) logged |= samples.label(v) == "Logger/Logged";
+    EXPECT_TRUE(logged);
+}
+
 TEST(BuildReport, WithoutIntervalsTheLongestMessageEdgesAreListed) {
     auto run = demo_run();
     run.spec.intervals.clear();
@@ -107,7 +139,7 @@ TEST(BuildReport, WithoutIntervalsTheLongestMessageEdgesAreListed) {
     EXPECT_DOUBLE_EQ(d.slowest[0].latency_ms, 5.0);
 }
 
-TEST(BuildReport, SpaceTimeThinsTicksAndEdgesToTheCaps) {
+TEST(BuildReport, SpaceTimeOpensInFullDetailAroundTheSlowestMessage) {
     const auto run = demo_run();
     ReportOptions options;
     options.max_ticks = 100;
@@ -115,15 +147,32 @@ TEST(BuildReport, SpaceTimeThinsTicksAndEdgesToTheCaps) {
     options.density_bins = 50;
     const auto d = build_report(run.samples, run.graph, run.spec, run.result, options);
     const auto& st = d.space_time;
-    EXPECT_EQ(st.ticks.size(), 100u);
+    ASSERT_TRUE(st.detail_window.has_value());
+    EXPECT_LE(st.detail_window->first, d.slowest.front().t_s);
+    EXPECT_GE(st.detail_window->second, d.slowest.front().t_s);
+    EXPECT_EQ(st.ticks.size(), 25u);  // max_ticks / 4 samples around it, all of them
+    for (const auto& [lane, t] : st.ticks) {
+        EXPECT_GE(t, st.detail_window->first);
+        EXPECT_LE(t, st.detail_window->second);
+    }
     EXPECT_EQ(st.ticks_total, run.samples.size());
     EXPECT_EQ(st.edges.size(), 20u);
     EXPECT_EQ(st.edges_total, run.result.message_edges);
     std::uint64_t dense = 0;
     for (const auto& lane : st.density) dense += std::accumulate(lane.begin(), lane.end(), std::uint64_t{0});
     EXPECT_EQ(dense, run.samples.size());
-    EXPECT_FALSE(st.detail_window.has_value());
     for (const auto& e : st.edges) EXPECT_LE(e.from_s, e.to_s);
+}
+
+TEST(BuildReport, WithoutAWindowTicksAreAnEvenSampleOfTheRun) {
+    const auto run = demo_run();
+    ReportOptions options;
+    options.max_ticks = 100;
+    options.top_k = 0;  // no slowest message to open on
+    const auto d = build_report(run.samples, run.graph, run.spec, run.result, options);
+    EXPECT_FALSE(d.space_time.detail_window.has_value());
+    EXPECT_EQ(d.space_time.ticks.size(), 100u);
+    EXPECT_DOUBLE_EQ(d.space_time.ticks.front().second, 0.0);
 }
 
 TEST(BuildReport, ADetailWindowEmbedsAllOfItsSamples) {

@@ -37,8 +37,10 @@ struct ReportOptions {
     std::size_t density_bins = 1500;         // space-time density columns over the run
     std::size_t max_ticks = 60000;           // sample ticks embedded
     std::size_t max_edges = 6000;            // message arrows embedded
-    // Embed every sample of this window (UTC ns) as ticks and open the
-    // space-time diagram on it; the rest of the run is shown as density.
+    // A run of more than max_ticks samples is shown as density, except in one
+    // window where every sample and message edge is embedded and where the
+    // space-time diagram opens: this one (UTC ns), or else max_ticks/4
+    // samples around the slowest message.
     std::optional<std::pair<std::int64_t, std::int64_t>> detail_window_ns;
     std::map<std::string, double> clock_error_ms_by_host;  // from clock sync records, when known
     graph::RouteOptions route{16, 200};
