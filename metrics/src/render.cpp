@@ -197,7 +197,9 @@ std::string render_json(const AnalysisResult& r) {
     j["last_time_ns"] = r.last_time_ns;
     j["warnings"] = r.warnings;
     for (const auto& e : r.extra) j[e.key] = json::parse(e.json);
-    return j.dump(2) + "\n";
+    // Node and tracepoint names come from logs as bytes: invalid UTF-8 is
+    // replaced (U+FFFD) rather than failing the whole report.
+    return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace hashtrace::metrics

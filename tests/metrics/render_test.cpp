@@ -47,6 +47,14 @@ TEST(Render, JsonHasSpecKeys) {
     EXPECT_DOUBLE_EQ(j["node_latency_matrix"][0]["max_ms"].get<double>(), 4.5);
 }
 
+// Names come from logs as raw bytes; invalid UTF-8 must not fail the report (found by fuzz_analyze_csv).
+TEST(Render, InvalidUtf8NamesAreReplaced) {
+    auto r = example();
+    r.node_latency[0].from = "Ch\xffi";
+    const auto j = nlohmann::json::parse(render_json(r));
+    EXPECT_EQ(j["node_latency_matrix"][0]["from"], "Ch\xef\xbf\xbdi");
+}
+
 TEST(Render, ExtraSectionsAppear) {
     auto r = example();
     r.extra.push_back({"clock_sync", "Clock sync", {"Chai: 12 us"}, R"({"Chai": {"error_us": 12}})"});
