@@ -48,6 +48,26 @@ TEST(Load, InternsHashesAcrossFilesAndKeepsTimeOrder) {
     EXPECT_EQ(s.hash_values[s.input[testing::find(s, "B", "Recv", 100.003)]], m1);
 }
 
+// 100 samples in falling time order are 100 sorted runs (the radix path);
+// pairs at equal times keep file order (stable). Three interleaved sorted
+// files take the merge path.
+TEST(Load, TimeOrderIsRestoredStably) {
+    CsvLog falling;
+    for (int i = 99; i >= 0; --i) falling.row("A", "1", i % 2 ? "Odd" : "Even", 100 + (i / 2) * 0.001, "", "x" + std::to_string(i));
+    const auto s = load({{"falling.csv", falling.text()}});
+    ASSERT_EQ(s.size(), 100u);
+    for (SampleIndex i = 0; i + 1 < s.size(); i += 2) {
+        EXPECT_EQ(s.time_ns[i], s.time_ns[i + 1]);
+        EXPECT_EQ(s.tracepoint_of(i).tracepoint_name, "Odd") << "file order kept for equal times at " << i;
+    }
+    EXPECT_TRUE(std::is_sorted(s.time_ns.begin(), s.time_ns.end()));
+
+    CsvLog a, b, c;
+    for (int i = 0; i < 30; ++i) (i % 3 == 0 ? a : i % 3 == 1 ? b : c).row("N", std::to_string(i % 3), "T", 100 + i * 0.001, "", "");
+    const auto merged = load({{"a.csv", a.text()}, {"b.csv", b.text()}, {"c.csv", c.text()}});
+    for (SampleIndex i = 0; i < merged.size(); ++i) EXPECT_EQ(merged.time_ns[i], 100'000'000'000LL + i * 1'000'000LL);
+}
+
 TEST(Load, SameInstanceInTwoFilesSharesSources) {
     CsvLog a, b;
     a.row("A", "1", "Send", 100.000, "", "m1");
