@@ -29,9 +29,21 @@ def load(root):
     return runs
 
 
+def values_of(rounds, get):
+    return [v for v in (get(r) for r in rounds) if v is not None]
+
+
 def mean_of(rounds, get):
-    values = [v for v in (get(r) for r in rounds) if v is not None]
+    values = values_of(rounds, get)
     return statistics.mean(values) if values else float("nan")
+
+
+def cell(rounds, get, digits):
+    """Mean over the rounds, with the rounds' range: the noise is part of the result."""
+    values = values_of(rounds, get)
+    if not values:
+        return "n/a"
+    return f"{statistics.mean(values):.{digits}f} [{min(values):.{digits}f}-{max(values):.{digits}f}]"
 
 
 def main(argv):
@@ -42,16 +54,19 @@ def main(argv):
     if not traced or not notrace:
         raise SystemExit("overhead_table.py: need both traced and notrace runs in " + argv[1])
     print(f"rounds: {len(traced)} traced, {len(notrace)} untraced\n")
-    print(f"| {'figure':44} | {'traced':>10} | {'untraced':>10} |")
-    print(f"|{'-' * 46}|{'-' * 12}|{'-' * 12}|")
+    print("each cell: mean over the rounds [lowest-highest round]\n")
+    print(f"| {'figure':40} | {'traced':>24} | {'untraced':>24} |")
+    print(f"|{'-' * 42}|{'-' * 26}|{'-' * 26}|")
 
-    def row(label, get, fmt="{:10.3f}"):
-        print(f"| {label:44} | {fmt.format(mean_of(traced, get))} | {fmt.format(mean_of(notrace, get))} |")
+    def row(label, get, digits=3):
+        print(f"| {label:40} | {cell(traced, get, digits):>24} | {cell(notrace, get, digits):>24} |")
 
     for node in ("Haptics", "Physics", "Render"):
-        row(f"{node} loop rate (Hz)", lambda r, n=node: r.get(n, {}).get("rate_hz"), "{:10.1f}")
+        row(f"{node} loop rate (Hz)", lambda r, n=node: r.get(n, {}).get("rate_hz"), 1)
         row(f"{node} loop period sd (ms)", lambda r, n=node: r.get(n, {}).get("period_ms", {}).get("sd"))
         row(f"{node} loop period p99 (ms)", lambda r, n=node: r.get(n, {}).get("period_ms", {}).get("p99"))
+        row(f"{node} CPU (% of one core)",
+            lambda r, n=node: 100 * r[n]["cpu_seconds"] / r[n]["loop_seconds"] if n in r and "cpu_seconds" in r[n] else None, 1)
     for origin, node in (("Haptics", "Physics"), ("Haptics", "Render"), ("Physics", "Haptics"), ("Physics", "Render")):
         for stat in ("mean", "p99"):
             row(f"latency {origin} -> {node} {stat} (ms)",

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <optional>
+#include <sys/resource.h>
 #include <thread>
 
 namespace hashtrace::samples {
@@ -42,6 +43,13 @@ SteadyClock::duration seconds(double s) {
 bool stop_requested(const NodeOptions& o, SteadyClock::time_point started) {
     if (g_stop.load(std::memory_order_relaxed)) return true;
     return o.duration_s > 0 && SteadyClock::now() - started >= seconds(o.duration_s);
+}
+
+double process_cpu_seconds() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 void report_errors(const char* node, const Network& network) {
@@ -106,6 +114,7 @@ int run_node(const NodeOptions& o) {
         std::fprintf(stderr, "%s: peers did not finish within the %.0f s drain timeout; %zu messages left unread\n",
                      name.c_str(), o.drain_timeout_s, inbox.size_approx());
     }
+    stats.process_cpu(process_cpu_seconds());
     if (!o.stats_file.empty()) stats.write(o.stats_file, o.rate_hz);
     return drained && network.errors().empty() ? 0 : 1;
 }

@@ -42,7 +42,8 @@ std::string RunStats::to_json(double target_rate_hz) const {
     out << "{\"node\": \"" << node_ << "\", \"target_rate_hz\": " << target_rate_hz
         << ", \"iterations\": " << iterations_ << ", \"loop_seconds\": " << loop_seconds_ << ", \"rate_hz\": "
         << (loop_seconds_ > 0 ? static_cast<double>(iterations_) / loop_seconds_ : 0.0)
-        << ", \"messages_created\": " << created_ << ", \"period_ms\": ";
+        << ", \"messages_created\": " << created_ << ", \"cpu_seconds\": " << cpu_seconds_
+        << ", \"period_ms\": ";
     put_summary(out, summarize_values(periods_ms_));
     out << ", \"latency_ms\": {";
     bool first = true;

@@ -31,6 +31,8 @@ public:
         loop_seconds_ = seconds;
     }
     void message_created() { ++created_; }
+    // CPU time the whole process used (all threads: loop, network, trace writer).
+    void process_cpu(double seconds) { cpu_seconds_ = seconds; }
     // A message from `origin` was applied `ms` after it was created.
     void message_applied(msg::NodeId origin, double ms) { latency_ms_[origin].push_back(ms); }
 
@@ -44,6 +46,7 @@ private:
     std::uint64_t iterations_ = 0;
     double loop_seconds_ = 0;
     std::uint64_t created_ = 0;
+    double cpu_seconds_ = 0;
     std::map<msg::NodeId, std::vector<double>> latency_ms_;
 };
 
