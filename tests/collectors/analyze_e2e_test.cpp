@@ -1,8 +1,12 @@
 // The "done when": simulator footage -> `hashtrace collect video`
 // -> `hashtrace analyze` joins the Camera samples with the software logs into
 // the paper's Table 6, within a frame of the simulation's truth.
+#include "hashtrace/collectors/frame_observer.hpp"
+#include "hashtrace/logio/reader.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -104,5 +108,69 @@ TEST(AnalyzeEndToEnd, CollectedCameraSamplesGiveThePapersTable6) {
             EXPECT_EQ(i.at("count").get<int>(), 0);
         }
     }
+    fs::remove_all(dir);
+}
+
+// The camera-less path: the display node flips its patch for each message it
+// shows; a photodiode (here a replay of the edges it would see, 7 ms after
+// each flip) is collected and joined through the flash number.
+TEST(AnalyzeEndToEnd, DisplayNodeAndPhotodiodeJoinThroughTheFlashNumber) {
+    const fs::path dir = fs::temp_directory_path() / ("hashtrace-photodiode-e2e-" + std::to_string(::getpid()));
+    fs::create_directories(dir / "logs");
+    // Ids arrive 150 ms apart, so the display (100 Hz) shows each one; it runs
+    // until its input ends and the last id is on the screen.
+    ASSERT_EQ(run("(echo 5; sleep 0.15; echo 6; sleep 0.15; echo 7) | HASHTRACE_LOG_DIR=" + (dir / "logs").string() +
+                  " HASHTRACE_FORMAT=csv HASHTRACE_NODE=Display " + HASHTRACE_QR_DISPLAY + " --offscreen " +
+                  (dir / "frames").string() + " --fps 100"),
+              0);
+
+    // What the display showed last is the last id, readable by the collector.
+    std::vector<fs::path> frames;
+    for (const auto& entry : fs::directory_iterator(dir / "frames")) frames.push_back(entry.path());
+    ASSERT_FALSE(frames.empty());
+    std::sort(frames.begin(), frames.end());
+    const cv::Mat last = cv::imread(frames.back().string(), cv::IMREAD_GRAYSCALE);
+    ASSERT_FALSE(last.empty());
+    hashtrace::collectors::FrameObserver observer(std::nullopt, std::nullopt);
+    EXPECT_EQ(observer.observe(last).payload, "7");
+
+    // The photodiode's view of the PatchFlashed samples.
+    std::vector<std::int64_t> flashes;
+    for (const auto& file : hashtrace::logio::find_logs({dir / "logs"})) {
+        const auto log = hashtrace::logio::load_log(file);
+        for (const auto& s : log.samples)
+            if (log.tracepoints[s.tracepoint].tracepoint_name == "PatchFlashed") flashes.push_back(s.time_ns);
+    }
+    ASSERT_GE(flashes.size(), 1u);
+    ASSERT_LE(flashes.size(), 3u);
+    {
+        std::ofstream edges(dir / "edges.txt");
+        edges << "time_ns,edge,sequence\n";
+        for (std::size_t n = 1; n <= flashes.size(); ++n)
+            edges << flashes[n - 1] + 7'000'000 << ',' << (n % 2 ? "rising" : "falling") << ',' << n << '\n';
+    }
+    ASSERT_EQ(run(std::string(HASHTRACE_CLI) + " collect photodiode --replay " + (dir / "edges.txt").string() + " -o " +
+                  (dir / "logs/Photodiode.csv").string()),
+              0);
+    {
+        std::ofstream spec(dir / "spec.toml");
+        spec << "[[pair]]\nfrom = \"Display/MessageProcessed\"\nto = \"Display/PatchFlashed\"\n"
+                "[[pair]]\nfrom = \"Display/PatchFlashed\"\nto = \"Photodiode/Display*\"\n"
+                "[[interval]]\nname = \"flip to photons\"\nfrom = \"Display/PatchFlashed\"\nto = \"Photodiode/Display*\"\n"
+                "kind = \"end_to_end\"\n";
+    }
+    ASSERT_EQ(run(std::string(HASHTRACE_CLI) + " analyze " + (dir / "logs").string() + " --spec " +
+                  (dir / "spec.toml").string() + " --json " + (dir / "analysis.json").string() + " > /dev/null"),
+              0);
+    std::ifstream json_file(dir / "analysis.json");
+    const auto analysis = nlohmann::json::parse(json_file);
+    bool found = false;
+    for (const auto& i : analysis.at("intervals")) {
+        if (i.at("name") != "flip to photons") continue;
+        found = true;
+        EXPECT_EQ(i.at("count").get<std::size_t>(), flashes.size());
+        EXPECT_NEAR(i.at("mean_ms").get<double>(), 7.0, 1e-6);
+    }
+    EXPECT_TRUE(found) << analysis.dump(2);
     fs::remove_all(dir);
 }
