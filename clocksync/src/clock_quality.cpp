@@ -133,6 +133,9 @@ RunClocks load_run_clocks(const std::vector<std::filesystem::path>& log_files, s
                     run.problems.push_back(e.what());
                     continue;
                 }
+                // A step of the clock can send time_ns back; the window and spans need time order.
+                std::stable_sort(records.begin(), records.end(),
+                                 [](const ClockRecord& a, const ClockRecord& b) { return a.time_ns < b.time_ns; });
                 for (ClockSource source : {ClockSource::ptp, ClockSource::pps}) {
                     std::vector<ClockRecord> of_source;
                     for (const auto& r : records)

@@ -117,8 +117,6 @@ std::vector<ClockRecord> parse_clock_records(std::string_view text, const std::s
         r.path_delay_ns = parse_optional<std::int64_t>(fields[5], "path_delay_ns", name, line_number);
         r.freq_ppb = parse_optional<double>(fields[6], "freq_ppb", name, line_number);
         r.jitter_ns = parse_optional<std::int64_t>(fields[7], "jitter_ns", name, line_number);
-        if (!records.empty() && r.time_ns < records.back().time_ns)
-            fail(name, line_number, "time_ns goes backwards (was the clock stepped?)");
         records.push_back(std::move(r));
     }
     if (!header_seen) fail(name, line_number, "no header line: not a clock-quality file");

@@ -123,6 +123,20 @@ TEST(LoadRunClocks, AppliesEachDirectorysClockFileToItsLogs) {
     fs::remove_all(root);
 }
 
+TEST(LoadRunClocks, SortsRecordsAClockStepSentBack) {
+    const auto root = fresh_dir("stepped");
+    // Written in this order: the clock was stepped back 5 s after the second record.
+    write_clock_file(hc::clock_file_path(root, "s"), {rec(6, "UNCALIBRATED", 5'000'000'000), rec(7, "UNCALIBRATED", 5'000'000'000),
+                                                      rec(3, "SLAVE", 10), rec(4, "SLAVE", 20)});
+    const auto run = hc::load_run_clocks({root / "n.csv"}, kT0, kT0 + 10 * kSecond);
+    ASSERT_TRUE(run.report_of_log[0]);
+    const auto& r = run.reports[*run.report_of_log[0]];
+    EXPECT_EQ(r.first_ns, kT0 + 3 * kSecond);
+    EXPECT_EQ(r.last_ns, kT0 + 7 * kSecond);
+    EXPECT_EQ(r.records, 4u);
+    fs::remove_all(root);
+}
+
 TEST(FormatDuration, PicksAReadableUnit) {
     EXPECT_EQ(hc::format_duration_ns(450), "450 ns");
     EXPECT_EQ(hc::format_duration_ns(2'300), "2.3 us");

@@ -21,7 +21,8 @@
 //                pps: the estimated drift of the local clock, ns/s (= ppb)
 // jitter_ns      pps: rms of the edge phases around the fitted trend, ns; empty for ptp
 //
-// Empty fields mean "not known", never zero.
+// Empty fields mean "not known", never zero. Records are in the order written:
+// after a clock step time_ns may go backwards, so readers sort by time.
 #pragma once
 
 #include <cstdint>
