@@ -23,7 +23,12 @@ std::optional<ClockRecord> PpsTracker::on_edge(const sensors::Edge& edge) {
     ++counts_.edges;
 
     const std::int64_t raw_phase = phase_to_second_ns(t);
-    estimate_ = estimator_.add(t, raw_phase - std::llround(corrections_ns_));
+    // Unwrap: a clock drifting across +-0.5 s keeps a continuous phase (the
+    // edge is then taken as the boundary nearest to where the last one was).
+    std::int64_t free_phase = raw_phase - std::llround(corrections_ns_);
+    if (last_free_phase_ns_) free_phase = *last_free_phase_ns_ + phase_to_second_ns(free_phase - *last_free_phase_ns_);
+    last_free_phase_ns_ = free_phase;
+    estimate_ = estimator_.add(t, free_phase);
     std::optional<std::int64_t> offset;
     if (estimate_) offset = std::llround(estimate_->phase_ns + corrections_ns_);
 

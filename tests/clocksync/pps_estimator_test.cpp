@@ -104,6 +104,15 @@ TEST(PpsMeasure, ReportsLargeOffsetWithoutJitterExactly) {
     EXPECT_NEAR(*records.back().freq_ppb, -2'000 / (1 - 2e-6), 1e-6);
 }
 
+TEST(PpsMeasure, PhaseStaysContinuousWhenTheClockDriftsAcrossHalfASecond) {
+    // 499.9 ms ahead, gaining 10 us/s: the edges cross the +-0.5 s wrap after 10 s.
+    const auto records = measure(make_edges({499'900'000, 10'000, 0.0}, 40, 1));
+    for (std::size_t k = 3; k < records.size(); ++k) {
+        EXPECT_EQ(*records[k].offset_ns, 499'900'000 + 10'000 * static_cast<std::int64_t>(k)) << k;
+        EXPECT_NEAR(*records[k].freq_ppb, 10'000, 1);
+    }
+}
+
 TEST(PpsMeasure, GlitchEdgesAreDroppedAndCounted) {
     auto edges = make_edges({1'000, 0, 0.0}, 10, 1);
     edges.insert(edges.begin() + 5, hs::Edge{edges[4].realtime_ns + 100'000'000, hs::EdgeKind::rising, 99});

@@ -69,6 +69,7 @@ private:
     std::optional<PhaseEstimate> estimate_;
     bool servo_running_ = false;
     std::optional<std::int64_t> last_edge_ns_;
+    std::optional<std::int64_t> last_free_phase_ns_;
     double corrections_ns_ = 0;      // sum of our steps and slews so far
     double applied_frequency_ppb_ = 0;  // relative to base, in force since the last edge
     std::size_t edges_since_step_ = 0;
