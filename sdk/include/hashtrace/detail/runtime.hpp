@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -31,6 +32,17 @@ struct QueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
 };
 using SampleQueue = moodycamel::ConcurrentQueue<QueuedSample, QueueTraits>;
 inline constexpr std::size_t kMaxQueueCapacity = QueueTraits::BLOCK_SIZE * QueueTraits::EXPLICIT_INITIAL_INDEX_SIZE;
+
+#if defined(__SANITIZE_THREAD__)
+// ThreadSanitizer does not model std::atomic_thread_fence, with which the
+// queue hands items and blocks between threads, so it would report every item
+// as a race. In TSan builds only, a mutex brackets each queue operation to give
+// TSan the ordering the fences give; all other synchronisation stays checked.
+inline std::mutex g_tsan_queue_mutex;
+#define HASHTRACE_QUEUE_OPERATION std::lock_guard<std::mutex> hashtrace_tsan_guard_(::hashtrace::detail::g_tsan_queue_mutex)
+#else
+#define HASHTRACE_QUEUE_OPERATION (void)0
+#endif
 
 // Constant-initialised globals: reading them costs no initialisation guard.
 inline std::atomic<bool> g_recording{false};
@@ -82,8 +94,12 @@ inline void enqueue(ThreadState& ts, QueuedSample& s) noexcept {
         attach_thread(ts);
     s.thread = ts.id;
     s.seq = ts.seq++;  // also on a drop: the gap tells readers where samples are missing
-    if (__builtin_expect(!ts.queue->try_enqueue(*ts.token, s), 0))
-        enqueue_when_full(ts, s);
+    bool queued;
+    {
+        HASHTRACE_QUEUE_OPERATION;
+        queued = ts.queue->try_enqueue(*ts.token, s);
+    }
+    if (__builtin_expect(!queued, 0)) enqueue_when_full(ts, s);
 }
 
 Runtime& runtime() noexcept;

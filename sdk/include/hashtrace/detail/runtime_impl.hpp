@@ -49,6 +49,7 @@ inline ThreadRegistry& thread_registry() {
 // attach_thread, so ordinary tracepoints never pay for thread_local destructors.
 struct TokenReaper {
     ~TokenReaper() {
+        HASHTRACE_QUEUE_OPERATION;
         delete t_state.token;
         t_state.token = nullptr;
     }
@@ -78,8 +79,10 @@ inline void prewarm_thread_queue(ThreadState& ts, std::size_t capacity) noexcept
     const std::size_t blocks = (capacity + QueueTraits::BLOCK_SIZE - 1) / QueueTraits::BLOCK_SIZE;
     auto* fence = new PrewarmFence;
     const std::size_t items = blocks * QueueTraits::BLOCK_SIZE;
-    for (std::size_t i = 0; i + 1 < items; ++i) ts.queue->enqueue(*ts.token, prewarm_item(nullptr));
-    ts.queue->enqueue(*ts.token, prewarm_item(fence));
+    for (std::size_t i = 0; i < items; ++i) {
+        HASHTRACE_QUEUE_OPERATION;
+        ts.queue->enqueue(*ts.token, prewarm_item(i + 1 == items ? fence : nullptr));
+    }
     const std::uint64_t session = g_session.load(std::memory_order_acquire);
     while (!fence->reached.load(std::memory_order_acquire)) {
         if (g_session.load(std::memory_order_acquire) != session || !is_recording()) return;  // fence leaks: rare, tiny
@@ -93,7 +96,10 @@ inline void attach_thread(ThreadState& ts) noexcept {
     (void)reaper;
     if (!ts.token) {
         ts.queue = g_queue.load(std::memory_order_acquire);
-        ts.token = new moodycamel::ProducerToken(*ts.queue);
+        {
+            HASHTRACE_QUEUE_OPERATION;
+            ts.token = new moodycamel::ProducerToken(*ts.queue);
+        }
         prewarm_thread_queue(ts, g_thread_capacity.load(std::memory_order_relaxed));
     }
     if (ts.id == 0) ts.id = g_next_thread.fetch_add(1, std::memory_order_relaxed);
@@ -109,6 +115,7 @@ inline void enqueue_when_full(ThreadState& ts, const QueuedSample& s) noexcept {
     if (g_full_policy.load(std::memory_order_relaxed) == static_cast<int>(FullPolicy::block)) {
         while (is_recording()) {
             std::this_thread::yield();
+            HASHTRACE_QUEUE_OPERATION;
             if (ts.queue->try_enqueue(*ts.token, s)) return;
         }
     }
@@ -241,6 +248,11 @@ struct Runtime::Impl {
         return 1;
     }
 
+    static std::size_t dequeue(SampleQueue& queue, moodycamel::ConsumerToken& consumer, std::vector<QueuedSample>& batch) {
+        HASHTRACE_QUEUE_OPERATION;
+        return queue.try_dequeue_bulk(consumer, batch.data(), batch.size());
+    }
+
     void write_batch(const QueuedSample* items, std::size_t n) {
         std::uint64_t samples = 0;
         for (std::size_t i = 0; i < n; ++i) samples += write(items[i]);
@@ -271,12 +283,15 @@ struct Runtime::Impl {
 
     void run(SampleQueue& queue) {
         std::vector<QueuedSample> batch(1024);
-        moodycamel::ConsumerToken consumer(queue);
+        moodycamel::ConsumerToken consumer = [&] {
+            HASHTRACE_QUEUE_OPERATION;
+            return moodycamel::ConsumerToken(queue);
+        }();
         const auto flush_every = std::chrono::nanoseconds(config.flush_interval).count();
         std::int64_t last_flush = now_ns(), last_drop_check = last_flush;
         int empty_polls_after_stop = 0;
         for (;;) {
-            const std::size_t n = queue.try_dequeue_bulk(consumer, batch.data(), batch.size());
+            const std::size_t n = dequeue(queue, consumer, batch);
             write_batch(batch.data(), n);
             const std::int64_t now = now_ns();
             if (now - last_drop_check >= 10'000'000 || n == 0) {
@@ -312,7 +327,7 @@ struct Runtime::Impl {
 
     void finish_log(SampleQueue& queue, moodycamel::ConsumerToken& consumer, std::vector<QueuedSample>& batch) {
         for (;;) {
-            const std::size_t n = queue.try_dequeue_bulk(consumer, batch.data(), batch.size());
+            const std::size_t n = dequeue(queue, consumer, batch);
             if (n == 0) break;
             write_batch(batch.data(), n);
         }
