@@ -74,6 +74,7 @@ void write_chrome_json(const TraceModel& model, std::ostream& out) {
         write_flow_end(json, model, flow.to, durations[flow.to], f, false, clock);
     }
     json.end_array().end_object();
+    json.flush();
     out << '\n';
 }
 

@@ -146,14 +146,29 @@ TEST(JsonWriter, EscapesControlAndHtmlCharacters) {
     JsonWriter w(out);
     w.begin_object().field("a\"b", "x</script>\n\x01").key("n").begin_array().value(1.5).value(-2).null().end_array();
     w.field("inf", 1.0 / 0.0).end_object();
+    w.flush();
     EXPECT_EQ(out.str(), R"({"a\"b":"x\u003c/script\u003e\n\u0001","n":[1.5,-2,null],"inf":null})");
     EXPECT_EQ(json::parse(out.str()).at("a\"b"), "x</script>\n\x01");
+}
+
+TEST(JsonWriter, LongOutputReachesTheStreamWhole) {
+    std::ostringstream out;
+    {
+        JsonWriter w(out);
+        w.begin_array();
+        for (int i = 0; i < 100'000; ++i) w.value("x<y");  // ~1 MB: many chunk flushes
+        w.end_array();
+    }
+    const auto doc = json::parse(out.str());
+    ASSERT_EQ(doc.size(), 100'000u);
+    EXPECT_EQ(doc.back(), "x<y");
 }
 
 TEST(JsonWriter, WritesNanosecondsAsExactMicroseconds) {
     std::ostringstream out;
     JsonWriter w(out);
     w.begin_array().microseconds(1'234'567).microseconds(-1'500).microseconds(7).microseconds(INT64_MIN).end_array();
+    w.flush();
     EXPECT_EQ(out.str(), "[1234.567,-1.500,0.007,-9223372036854775.808]");
 }
 

@@ -41,11 +41,11 @@ constexpr long long kDemoPeriod = 10'000'000;  // 10 ms
 // Messages 100..104 are never sent: both nodes are silent for ~60 ms.
 inline bool demo_paused(int i) { return i >= 100 && i < 105; }
 
-// The run's logs as {file name, CSV text}.
-inline std::vector<std::pair<std::string, std::string>> demo_logs() {
+// The run's logs as {file name, CSV text}; benchmarks ask for longer runs.
+inline std::vector<std::pair<std::string, std::string>> demo_logs(int messages = kDemoMessages) {
     const std::string header = "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash,thread\n";
     std::string chai = header, unity = header;
-    for (int i = 0; i < kDemoMessages; ++i) {
+    for (int i = 0; i < messages; ++i) {
         if (demo_paused(i)) continue;
         const long long t = kDemoStart + i * kDemoPeriod;
         const long long delay = i % 10 == 0 ? 5'000'000 : 1'000'000;  // every 10th message is slow
@@ -56,7 +56,7 @@ inline std::vector<std::pair<std::string, std::string>> demo_logs() {
         unity += "Unity,2b,Rendered,transform,," + time_text(t + 200'000 + delay + 3'000'000) + "," + hex_id(4, i) + ",,0\n";
     }
     // One Unity sample whose input nobody produced.
-    unity += "Unity,2b,MessageReceived,messageid,transform," + time_text(kDemoStart + kDemoMessages * kDemoPeriod) + "," +
+    unity += "Unity,2b,MessageReceived,messageid,transform," + time_text(kDemoStart + messages * kDemoPeriod) + "," +
              hex_id(9, 9) + "," + hex_id(8, 8) + ",0\n";
     return {{"chai.csv", chai}, {"unity.csv", unity}};
 }

@@ -1,13 +1,15 @@
 // hashtrace/report/json_writer.hpp - a streaming JSON writer.
 //
 // The exports hold millions of events: they are streamed, never built as a
-// document in memory. Commas are placed by the writer, so callers only say
-// what comes next. '<', '>' and '&' are escaped as \u00XX so that the output
+// document in memory (text goes to the stream in 64 KiB chunks: one ostream
+// call per token would dominate the cost). Commas are placed by the writer,
+// so callers only say what comes next. '<', '>' and '&' are escaped as \u00XX so that the output
 // can sit inside an HTML <script> element unchanged.
 #pragma once
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,6 +18,11 @@ namespace hashtrace::report {
 class JsonWriter {
 public:
     explicit JsonWriter(std::ostream& out) : out_(out) {}
+    ~JsonWriter() { flush(); }
+    JsonWriter(const JsonWriter&) = delete;
+    JsonWriter& operator=(const JsonWriter&) = delete;
+
+    void flush();  // hands buffered text to the stream (the destructor does too)
 
     JsonWriter& begin_object();
     JsonWriter& end_object();
@@ -40,13 +47,16 @@ public:
 
 private:
     void before_value();
+    void string(std::string_view text);
+    void maybe_flush() {
+        if (buf_.size() >= 64 * 1024) flush();
+    }
 
     std::ostream& out_;
+    std::string buf_;
     // Per open container: has it got an element yet.
     std::vector<bool> has_element_;
     bool after_key_ = false;
 };
-
-void write_json_string(std::ostream& out, std::string_view text);
 
 }  // namespace hashtrace::report
