@@ -1,6 +1,8 @@
 // What the report and the exports cost on top of the analysis they follow.
 // Baseline: metrics::analyze on the same linked run (what `hashtrace analyze`
 // does anyway). Results and the command: docs/benchmarks.md, "## report".
+// Rates use wall time: analyze runs threads, whose CPU time the main thread
+// does not see.
 #include "demo_run.hpp"
 
 #include "hashtrace/report/build.hpp"
@@ -57,14 +59,14 @@ void BM_Baseline_Analyze(benchmark::State& state) {
     for (auto _ : state) benchmark::DoNotOptimize(metrics::analyze(r.samples, r.graph, r.spec));
     per_sample(state);
 }
-BENCHMARK(BM_Baseline_Analyze)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Baseline_Analyze)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_BuildReport(benchmark::State& state) {
     const auto& r = run();
     for (auto _ : state) benchmark::DoNotOptimize(report::build_report(r.samples, r.graph, r.spec, r.result, {}));
     per_sample(state);
 }
-BENCHMARK(BM_BuildReport)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BuildReport)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_WriteReportHtml(benchmark::State& state) {
     const auto& r = run();
@@ -77,7 +79,7 @@ void BM_WriteReportHtml(benchmark::State& state) {
     }
     per_sample(state, buffer.bytes);
 }
-BENCHMARK(BM_WriteReportHtml)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WriteReportHtml)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ChromeJson(benchmark::State& state) {
     const auto& r = run();
@@ -90,7 +92,7 @@ void BM_ChromeJson(benchmark::State& state) {
     }
     per_sample(state, buffer.bytes);
 }
-BENCHMARK(BM_ChromeJson)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChromeJson)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_PerfettoTrace(benchmark::State& state) {
     const auto& r = run();
@@ -103,7 +105,7 @@ void BM_PerfettoTrace(benchmark::State& state) {
     }
     per_sample(state, buffer.bytes);
 }
-BENCHMARK(BM_PerfettoTrace)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PerfettoTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
