@@ -47,9 +47,10 @@ Health health_of(const graph::SampleSet& s, const graph::Graph& g, const metrics
         n.dropped += file.report.dropped_samples;
         if (auto it = file.header.find("host"); it != file.header.end()) n.host = it->second;
         if (auto it = file.header.find("clock_source"); it != file.header.end()) n.clock_source = it->second;
-        if (auto it = options.clock_error_ms_by_host.find(n.host); it != options.clock_error_ms_by_host.end())
-            n.clock_error_ms = it->second;
     }
+    for (auto& n : h.nodes)
+        if (auto it = options.clock_error_ms_by_node.find(n.node); it != options.clock_error_ms_by_node.end())
+            n.clock_error_ms = it->second;
     // Instance numbering follows the loader's threads: show them by name.
     std::sort(h.nodes.begin(), h.nodes.end(),
               [](const auto& a, const auto& b) { return std::tie(a.node, a.instance) < std::tie(b.node, b.instance); });

@@ -61,6 +61,15 @@ TEST(BuildReport, HealthCountsSamplesAndUnlinkedInputsPerInstance) {
     EXPECT_FALSE(d.health.nodes[1].clock_error_ms.has_value());
 }
 
+TEST(BuildReport, ShowsTheClockErrorOfNodesWhoseClockIsKnown) {
+    const auto run = demo_run();
+    ReportOptions options;
+    options.clock_error_ms_by_node = {{"Unity", 0.25}};
+    const auto d = build_report(run.samples, run.graph, run.spec, run.result, options);
+    EXPECT_FALSE(d.health.nodes[0].clock_error_ms.has_value());
+    EXPECT_EQ(d.health.nodes[1].clock_error_ms, 0.25);
+}
+
 TEST(BuildReport, IntervalChartsHoldEveryObservation) {
     const auto run = demo_run();
     const auto d = build_report(run.samples, run.graph, run.spec, run.result, {});

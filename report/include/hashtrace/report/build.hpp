@@ -42,7 +42,8 @@ struct ReportOptions {
     // space-time diagram opens: this one (UTC ns), or else max_ticks/4
     // samples around the slowest message.
     std::optional<std::pair<std::int64_t, std::int64_t>> detail_window_ns;
-    std::map<std::string, double> clock_error_ms_by_host;  // from clock sync records, when known
+    // Clock sync error bound per node name, when known (clocksync::node_clocks).
+    std::map<std::string, double> clock_error_ms_by_node;
     graph::RouteOptions route{16, 200};
 };
 
