@@ -23,10 +23,15 @@ detail::TargetSet tracepoints_matching(const SampleSet& s, const graph::Selector
     return set;
 }
 
-std::vector<SampleIndex> samples_of(const SampleSet& s, const detail::TargetSet& tracepoints) {
-    std::vector<SampleIndex> out;
+// For each tracepoint set, its samples in index order: one pass over the samples for all sets.
+std::vector<std::vector<SampleIndex>> samples_of(const SampleSet& s, const std::vector<detail::TargetSet>& sets) {
+    std::vector<std::vector<std::uint32_t>> sets_of_tracepoint(s.tracepoints.size());
+    for (std::uint32_t k = 0; k < sets.size(); ++k)
+        for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
+            if (sets[k][t]) sets_of_tracepoint[t].push_back(k);
+    std::vector<std::vector<SampleIndex>> out(sets.size());
     for (SampleIndex i = 0; i < s.size(); ++i)
-        if (tracepoints[s.tracepoint[i]]) out.push_back(i);
+        for (std::uint32_t k : sets_of_tracepoint[s.tracepoint[i]]) out[k].push_back(i);
     return out;
 }
 
@@ -116,11 +121,13 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // `to` tracepoints (SPEC 5: the earliest per instance reached); per node Y,
     // the matrix column.
     std::vector<Target> targets;
-    std::vector<std::vector<SampleIndex>> from_samples(spec.intervals.size());
-    std::vector<detail::TargetSet> to_sets(spec.intervals.size());
+    std::vector<detail::TargetSet> from_sets, to_sets;
+    for (const auto& interval : spec.intervals) {
+        from_sets.push_back(tracepoints_matching(s, interval.from));
+        to_sets.push_back(tracepoints_matching(s, interval.to));
+    }
+    const auto from_samples = samples_of(s, from_sets);
     for (std::size_t i = 0; i < spec.intervals.size(); ++i) {
-        from_samples[i] = samples_of(s, tracepoints_matching(s, spec.intervals[i].from));
-        to_sets[i] = tracepoints_matching(s, spec.intervals[i].to);
         if (options.keep_all_targets) continue;
         std::map<std::uint32_t, detail::TargetSet> by_instance;
         for (std::size_t t = 0; t < s.tracepoints.size(); ++t) {
@@ -182,8 +189,12 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
                 for (const auto& m : merged) values.push_back(std::get<2>(m));
             }
         }
-        ir.latency_ms = summarize(values);
-        if (options.keep_values) ir.values_ms = std::move(values);
+        if (options.keep_values) {
+            ir.latency_ms = summarize(std::span<const double>(values));
+            ir.values_ms = std::move(values);
+        } else {
+            ir.latency_ms = summarize(std::move(values));
+        }
         r.intervals.push_back(std::move(ir));
     }
     for (const Target& t : targets) {

@@ -1,23 +1,25 @@
 // M3 is a sweep over the message edges' start and end times. Samples are in
 // time order, so edges sorted by producer give sorted start times and the
-// incoming rows (sorted by consumer) give sorted end times: no sorting at all.
+// incoming rows (sorted by consumer) give sorted end times: no sorting and no
+// copies, the sweep reads both straight from the graph.
 #include "edge_metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace hashtrace::metrics::detail {
 namespace {
 
 // In flight at time t means start <= t < end (SPEC 5, M3): at equal times
-// ends are applied before starts.
-ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& starts, const std::vector<std::int64_t>& ends,
-                                  std::int64_t first, std::int64_t last, const MetricOptions& options) {
+// ends are applied before starts. `next_start` / `next_end` yield the times in
+// ascending order, or nullopt when exhausted.
+template <typename Starts, typename Ends>
+ParallelismResult sweep_in_flight(Starts&& next_start, Ends&& next_end, std::int64_t first, std::int64_t last, const MetricOptions& options) {
     ParallelismResult r;
     const double window = double(graph::elapsed_ns(first, last));
     double integral = 0, integral_sq = 0;
     std::int64_t count = 0, max = 0, now = first;
-    std::size_t i = 0, j = 0;
     // At most kMaxGridSamples observations: a run spanning days (or a damaged
     // timestamp) must not allocate one per millisecond.
     constexpr double kMaxGridSamples = 1e6;
@@ -34,19 +36,20 @@ ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& starts, const
         integral_sq += double(count) * double(count) * span;
         now = t;
     };
-    while (i < starts.size() || j < ends.size()) {
-        const bool end_first = j < ends.size() && (i == starts.size() || ends[j] <= starts[i]);
-        const std::int64_t t = end_first ? ends[j] : starts[i];
-        advance_to(t);
-        if (end_first) {
+    std::optional<std::int64_t> start = next_start(), end = next_end();
+    while (start || end) {
+        if (end && (!start || *end <= *start)) {
+            advance_to(*end);
             --count;
-            ++j;
+            end = next_end();
         } else {
+            const std::int64_t t = *start;
+            advance_to(t);
             ++count;
-            ++i;
+            start = next_start();
             // Several starts at one instant: the maximum is taken after all of
             // them and after the ends at that instant (which sort first).
-            if (i == starts.size() || starts[i] != t) max = std::max(max, count);
+            if (!start || *start != t) max = std::max(max, count);
         }
     }
     advance_to(last);
@@ -61,7 +64,6 @@ ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& starts, const
 }  // namespace
 
 void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const MetricOptions& options, AnalysisResult& out) {
-    std::vector<std::int64_t> starts, ends;
     std::vector<double> waits_ms;
     double local_sum = 0, message_sum = 0;
     for (const graph::Edge& e : g.edges) {
@@ -69,24 +71,39 @@ void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const Metri
         if (graph::is_local(s, e)) {
             ++out.local_edges;
             local_sum += double(dt);
-            continue;
+        } else {
+            ++out.message_edges;
+            message_sum += double(dt);
+            waits_ms.push_back(double(dt) / 1e6);
         }
-        ++out.message_edges;
-        message_sum += double(dt);
-        waits_ms.push_back(double(dt) / 1e6);
-        if (dt > 0) starts.push_back(s.time_ns[e.from]);  // a zero or (clock-error) negative wait is never in flight
     }
     out.edges = g.edges.size();
-    ends.reserve(starts.size());
-    for (graph::SampleIndex v = 0; v < s.size(); ++v)
-        g.for_each_in(v, [&](const graph::Edge& e) {
-            if (s.time_ns[e.to] > s.time_ns[e.from] && !graph::is_local(s, e)) ends.push_back(s.time_ns[v]);
-        });
-    out.m3 = sweep_in_flight(starts, ends, out.first_time_ns, out.last_time_ns, options);
+    // A zero or (clock-error) negative wait is never in flight.
+    auto in_flight = [&](const graph::Edge& e) { return s.time_ns[e.to] > s.time_ns[e.from] && !graph::is_local(s, e); };
+    std::size_t next_edge = 0;
+    auto next_start = [&]() -> std::optional<std::int64_t> {
+        for (; next_edge < g.edges.size(); ++next_edge)
+            if (in_flight(g.edges[next_edge])) return s.time_ns[g.edges[next_edge++].from];
+        return std::nullopt;
+    };
+    std::size_t next_in = 0;
+    auto next_end = [&]() -> std::optional<std::int64_t> {
+        for (; next_in < g.in_edges.size(); ++next_in)
+            if (const graph::Edge& e = g.edges[g.in_edges[next_in]]; in_flight(e)) {
+                ++next_in;
+                return s.time_ns[e.to];
+            }
+        return std::nullopt;
+    };
+    out.m3 = sweep_in_flight(next_start, next_end, out.first_time_ns, out.last_time_ns, options);
     out.m8 = out.window_s > 0 ? double(out.message_edges) / out.window_s : 0;
     out.m12 = message_sum != 0 ? local_sum / message_sum : 0;
-    out.m11_ms = summarize(waits_ms);
-    if (options.keep_values) out.m11_values_ms = std::move(waits_ms);
+    if (options.keep_values) {
+        out.m11_ms = summarize(std::span<const double>(waits_ms));
+        out.m11_values_ms = std::move(waits_ms);
+    } else {
+        out.m11_ms = summarize(std::move(waits_ms));
+    }
 }
 
 }  // namespace hashtrace::metrics::detail

@@ -55,8 +55,14 @@ void EarliestReach::run(std::span<const TargetSet* const> targets) {
     for (std::size_t i = 0; i < n; ++i) member[i] = by_tracepoint[samples_.tracepoint[i]];
     best_.assign(n * width_, kUnreached);
     auto pass = [&] {
-        return width_ == 1 ? relax<1>(n, graph_.out_offset.data(), graph_.edges.data(), member.data(), best_.data())
-                           : relax<2>(n, graph_.out_offset.data(), graph_.edges.data(), member.data(), best_.data());
+        const auto* offset = graph_.out_offset.data();
+        const auto* edges = graph_.edges.data();
+        switch (width_) {
+            case 1: return relax<1>(n, offset, edges, member.data(), best_.data());
+            case 2: return relax<2>(n, offset, edges, member.data(), best_.data());
+            case 3: return relax<3>(n, offset, edges, member.data(), best_.data());
+            default: return relax<4>(n, offset, edges, member.data(), best_.data());
+        }
     };
     // Without backward edges one pass in reverse index order is exact.
     while (pass() && backward_edges_) {

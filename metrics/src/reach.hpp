@@ -27,7 +27,7 @@ using TargetSet = std::vector<bool>;  // indexed by TracepointId
 
 class EarliestReach {
 public:
-    static constexpr std::size_t kWidth = 2;  // target sets per pass: 4 bytes per sample each
+    static constexpr std::size_t kWidth = 4;  // target sets per pass: 4 bytes per sample each
 
     EarliestReach(const graph::SampleSet& samples, const graph::Graph& graph);
 

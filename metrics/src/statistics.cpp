@@ -21,7 +21,10 @@ std::size_t rank_of(double p, std::size_t n) {
 
 double nearest_rank(std::span<const double> sorted, double p) { return sorted[rank_of(p, sorted.size()) - 1]; }
 
-Summary summarize(std::span<const double> values) {
+Summary summarize(std::span<const double> values) { return summarize(std::vector<double>(values.begin(), values.end())); }
+
+Summary summarize(std::vector<double>&& v) {
+    const std::span<const double> values(v);
     Summary s;
     s.count = values.size();
     if (values.empty()) return s;
@@ -35,7 +38,6 @@ Summary summarize(std::span<const double> values) {
     s.jitter = std::sqrt(diffs.variance());
     // Selection instead of a full sort: each nearest-rank percentile is one
     // nth_element over the part above the previous one (ranks ascend).
-    std::vector<double> v(values.begin(), values.end());
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
     s.min = *lo;
     s.max = *hi;
