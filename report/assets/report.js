@@ -80,8 +80,9 @@ function drawHeader() {
   document.getElementById("title").textContent = data.title || "hashtrace report";
   document.title = data.title || "hashtrace report";
   const h = data.health || {};
-  document.getElementById("subtitle").textContent =
-    `${fmt(h.samples)} samples on ${(h.nodes || []).length} node instances over ${fmt(data.window_s)} s` +
+  document.getElementById("subtitle").textContent = (data.comparison
+    ? `${(data.runs || []).length} runs side by side; the best value of each row in bold`
+    : `${fmt(h.samples)} samples on ${(h.nodes || []).length} node instances over ${fmt(data.window_s)} s`) +
     (data.generated_by ? ` - ${data.generated_by}` : "");
 }
 
@@ -569,4 +570,11 @@ for (const draw of [drawHeader, drawHealth, drawMetrics, drawIntervals, drawMatr
   try { draw(); } catch (e) { console.error(`${draw.name}: ${e && e.stack || e}`); }
 }
 document.getElementById("matrix-stat").addEventListener("change", drawMatrix);
+// A comparison holds the runs' tables only: hide the single-run charts.
+if (data.comparison) {
+  for (const id of ["health", "intervals", "matrix", "spacetime", "slowest", "route", "gaps"]) {
+    document.getElementById(id).hidden = true;
+    document.querySelector(`nav a[href="#${id}"]`).hidden = true;
+  }
+}
 document.body.dataset.ready = "true";

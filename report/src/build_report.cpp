@@ -279,4 +279,13 @@ ReportData build_report(const graph::SampleSet& s, const graph::Graph& g, const 
     return d;
 }
 
+ReportData comparison_report(const std::string& title, std::span<const metrics::NamedRun> runs) {
+    ReportData d;
+    d.title = title;
+    d.generated_by = "hashtrace compare";
+    d.comparison = true;
+    for (const auto& run : runs) d.runs.push_back(run_metrics(run.name, run.result));
+    return d;
+}
+
 }  // namespace hashtrace::report

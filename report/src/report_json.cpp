@@ -152,7 +152,7 @@ void write_gaps(JsonWriter& json, const IdleGaps& g) {
 
 void write_report_json(const ReportData& data, std::ostream& out) {
     JsonWriter json(out);
-    json.begin_object().field("format", "hashtrace-report/1").field("title", data.title);
+    json.begin_object().field("format", "hashtrace-report/1").field("title", data.title).field("comparison", data.comparison);
     json.field("generated_by", data.generated_by).field("t0_ns", data.t0_ns).field("window_s", data.window_s);
     write_runs(json, data.runs);
     write_health(json, data.health);

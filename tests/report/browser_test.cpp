@@ -65,6 +65,21 @@ TEST(Browser, EmptyRunStillRendersWithoutErrors) {
     }
 }
 
+TEST(Browser, ComparisonShowsTheTablesAloneWithTheBestValuesMarked) {
+    test::TempDir dir;
+    auto d = test::demo_report_data();
+    ReportData comparison;
+    comparison.comparison = true;
+    comparison.runs = d.runs;
+    const auto run = render(comparison, dir);
+    ASSERT_EQ(run.status, 0) << run.log;
+    EXPECT_TRUE(run.console.empty()) << joined(run.console);
+    EXPECT_GT(std::stoi(test::element_attributes(run.dom, "metrics-chart").at("data-items")), 0);
+    EXPECT_EQ(test::element_attributes(run.dom, "spacetime").count("hidden"), 1u);
+    EXPECT_EQ(test::element_attributes(run.dom, "metrics").count("hidden"), 0u);
+    EXPECT_THAT(run.dom, ::testing::HasSubstr("<td class=\"best\">0.9500</td>"));  // run B's lower M11
+}
+
 // The harness itself must catch a broken page, or the tests above prove nothing.
 TEST(Browser, HarnessReportsUncaughtErrors) {
     test::TempDir dir;

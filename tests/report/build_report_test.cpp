@@ -211,6 +211,22 @@ TEST(BuildReport, IdleGapsFlagNodesPausingTogether) {
     }
 }
 
+TEST(ComparisonReport, PutsEachRunsTablesSideBySide) {
+    const auto a = demo_run();
+    auto b = demo_run();
+    b.spec.intervals.pop_back();  // run B lacks the "send" interval
+    b.result = metrics::analyze(b.samples, b.graph, b.spec);
+    const std::vector<metrics::NamedRun> runs = {{"A", a.result}, {"B", b.result}};
+    const auto d = comparison_report("A vs B", runs);
+    EXPECT_TRUE(d.comparison);
+    ASSERT_EQ(d.runs.size(), 2u);
+    EXPECT_EQ(d.runs[0].name, "A");
+    EXPECT_EQ(d.runs[0].intervals.size(), 2u);
+    EXPECT_EQ(d.runs[1].intervals.size(), 1u);
+    EXPECT_EQ(d.runs[1].intervals[0].latency.count, std::uint64_t(kSent));
+    EXPECT_TRUE(d.space_time.lanes.empty());
+}
+
 TEST(BuildTraceModel, EveryEdgeBecomesAFlowBetweenItsSamples) {
     const auto run = demo_run();
     const auto m = build_trace_model(run.samples, run.graph);

@@ -13,12 +13,14 @@
 #include "hashtrace/graph/sample_set.hpp"
 #include "hashtrace/graph/spec.hpp"
 #include "hashtrace/metrics/analysis.hpp"
+#include "hashtrace/metrics/compare.hpp"
 #include "hashtrace/report/report_data.hpp"
 #include "hashtrace/report/trace_model.hpp"
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -62,6 +64,10 @@ RunMetrics run_metrics(const std::string& name, const metrics::AnalysisResult& r
 
 ReportData build_report(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec,
                         const metrics::AnalysisResult& result, const ReportOptions& options);
+
+// A page of several runs' metric and interval tables side by side (the
+// report of `hashtrace compare`); the per-run charts are in each run's own report.
+ReportData comparison_report(const std::string& title, std::span<const metrics::NamedRun> runs);
 
 // Lanes of the run: one per (node instance, thread) in first-seen order, and
 // each sample's lane.

@@ -147,6 +147,7 @@ struct IdleGaps {
 
 struct ReportData {
     std::string title = "hashtrace report";
+    bool comparison = false;  // only `runs` is filled: the page shows the tables alone
     std::string generated_by;
     std::int64_t t0_ns = 0;  // UTC time of the run's first sample
     double window_s = 0;
