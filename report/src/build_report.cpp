@@ -23,8 +23,7 @@ Statistics statistics_of(const metrics::Summary& s) {
 
 std::string instance_label(const graph::Instance& i) { return i.node_name + " " + i.instance; }
 
-Health health_of(const graph::SampleSet& s, const graph::Graph& g, const metrics::AnalysisResult& r,
-                 const ReportOptions& options) {
+Health health_of(const graph::SampleSet& s, const graph::Graph& g, const metrics::AnalysisResult& r) {
     Health h{r.samples, r.edges, r.message_edges, r.dropped_samples, r.unlinked_inputs, r.unconsumed_outputs,
              r.bad_records, r.torn_files, {}};
     h.nodes.resize(s.instances.size());
@@ -48,9 +47,9 @@ Health health_of(const graph::SampleSet& s, const graph::Graph& g, const metrics
         if (auto it = file.header.find("host"); it != file.header.end()) n.host = it->second;
         if (auto it = file.header.find("clock_source"); it != file.header.end()) n.clock_source = it->second;
     }
+    const auto clock_error = clock_error_ms_by_node(r);
     for (auto& n : h.nodes)
-        if (auto it = options.clock_error_ms_by_node.find(n.node); it != options.clock_error_ms_by_node.end())
-            n.clock_error_ms = it->second;
+        if (auto it = clock_error.find(n.node); it != clock_error.end()) n.clock_error_ms = it->second;
     // Instance numbering follows the loader's threads: show them by name.
     std::sort(h.nodes.begin(), h.nodes.end(),
               [](const auto& a, const auto& b) { return std::tie(a.node, a.instance) < std::tie(b.node, b.instance); });
@@ -243,7 +242,7 @@ ReportData build_report(const graph::SampleSet& s, const graph::Graph& g, const 
     const std::int64_t t1 = s.size() ? s.time_ns.back() : 0;
     d.window_s = seconds_since(d.t0_ns, t1);
     d.runs.push_back(run_metrics(options.run_name, result));
-    d.health = health_of(s, g, result, options);
+    d.health = health_of(s, g, result);
 
     const auto lanes = assign_lanes(s);
     std::vector<std::pair<std::string, std::vector<IntervalObservation>>> observations;

@@ -62,12 +62,21 @@ TEST(BuildReport, HealthCountsSamplesAndUnlinkedInputsPerInstance) {
 }
 
 TEST(BuildReport, ShowsTheClockErrorOfNodesWhoseClockIsKnown) {
-    const auto run = demo_run();
-    ReportOptions options;
-    options.clock_error_ms_by_node = {{"Unity", 0.25}};
-    const auto d = build_report(run.samples, run.graph, run.spec, run.result, options);
-    EXPECT_FALSE(d.health.nodes[0].clock_error_ms.has_value());
+    auto run = demo_run();
+    run.result.extra.push_back({"clock_sync", "Clock synchronisation", {},
+                                R"({"corrected":false,"clocks":[],"nodes":[{"node":"Chai","error_bound_ns":null},)"
+                                R"({"node":"Unity","error_bound_ns":250000}]})"});
+    const auto d = build_report(run.samples, run.graph, run.spec, run.result, {});
+    EXPECT_FALSE(d.health.nodes[0].clock_error_ms.has_value());  // Chai: unknown
     EXPECT_EQ(d.health.nodes[1].clock_error_ms, 0.25);
+}
+
+TEST(ClockError, RejectsAMalformedClockSection) {
+    metrics::AnalysisResult result;
+    result.extra.push_back({"clock_sync", "", {}, R"({"nodes":[{"node":"A"}]})"});
+    EXPECT_THROW(clock_error_ms_by_node(result), std::invalid_argument);
+    result.extra.back().key = "something_else";  // other sections are not ours to read
+    EXPECT_TRUE(clock_error_ms_by_node(result).empty());
 }
 
 TEST(BuildReport, IntervalChartsHoldEveryObservation) {

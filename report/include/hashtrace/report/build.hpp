@@ -44,8 +44,6 @@ struct ReportOptions {
     // space-time diagram opens: this one (UTC ns), or else max_ticks/4
     // samples around the slowest message.
     std::optional<std::pair<std::int64_t, std::int64_t>> detail_window_ns;
-    // Clock sync error bound per node name, when known (clocksync::node_clocks).
-    std::map<std::string, double> clock_error_ms_by_node;
     graph::RouteOptions route{16, 200};
 };
 
@@ -58,6 +56,12 @@ struct IntervalObservation {
 };
 std::vector<IntervalObservation> interval_observations(const graph::SampleSet& samples, const graph::Graph& graph,
                                                        const graph::IntervalSpec& interval);
+
+// Each node's clock error bound (ms) from the "clock_sync" section that
+// clock sync adds to an analysis (clocksync::add_clock_report); nodes whose
+// bound is unknown are absent. Throws std::invalid_argument if the section is
+// not the JSON documented in docs/clock-sync.md.
+std::map<std::string, double> clock_error_ms_by_node(const metrics::AnalysisResult& result);
 
 // The metric table column of one run (compare puts several side by side).
 RunMetrics run_metrics(const std::string& name, const metrics::AnalysisResult& result);
