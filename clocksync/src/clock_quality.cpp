@@ -12,7 +12,9 @@ bool has_usable_offset(const ClockRecord& r) {
     return r.offset_ns && (s == SyncStatus::locked || s == SyncStatus::measuring);
 }
 
-std::vector<std::filesystem::path> clock_files_in(const std::filesystem::path& dir) {
+}  // namespace
+
+std::vector<std::filesystem::path> find_clock_files(const std::filesystem::path& dir) {
     std::vector<std::filesystem::path> files;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -22,6 +24,14 @@ std::vector<std::filesystem::path> clock_files_in(const std::filesystem::path& d
     }
     std::sort(files.begin(), files.end());
     return files;
+}
+
+namespace {
+
+std::string percent(std::size_t part, std::size_t whole) {
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, "%.0f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+    return buffer;
 }
 
 }  // namespace
@@ -116,6 +126,21 @@ SyncErrorReport summarize_track(const std::filesystem::path& file, const std::ve
     return report;
 }
 
+std::vector<SyncErrorReport> summarize_clock_file(const std::filesystem::path& file, std::int64_t first_ns, std::int64_t last_ns) {
+    std::vector<ClockRecord> records = load_clock_records(file);
+    // A step of the clock can send time_ns back; the window and spans need time order.
+    std::stable_sort(records.begin(), records.end(),
+                     [](const ClockRecord& a, const ClockRecord& b) { return a.time_ns < b.time_ns; });
+    std::vector<SyncErrorReport> reports;
+    for (ClockSource source : {ClockSource::ptp, ClockSource::pps}) {
+        std::vector<ClockRecord> of_source;
+        for (const auto& r : records)
+            if (r.source == source) of_source.push_back(r);
+        if (!of_source.empty()) reports.push_back(summarize_track(file, records_in_window(of_source, first_ns, last_ns)));
+    }
+    return reports;
+}
+
 RunClocks load_run_clocks(const std::vector<std::filesystem::path>& log_files, std::int64_t first_ns, std::int64_t last_ns) {
     RunClocks run;
     run.report_of_log.resize(log_files.size());
@@ -125,24 +150,14 @@ RunClocks load_run_clocks(const std::vector<std::filesystem::path>& log_files, s
         auto found = report_of_dir.find(dir);
         if (found == report_of_dir.end()) {
             std::vector<std::size_t> tracks;
-            for (const auto& file : clock_files_in(dir)) {
-                std::vector<ClockRecord> records;
+            for (const auto& file : find_clock_files(dir)) {
                 try {
-                    records = load_clock_records(file);
+                    for (auto& report : summarize_clock_file(file, first_ns, last_ns)) {
+                        run.reports.push_back(std::move(report));
+                        tracks.push_back(run.reports.size() - 1);
+                    }
                 } catch (const ClockFileError& e) {
                     run.problems.push_back(e.what());
-                    continue;
-                }
-                // A step of the clock can send time_ns back; the window and spans need time order.
-                std::stable_sort(records.begin(), records.end(),
-                                 [](const ClockRecord& a, const ClockRecord& b) { return a.time_ns < b.time_ns; });
-                for (ClockSource source : {ClockSource::ptp, ClockSource::pps}) {
-                    std::vector<ClockRecord> of_source;
-                    for (const auto& r : records)
-                        if (r.source == source) of_source.push_back(r);
-                    if (of_source.empty()) continue;
-                    run.reports.push_back(summarize_track(file, records_in_window(of_source, first_ns, last_ns)));
-                    tracks.push_back(run.reports.size() - 1);
                 }
             }
             std::optional<std::size_t> applies;
@@ -166,6 +181,23 @@ std::string format_duration_ns(double ns) {
     else if (a < 1e9) std::snprintf(buffer, sizeof buffer, "%.2f ms", ns / 1e6);
     else std::snprintf(buffer, sizeof buffer, "%.3f s", ns / 1e9);
     return buffer;
+}
+
+std::string describe_report(const SyncErrorReport& r, bool corrected) {
+    std::string line = r.host + " (" + std::string(to_string(r.source)) + ", " + r.file.filename().string() + "): " +
+                       std::to_string(r.records) + " records";
+    if (r.is_reference) return line + ", reference clock (PTP grandmaster): error 0";
+    line += "; locked " + percent(r.locked, r.records) + ", measuring " + percent(r.measuring, r.records) +
+            ", unknown " + percent(r.unknown, r.records);
+    if (!r.error_bound_ns) return line + "; no offset measured: clock error UNKNOWN";
+    line += "; offset rms " + format_duration_ns(*r.rms_offset_ns) + ", max " + format_duration_ns(static_cast<double>(*r.max_abs_offset_ns));
+    if (r.correction) line += "; drift " + format_duration_ns(r.correction->drift_ppb) + "/s";
+    line += corrected ? "; error bound after correction " + format_duration_ns(static_cast<double>(*r.corrected_error_bound_ns))
+                      : "; error bound " + format_duration_ns(static_cast<double>(*r.error_bound_ns));
+    if (!r.unsynchronised.empty())
+        line += "; NOT synchronised for " + std::to_string(r.unsynchronised.size()) + " span(s), first " +
+                format_duration_ns(static_cast<double>(r.unsynchronised.front().second - r.unsynchronised.front().first)) + " long";
+    return line;
 }
 
 }  // namespace hashtrace::clocksync

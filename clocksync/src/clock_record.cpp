@@ -56,7 +56,7 @@ SyncStatus sync_status(const ClockRecord& r) noexcept {
     if (r.source == ClockSource::ptp && (state == "MASTER" || state == "GRAND_MASTER")) return SyncStatus::reference;
     if (!r.offset_ns) return SyncStatus::unknown;
     if (state == "SLAVE" || state == "LOCKED") return SyncStatus::locked;
-    if (state == "UNCALIBRATED" || state == "TRACKING" || state == "UNLOCKED" || state == "STEPPED")
+    if (state == "UNCALIBRATED" || state == "ACQUIRING" || state == "TRACKING" || state == "UNLOCKED" || state == "STEPPED")
         return SyncStatus::measuring;
     return SyncStatus::unknown;
 }

@@ -66,6 +66,8 @@ TEST(ClockRecord, SyncStatusFollowsStateAndMeasurement) {
     EXPECT_EQ(status(hc::ClockSource::ptp, "NO_DAEMON", {}), hc::SyncStatus::unknown);
     EXPECT_EQ(status(hc::ClockSource::pps, "LOCKED", 3), hc::SyncStatus::locked);
     EXPECT_EQ(status(hc::ClockSource::pps, "TRACKING", 3), hc::SyncStatus::measuring);
+    EXPECT_EQ(status(hc::ClockSource::pps, "ACQUIRING", 3), hc::SyncStatus::measuring);
+    EXPECT_EQ(status(hc::ClockSource::pps, "ACQUIRING", {}), hc::SyncStatus::unknown);
     EXPECT_EQ(status(hc::ClockSource::pps, "NO_SIGNAL", {}), hc::SyncStatus::unknown);
 }
 

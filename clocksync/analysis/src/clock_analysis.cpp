@@ -35,29 +35,6 @@ std::string json_optional(const std::optional<T>& v) {
     }
 }
 
-std::string percent(std::size_t part, std::size_t whole) {
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, "%.0f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
-    return buffer;
-}
-
-std::string describe(const SyncErrorReport& r, bool corrected) {
-    std::string line = r.host + " (" + std::string(to_string(r.source)) + ", " + r.file.filename().string() + "): " +
-                       std::to_string(r.records) + " records";
-    if (r.is_reference) return line + ", reference clock (PTP grandmaster): error 0";
-    line += "; locked " + percent(r.locked, r.records) + ", measuring " + percent(r.measuring, r.records) +
-            ", unknown " + percent(r.unknown, r.records);
-    if (!r.error_bound_ns) return line + "; no offset measured: clock error UNKNOWN";
-    line += "; offset rms " + format_duration_ns(*r.rms_offset_ns) + ", max " + format_duration_ns(static_cast<double>(*r.max_abs_offset_ns));
-    if (r.correction) line += "; drift " + format_duration_ns(r.correction->drift_ppb) + "/s";
-    line += corrected ? "; error bound after correction " + format_duration_ns(static_cast<double>(*r.corrected_error_bound_ns))
-                      : "; error bound " + format_duration_ns(static_cast<double>(*r.error_bound_ns));
-    if (!r.unsynchronised.empty())
-        line += "; NOT synchronised for " + std::to_string(r.unsynchronised.size()) + " span(s), first " +
-                format_duration_ns(static_cast<double>(r.unsynchronised.front().second - r.unsynchronised.front().first)) + " long";
-    return line;
-}
-
 std::string report_json(const SyncErrorReport& r) {
     std::string j = "{\"host\":" + json_string(r.host) + ",\"file\":" + json_string(r.file.string()) +
                     ",\"source\":" + json_string(std::string(to_string(r.source))) + ",\"records\":" + std::to_string(r.records) +
@@ -163,7 +140,7 @@ void add_clock_report(const ClockAnalysis& analysis, const graph::SampleSet& sam
                               : "Clock synchronisation (times as recorded; --clock-correct applies the fitted corrections)";
     section.json = std::string("{\"corrected\":") + (corrected ? "true" : "false") + ",\"clocks\":[";
     for (std::size_t i = 0; i < clocks.reports.size(); ++i) {
-        section.text_lines.push_back(describe(clocks.reports[i], corrected));
+        section.text_lines.push_back(describe_report(clocks.reports[i], corrected));
         section.json += (i ? "," : "") + report_json(clocks.reports[i]);
     }
     section.json += "],\"nodes\":[";

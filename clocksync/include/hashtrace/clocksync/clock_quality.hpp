@@ -62,6 +62,13 @@ SyncErrorReport summarize_track(const std::filesystem::path& file, const std::ve
 // side (the state in force when the run began and the one that ended it).
 std::vector<ClockRecord> records_in_window(const std::vector<ClockRecord>& records, std::int64_t first_ns, std::int64_t last_ns);
 
+// The clock-*.htclock files directly in `dir`, sorted.
+std::vector<std::filesystem::path> find_clock_files(const std::filesystem::path& dir);
+
+// One report per source in the file, over [first_ns, last_ns] (see
+// records_in_window). Throws ClockFileError for a malformed file.
+std::vector<SyncErrorReport> summarize_clock_file(const std::filesystem::path& file, std::int64_t first_ns, std::int64_t last_ns);
+
 struct RunClocks {
     std::vector<SyncErrorReport> reports;
     std::vector<std::optional<std::size_t>> report_of_log;  // per log file given: the report that applies
@@ -71,6 +78,10 @@ struct RunClocks {
 // Reads the clock files in the directories of `log_files` and summarizes them
 // over [first_ns, last_ns] (the run's window).
 RunClocks load_run_clocks(const std::vector<std::filesystem::path>& log_files, std::int64_t first_ns, std::int64_t last_ns);
+
+// One line for people: states, offsets, drift, error bound (after correction
+// when `corrected`), unsynchronised spans.
+std::string describe_report(const SyncErrorReport& report, bool corrected);
 
 // "2.3 us", "450 ns", "1.20 ms": for reports.
 std::string format_duration_ns(double ns);
