@@ -14,7 +14,7 @@
 // source         "ptp" (linuxptp) or "pps"
 // state          ptp: the port state ptp4l reports (SLAVE, UNCALIBRATED, LISTENING,
 //                MASTER, FAULTY, ...) or NO_DAEMON when ptp4l did not answer;
-//                pps: ACQUIRING, LOCKED, UNLOCKED, NO_SIGNAL, STEPPED
+//                pps: ACQUIRING, TRACKING (measuring only), UNLOCKED, LOCKED, STEPPED, NO_SIGNAL
 // offset_ns      local clock minus reference clock, ns; empty when not measured
 // path_delay_ns  ptp: mean path delay, ns; empty for pps or when not measured
 // freq_ppb       ptp: the system clock's frequency adjustment (adjtimex), ppb;
