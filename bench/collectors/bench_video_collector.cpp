@@ -3,7 +3,7 @@
 // its baseline in the same run:
 //   observe (QR + LED per frame)   known region with reuse | known region | whole frame (baseline)
 //   decode (video -> grey frames)  raw MJPEG to grey       | VideoCapture BGR + cvtColor (baseline)
-//   scan (decode + observe)        decoding on a second thread | one thread (baseline)
+//   scan (decode + observe)        2 decoder threads | 1 decoder thread | all on one thread (baseline)
 // Rates are per CPU second of the whole process (both threads), which a
 // machine shared with other jobs does not distort, and per wall-clock second
 // (UseRealTime), which shows what the second core buys on an idle machine.
@@ -104,11 +104,11 @@ double process_cpu_seconds() {
            static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
 }
 
-void scan(benchmark::State& state, bool decode_ahead) {
+void scan(benchmark::State& state, unsigned decoder_threads) {
     auto& f = footage();
     VideoScanOptions options;
     options.regions = {f.qr_region(), f.config.led};
-    options.decode_ahead = decode_ahead;
+    options.decoder_threads = decoder_threads;
     std::size_t frames = 0;
     const double cpu_before = process_cpu_seconds();
     for (auto _ : state) frames += scan_video([&] { return FrameSource::open_file(f.files.video); }, options).frames.size();
@@ -117,8 +117,9 @@ void scan(benchmark::State& state, bool decode_ahead) {
     state.counters["frames_per_process_cpu_s"] = static_cast<double>(frames) / cpu;
 }
 
-void BM_Scan_DecodeAhead(benchmark::State& state) { scan(state, true); }
-void BM_Scan_OneThread_Baseline(benchmark::State& state) { scan(state, false); }
+void BM_Scan_TwoDecoderThreads(benchmark::State& state) { scan(state, 2); }
+void BM_Scan_OneDecoderThread(benchmark::State& state) { scan(state, 1); }
+void BM_Scan_OneThread_Baseline(benchmark::State& state) { scan(state, 0); }
 
 }  // namespace
 
@@ -127,7 +128,8 @@ BENCHMARK(BM_Observe_KnownRegion)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_Observe_WholeFrame_Baseline)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_Decode_RawMjpegToGrey)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_Decode_VideoCaptureBgr_Baseline)->Unit(benchmark::kMillisecond)->MinTime(2.0);
-BENCHMARK(BM_Scan_DecodeAhead)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+BENCHMARK(BM_Scan_TwoDecoderThreads)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+BENCHMARK(BM_Scan_OneDecoderThread)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 BENCHMARK(BM_Scan_OneThread_Baseline)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
 
 BENCHMARK_MAIN();

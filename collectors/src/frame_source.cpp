@@ -24,10 +24,24 @@ FrameSource FrameSource::open_camera(int index) {
     return FrameSource(std::move(capture), "camera " + std::to_string(index));
 }
 
+bool FrameSource::next_packet(cv::Mat& packet) {
+    if (!raw_mjpeg_) throw VideoError(name_ + ": frames are not readable as packets");
+    if (!capture_.read(packet_) || packet_.empty()) return false;
+    packet_.copyTo(packet);  // the capture reuses its buffer
+    ++frames_read_;
+    return true;
+}
+
+cv::Mat FrameSource::decode_packet(const cv::Mat& packet, std::size_t frame) const {
+    cv::Mat grey = cv::imdecode(packet, cv::IMREAD_GRAYSCALE);
+    if (grey.empty()) throw VideoError(name_ + ": frame " + std::to_string(frame) + " cannot be decoded");
+    return grey;
+}
+
 bool FrameSource::next(cv::Mat& grey) {
     if (raw_mjpeg_) {
         if (!capture_.read(packet_) || packet_.empty()) return false;
-        grey = cv::imdecode(packet_, cv::IMREAD_GRAYSCALE);
+        grey = decode_packet(packet_, frames_read_);
     } else {
         if (!capture_.read(colour_) || colour_.empty()) return false;
         if (colour_.channels() == 1)

@@ -3,11 +3,7 @@
 #include "hashtrace/collectors/region_finder.hpp"
 #include "hashtrace/logio/reader.hpp"
 
-#include <condition_variable>
-#include <deque>
-#include <exception>
-#include <mutex>
-#include <thread>
+#include "decode_ahead.hpp"
 
 namespace hashtrace::collectors {
 
@@ -31,83 +27,13 @@ Regions find_regions(const std::function<FrameSource()>& open, const VideoScanOp
 
 }  // namespace
 
-namespace {
-
-// Decoding a frame costs about as much as reading it, so a second thread
-// decodes while this one reads codes: the two cores of a small machine reach
-// the camera's 1000 frames/s together where neither does alone. Frames pass
-// through a small bounded queue (the decoder never runs far ahead: memory
-// stays a few frames however long the video).
-class DecodeAhead {
-public:
-    DecodeAhead(FrameSource& source, bool threaded) : source_(source), threaded_(threaded) {
-        if (threaded_) thread_ = std::thread([this] { run(); });
-    }
-    ~DecodeAhead() {
-        {
-            std::lock_guard lock(mutex_);
-            stopping_ = true;
-        }
-        changed_.notify_all();
-        if (thread_.joinable()) thread_.join();
-    }
-
-    // The next frame, or false at the end; rethrows the decoder's error.
-    bool next(cv::Mat& frame) {
-        if (!threaded_) return source_.next(frame);
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [this] { return !queue_.empty() || done_; });
-        if (queue_.empty()) {
-            if (error_) std::rethrow_exception(error_);
-            return false;
-        }
-        frame = std::move(queue_.front());
-        queue_.pop_front();
-        changed_.notify_all();
-        return true;
-    }
-
-private:
-    static constexpr std::size_t kDepth = 8;
-
-    void run() {
-        try {
-            cv::Mat frame;
-            while (source_.next(frame)) {
-                std::unique_lock lock(mutex_);
-                changed_.wait(lock, [this] { return queue_.size() < kDepth || stopping_; });
-                if (stopping_) break;
-                queue_.push_back(frame.clone());  // the source may reuse its buffer
-                changed_.notify_all();
-            }
-        } catch (...) {
-            std::lock_guard lock(mutex_);
-            error_ = std::current_exception();
-        }
-        std::lock_guard lock(mutex_);
-        done_ = true;
-        changed_.notify_all();
-    }
-
-    FrameSource& source_;
-    const bool threaded_;
-    std::mutex mutex_;
-    std::condition_variable changed_;
-    std::deque<cv::Mat> queue_;
-    bool done_ = false, stopping_ = false;
-    std::exception_ptr error_;
-    std::thread thread_;
-};
-
-}  // namespace
-
 VideoScan scan_video(const std::function<FrameSource()>& open, const VideoScanOptions& options) {
     VideoScan scan;
     scan.regions = (options.regions.qr && options.regions.led) ? options.regions : find_regions(open, options);
     FrameSource source = open();
     scan.frames_per_second = source.frames_per_second();
     FrameObserver observer(scan.regions.qr, scan.regions.led, options.observer);
-    DecodeAhead frames(source, options.decode_ahead);
+    DecodeAhead frames(source, options.decoder_threads);
     cv::Mat grey;
     while (frames.next(grey)) {
         if (scan.frames.empty()) {

@@ -28,6 +28,13 @@ public:
     // The next frame as 8-bit grey; false at the end. Throws VideoError for a frame that cannot be decoded.
     bool next(cv::Mat& grey);
 
+    // Motion-JPEG files only: frames as compressed packets, to be decoded on
+    // any thread (decode_packet), so several cores can share the decoding.
+    bool has_packets() const noexcept { return raw_mjpeg_; }
+    bool next_packet(cv::Mat& packet);  // false at the end; counts the frame
+    // Throws VideoError naming the source and the frame when the packet is not a JPEG image.
+    cv::Mat decode_packet(const cv::Mat& packet, std::size_t frame) const;
+
     double frames_per_second() const;  // 0 when the container does not say
     const std::string& name() const noexcept { return name_; }
     std::size_t frames_read() const noexcept { return frames_read_; }

@@ -30,7 +30,7 @@ struct VideoScanOptions {
     Regions regions;
     ObserverOptions observer;
     std::size_t find_frames = 1500;  // frames looked at to find missing regions
-    bool decode_ahead = true;        // decode on a second thread while codes are read
+    unsigned decoder_threads = 2;    // decode ahead on these threads while codes are read (0: inline)
 };
 
 struct VideoScan {
