@@ -1,5 +1,6 @@
 // `hashtrace analyze`: logs of a run -> causality graph -> the paper's metrics.
 #include "command.hpp"
+#include "hashtrace/clocksync/clock_analysis.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/metrics/render.hpp"
 #include "pipeline.hpp"
@@ -16,7 +17,10 @@ constexpr const char* kUsage =
     "  --json FILE          write the SPEC.md 5b JSON\n"
     "  --markdown FILE      write the tables as Markdown\n"
     "  --csv FILE           write every statistic as section,name,statistic,value rows\n"
-    "  --keep-all-targets   intervals: every reachable `to` sample, not only the earliest per instance\n";
+    "  --keep-all-targets   intervals: every reachable `to` sample, not only the earliest per instance\n"
+    "  --clock-correct      correct each log's times by its clock's offset and drift, from the\n"
+    "                       clock-*.htclock records next to the logs (docs/clock-sync.md); those\n"
+    "                       records are always reported, with a warning for latencies below the clock error\n";
 
 void write_file(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
@@ -36,6 +40,7 @@ int run_analyze(hashtrace::cli::Args& args) {
     const auto csv = args.option("--csv");
     metrics::MetricOptions measure;
     measure.keep_all_targets = args.flag("--keep-all-targets");
+    const bool clock_correct = args.flag("--clock-correct");
     measure.threads = pipeline.threads;
     const auto inputs = args.positionals();
     args.finish();
@@ -44,10 +49,13 @@ int run_analyze(hashtrace::cli::Args& args) {
     const auto spec = cli::spec_stage(pipeline);
     auto samples = cli::load_stage(inputs, pipeline);
     cli::report_input_health(samples);
+    const auto clocks = clocksync::load_clock_analysis(samples);
+    if (clock_correct) graph::correct_times(samples, clocksync::time_correction(clocks));
     const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
     const auto graph = cli::link_stage(samples, spec, pipeline);
     auto result = metrics::analyze(samples, graph, spec, measure);
     result.warnings = warnings;
+    clocksync::add_clock_report(clocks, samples, clock_correct, result);
 
     std::fputs(metrics::render_table(result).c_str(), stdout);
     if (json) write_file(*json, metrics::render_json(result));
