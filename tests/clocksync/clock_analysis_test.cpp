@@ -2,6 +2,7 @@
 // nodes in two directories, one the PTP reference, one free-running 2 ms
 // ahead and drifting 10 us/s.
 #include "hashtrace/clocksync/clock_analysis.hpp"
+#include "hashtrace/clocksync/subprocess.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
 
@@ -127,6 +128,29 @@ TEST_F(ClockAnalysisTest, NodeWithoutClockRecordsIsReportedUnknown) {
     const auto nodes = hc::node_clocks(analysis, samples, false);
     EXPECT_FALSE(nodes.at("Receiver").bound_ns.has_value());
     EXPECT_EQ(nodes.at("Sender").bound_ns, 0);
+}
+
+// Through the real command line: `hashtrace analyze` finds the clock files
+// next to the logs, reports them, and --clock-correct restores the latency.
+TEST_F(ClockAnalysisTest, AnalyzeCommandReportsAndCorrects) {
+    const auto analyze = [&](bool correct) {
+        std::vector<std::string> argv{HASHTRACE_EXE, "analyze", root_.string(), "--quiet", "--json", (root_ / "out.json").string()};
+        if (correct) argv.push_back("--clock-correct");
+        const auto run = hc::run_command(argv, std::chrono::seconds(60));
+        EXPECT_EQ(run.exit_code, 0) << run.output;
+        EXPECT_NE(run.output.find("Clock synchronisation"), std::string::npos) << run.output;
+        std::ifstream in(root_ / "out.json");
+        return nlohmann::json::parse(in);
+    };
+    const auto raw = analyze(false);
+    ASSERT_EQ(raw["node_latency_matrix"].size(), 1u);
+    EXPECT_NEAR(raw["node_latency_matrix"][0]["mean_ms"].get<double>(), 2.548, 0.01);  // 0.5 ms + the receiver's clock error
+    EXPECT_FALSE(raw["clock_sync"]["corrected"].get<bool>());
+    EXPECT_EQ(raw["clock_sync"]["clocks"].size(), 2u);
+
+    const auto corrected = analyze(true);
+    EXPECT_NEAR(corrected["node_latency_matrix"][0]["mean_ms"].get<double>(), 0.5, 0.001);
+    EXPECT_TRUE(corrected["clock_sync"]["corrected"].get<bool>());
 }
 
 TEST(LatencyWarnings, SameClockNeverWarnsAndUnknownIsLeftToTheNodeWarning) {
