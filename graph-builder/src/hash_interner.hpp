@@ -1,9 +1,9 @@
 // hash_interner.hpp - (hash function, 128-bit hash) -> dense 32-bit id.
 //
-// Open addressing over 8-byte slots {tag, id}; the keys live once in a
-// separate vector, so a distinct hash costs ~17 bytes + ~12 bytes of table.
-// The tag (32 more bits of the hash) makes a probe almost never touch the key
-// vector on a mismatch.
+// Open addressing over 8-byte slots {tag, id}; the keys (hash and function
+// together, one cache line to verify a hit) live once in a separate vector,
+// so a distinct hash costs 17 bytes + ~12 bytes of table. The tag (32 more
+// bits of the hash) makes a probe almost never touch the keys on a mismatch.
 #pragma once
 
 #include "hashtrace/hash128.hpp"
@@ -27,20 +27,21 @@ public:
             if (s.id == kEmpty) {
                 const auto id = static_cast<std::uint32_t>(keys_.size());
                 s = Slot{tag, id};
-                keys_.push_back(h);
-                functions_.push_back(f);
+                keys_.push_back({h, f});
                 if (keys_.size() * 2 > slots_.size()) grow();
                 return id;
             }
-            if (s.tag == tag && functions_[s.id] == f && keys_[s.id] == h) return s.id;
+            if (s.tag == tag && keys_[s.id].function == f && keys_[s.id].hash == h) return s.id;
         }
     }
 
+    struct Key {
+        Hash128 hash;
+        HashFunction function;
+    };
+
     std::size_t size() const noexcept { return keys_.size(); }
-    const std::vector<Hash128>& keys() const noexcept { return keys_; }
-    const std::vector<HashFunction>& functions() const noexcept { return functions_; }
-    std::vector<Hash128> take_keys() { return std::move(keys_); }
-    std::vector<HashFunction> take_functions() { return std::move(functions_); }
+    const std::vector<Key>& keys() const noexcept { return keys_; }
 
 private:
     static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
@@ -68,15 +69,14 @@ private:
         const std::size_t mask = slots_.size() - 1;
         for (const Slot& s : old) {
             if (s.id == kEmpty) continue;
-            std::size_t i = static_cast<std::size_t>(mix(keys_[s.id], functions_[s.id])) & mask;
+            std::size_t i = static_cast<std::size_t>(mix(keys_[s.id].hash, keys_[s.id].function)) & mask;
             while (slots_[i].id != kEmpty) i = (i + 1) & mask;
             slots_[i] = s;
         }
     }
 
     std::vector<Slot> slots_;
-    std::vector<Hash128> keys_;
-    std::vector<HashFunction> functions_;
+    std::vector<Key> keys_;
 };
 
 }  // namespace hashtrace::graph::detail

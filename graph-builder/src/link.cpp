@@ -147,7 +147,7 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     {
         const ProducerIndex index = index_producers(s);
         const detail::PairTable pairs(s, spec);
-        const unsigned threads = std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 8);
+        const unsigned threads = std::clamp<unsigned>(options.threads ? options.threads : std::thread::hardware_concurrency(), 1, 64);
         const std::size_t n = s.size();
         std::vector<LinkRange> ranges(n < 100000 ? 1 : threads);
         std::atomic<std::uint64_t> done{0}, edges_found{0};

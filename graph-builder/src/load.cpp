@@ -122,15 +122,18 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
     std::vector<std::vector<HashId>> hash_map(chunks.size());
     for (std::size_t c = 1; c < chunks.size(); ++c) {
         const auto& keys = chunks[c].hashes.keys();
-        const auto& functions = chunks[c].hashes.functions();
         hash_map[c].resize(keys.size());
-        for (std::size_t i = 0; i < keys.size(); ++i) hash_map[c][i] = global.intern(keys[i], functions[i]);
+        for (std::size_t i = 0; i < keys.size(); ++i) hash_map[c][i] = global.intern(keys[i].hash, keys[i].function);
         chunks[c].hashes = HashInterner{};
     }
     out.hash_count = global.size();
     if (keep_hash_values) {
-        out.hash_functions = global.take_functions();
-        out.hash_values = global.take_keys();
+        out.hash_values.reserve(global.size());
+        out.hash_functions.reserve(global.size());
+        for (const auto& key : global.keys()) {
+            out.hash_values.push_back(key.hash);
+            out.hash_functions.push_back(key.function);
+        }
     }
     global = HashInterner{};
 

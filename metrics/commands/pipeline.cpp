@@ -92,6 +92,7 @@ graph::Graph link_stage(const graph::SampleSet& samples, const graph::AnalysisSp
     graph::LinkOptions link;
     link.tolerance_ns = std::llround(options.tolerance_ms * 1e6);
     link.keep_all = options.keep_all;
+    link.threads = options.threads;
     link.progress = [&](std::uint64_t done, std::uint64_t edges) {
         line.show("linking: %llu/%zu samples, %llu edges", (unsigned long long)done, samples.size(), (unsigned long long)edges);
     };

@@ -250,6 +250,10 @@ TEST(Link, CsrDirectionsAgree) {
     LinkOptions keep_all;
     keep_all.keep_all = true;
     const auto g = link(s, {}, keep_all);
+    keep_all.threads = 1;
+    const auto single = link(s, {}, keep_all);
+    ASSERT_EQ(single.edges.size(), g.edges.size());
+    for (std::size_t i = 0; i < g.edges.size(); ++i) EXPECT_EQ(std::pair(g.edges[i].from, g.edges[i].to), std::pair(single.edges[i].from, single.edges[i].to));
     std::size_t in_total = 0;
     for (SampleIndex v = 0; v < s.size(); ++v) {
         g.for_each_in(v, [&](const Edge& e) {
@@ -262,6 +266,25 @@ TEST(Link, CsrDirectionsAgree) {
     EXPECT_TRUE(std::is_sorted(g.edges.begin(), g.edges.end(), [](const Edge& x, const Edge& y) {
         return std::pair(x.from, x.to) < std::pair(y.from, y.to);
     }));
+}
+
+// Large enough (> 100k samples) that the consumer loop is split over threads:
+// the result must not depend on the split.
+TEST(Link, ParallelLinkingEqualsSerial) {
+    CsvLog a, b;
+    for (int k = 0; k < 60000; ++k) {
+        a.row("A", "1", "Send", 100 + k * 1e-5, "", "c" + std::to_string(k % 1000), k % 3);
+        b.row("B", "2", "Recv", 100.000005 + k * 1e-5, "c" + std::to_string(k % 1000), "", 0);
+    }
+    const auto s = load({{"a.csv", a.text()}, {"b.csv", b.text()}});
+    LinkOptions serial, parallel;
+    serial.threads = 1;
+    parallel.threads = 2;
+    const auto g1 = link(s, {}, serial), g2 = link(s, {}, parallel);
+    EXPECT_EQ(g1.edges.size(), 60000u);
+    ASSERT_EQ(g1.edges.size(), g2.edges.size());
+    for (std::size_t i = 0; i < g1.edges.size(); ++i) ASSERT_EQ(std::pair(g1.edges[i].from, g1.edges[i].to), std::pair(g2.edges[i].from, g2.edges[i].to));
+    EXPECT_EQ(g1.unlinked_inputs, g2.unlinked_inputs);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ namespace hashtrace::graph {
 struct LinkOptions {
     std::int64_t tolerance_ns = 0;  // admits a.time <= b.time + tolerance (clock error across nodes)
     bool keep_all = false;          // every candidate per source instead of only the latest (rule 5)
+    unsigned threads = 0;           // consumer loop workers; 0 = hardware concurrency
     std::function<void(std::uint64_t consumers_done, std::uint64_t edges)> progress;
 };
 
