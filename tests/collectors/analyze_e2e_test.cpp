@@ -9,6 +9,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -173,4 +174,37 @@ TEST(AnalyzeEndToEnd, DisplayNodeAndPhotodiodeJoinThroughTheFlashNumber) {
     }
     EXPECT_TRUE(found) << analysis.dump(2);
     fs::remove_all(dir);
+}
+
+namespace {
+// Exit status and combined output of a command.
+std::pair<int, std::string> run_capture(const std::string& command) {
+    std::string output;
+    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) return {-1, ""};
+    char buffer[512];
+    while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+    const int status = ::pclose(pipe);
+    return {status, output};
+}
+}  // namespace
+
+TEST(CollectCommands, BadArgumentsFailWithTheReason) {
+    const std::string cli = HASHTRACE_CLI;
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {" collect video x.avi -o out.csv --payload int:12", "int:12"},
+        {" collect video x.avi -o out.csv --roi-qr 1,2,3", "region '1,2,3'"},
+        {" collect video x.avi -o out.txt", "must end in .csv or .htlog"},
+        {" collect video -o out.csv", "give one video FILE or --camera N"},
+        {" collect video /nonexistent/x.avi -o /tmp/out.csv --roi-qr 0,0,9,9 --roi-led 0,0,9,9", "/nonexistent/x.avi: no such file"},
+        {" collect video x.avi -o out.csv --start-time yesterday", "--start-time 'yesterday'"},
+        {" collect photodiode -o out.csv", "give --replay FILE or --chip CHIP --line N"},
+        {" collect photodiode --replay /nonexistent/edges.txt -o /tmp/out.csv", "/nonexistent/edges.txt"},
+        {" collect simulate", "expected one output DIR"},
+    };
+    for (const auto& [args, reason] : cases) {
+        const auto [status, output] = run_capture(cli + args);
+        EXPECT_NE(status, 0) << args;
+        EXPECT_NE(output.find(reason), std::string::npos) << args << "\n" << output;
+    }
 }
