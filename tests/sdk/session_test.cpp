@@ -176,6 +176,30 @@ TEST(Session, AFullQueueDropsAreCountedPerTracepointAndLogged) {
     EXPECT_EQ(gaps, logged_drops);
 }
 
+TEST(Session, EachThreadGetsItsWholeQueueCapacity) {
+    // A burst of exactly queue_capacity samples, produced far faster than the
+    // writer hashes them, must fit: the thread's ring really holds that many.
+    const auto dir = fresh_dir("capacity");
+    auto config = test_config(dir);
+    config.queue_capacity = 8192;
+    std::string path;
+    {
+        hashtrace::Session s(config);
+        path = s.log_path();
+        std::thread burst([] {
+            hashtrace::set_thread_name("burst");
+            unsigned char payload[88] = {};
+            for (std::uint32_t i = 0; i < 8192; ++i) {
+                std::memcpy(payload, &i, sizeof i);
+                TRACEPOINT_DEFERRED("Burst", hashtrace::inout("payload", hashtrace::bytes(payload, sizeof payload)));
+            }
+        });
+        burst.join();
+    }
+    EXPECT_EQ(hashtrace::stats().dropped, 0u);
+    EXPECT_EQ(hashtrace::logio::load_log(path).samples.size(), 8192u);
+}
+
 TEST(Session, RuntimeSwitchStopsAndResumesRecording) {
     const auto dir = fresh_dir("switch");
     std::string path;

@@ -68,24 +68,36 @@ inline QueuedSample prewarm_item(PrewarmFence* fence) noexcept {
     return q;
 }
 
-// Gives the thread its own ring of `capacity` samples: enqueueing that many
-// placeholder items makes its producer allocate the blocks, and once the
-// writer has consumed them the blocks stay in the producer's ring, empty and
-// reused: afterwards enqueueing never allocates. Waiting for the writer to
-// drain them takes well under a millisecond, once per thread, at its first
-// tracepoint - or earlier, off the critical path, if the thread calls
-// set_thread_name() when it starts.
+// While a thread prepares its ring the writer must not consume, or the
+// producer would reuse the blocks it has just filled instead of allocating
+// the rest of its ring. The writer parks between batches while requests > 0.
+inline std::atomic<int> g_prewarm_requests{0};
+inline std::atomic<bool> g_writer_parked{false};
+
+// Gives the thread its own ring of `capacity` samples: with the writer parked,
+// enqueueing that many placeholder items makes its producer allocate the
+// blocks; once the writer has consumed them the blocks stay in the producer's
+// ring, empty and reused, and enqueueing never allocates again. Takes well
+// under a millisecond (16 Ki samples), once per thread, at its first tracepoint
+// - or earlier, off the critical path, if the thread calls set_thread_name().
 inline void prewarm_thread_queue(ThreadState& ts, std::size_t capacity) noexcept {
+    const std::uint64_t session = g_session.load(std::memory_order_acquire);
+    auto session_over = [session] { return g_session.load(std::memory_order_acquire) != session || !is_recording(); };
+    g_prewarm_requests.fetch_add(1);
+    while (!g_writer_parked.load()) {
+        if (session_over()) break;
+        std::this_thread::yield();
+    }
     const std::size_t blocks = (capacity + QueueTraits::BLOCK_SIZE - 1) / QueueTraits::BLOCK_SIZE;
-    auto* fence = new PrewarmFence;
     const std::size_t items = blocks * QueueTraits::BLOCK_SIZE;
+    auto* fence = new PrewarmFence;
     for (std::size_t i = 0; i < items; ++i) {
         HASHTRACE_QUEUE_OPERATION;
         ts.queue->enqueue(*ts.token, prewarm_item(i + 1 == items ? fence : nullptr));
     }
-    const std::uint64_t session = g_session.load(std::memory_order_acquire);
+    g_prewarm_requests.fetch_sub(1);
     while (!fence->reached.load(std::memory_order_acquire)) {
-        if (g_session.load(std::memory_order_acquire) != session || !is_recording()) return;  // fence leaks: rare, tiny
+        if (session_over()) return;  // fence leaks: rare, tiny
         std::this_thread::yield();
     }
     delete fence;
@@ -248,6 +260,17 @@ struct Runtime::Impl {
         return 1;
     }
 
+    // Sequentially consistent on purpose: a thread that read `parked` as true
+    // just before it is cleared has already raised `requests`, so the loop's
+    // re-check after clearing parks again before anything is dequeued.
+    void park_while_threads_prepare_queues() {
+        while (g_prewarm_requests.load() > 0) {
+            g_writer_parked.store(true);
+            while (g_prewarm_requests.load() > 0) std::this_thread::yield();
+            g_writer_parked.store(false);
+        }
+    }
+
     static std::size_t dequeue(SampleQueue& queue, moodycamel::ConsumerToken& consumer, std::vector<QueuedSample>& batch) {
         HASHTRACE_QUEUE_OPERATION;
         return queue.try_dequeue_bulk(consumer, batch.data(), batch.size());
@@ -291,6 +314,7 @@ struct Runtime::Impl {
         std::int64_t last_flush = now_ns(), last_drop_check = last_flush;
         int empty_polls_after_stop = 0;
         for (;;) {
+            park_while_threads_prepare_queues();
             const std::size_t n = dequeue(queue, consumer, batch);
             write_batch(batch.data(), n);
             const std::int64_t now = now_ns();
