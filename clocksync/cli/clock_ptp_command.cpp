@@ -6,6 +6,7 @@
 #include "hashtrace/clocksync/ptp_session.hpp"
 
 #include <cstdio>
+#include <fstream>
 
 namespace {
 
@@ -52,6 +53,19 @@ hc::PtpSetup setup_from(hashtrace::cli::Args& args, bool attach) {
     setup.free_running = args.flag("--free-running");
     setup.uds_path = args.option_or("--uds", "/var/run/ptp4l");
     return setup;
+}
+
+// The last few lines of a daemon's log: why it stopped, usually.
+std::string log_tail(const std::filesystem::path& file, std::size_t lines) {
+    std::ifstream in(file);
+    std::vector<std::string> last;
+    for (std::string line; std::getline(in, line);) {
+        last.push_back(line);
+        if (last.size() > lines) last.erase(last.begin());
+    }
+    std::string out;
+    for (const auto& l : last) out += "  " + l + "\n";
+    return out;
 }
 
 void print_record(const hc::ClockRecord& r) {
@@ -109,7 +123,8 @@ int run_clock_ptp(hashtrace::cli::Args& args) {
             std::fprintf(stderr, "warning: clock not synchronised: ptp4l state %s\n", r.state.c_str());
         last_state = r.state;
         if (daemons.ptp4l && !daemons.ptp4l->running()) {
-            std::fprintf(stderr, "error: ptp4l exited (status %d); see %s\n", daemons.ptp4l->exit_status(), daemons.log_file.c_str());
+            std::fprintf(stderr, "error: ptp4l exited (status %d); the end of %s:\n%s", daemons.ptp4l->exit_status(),
+                         daemons.log_file.c_str(), log_tail(daemons.log_file, 3).c_str());
             daemon_died = true;
         }
     });

@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <thread>
 
@@ -266,4 +267,41 @@ TEST(PtpNetns, FollowerWithGuardedClockReachesSlave) {
     host_clock.expect_untouched();
     std::printf("guarded follower: SLAVE with %zu offsets, rms %.0f ns, max %.0f ns\n", stats.measured, stats.rms, stats.max_abs);
     if (!HasFailure()) fs::remove_all(run.dir);
+}
+
+// Failure paths, no namespaces needed: a daemon that cannot start is an error
+// naming the cause; a monitor with nothing to attach to records NO_DAEMON.
+TEST(PtpCommand, Ptp4lThatCannotStartIsAnErrorWithItsReason) {
+    const fs::path dir = fs::temp_directory_path() / ("hashtrace_ptp_fail_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const auto run = hc::run_command({HASHTRACE_EXE, "clock", "ptp", "--role", "follower", "--interface", "htnone0", "--uds",
+                                      (dir / "x.sock").string(), "--log-dir", dir.string(), "--host", "h", "--duration", "10"},
+                                     std::chrono::seconds(30));
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    EXPECT_NE(run.output.find("error: ptp4l exited"), std::string::npos) << run.output;
+    // The end of ptp4l's own log (its reason) is shown, not only a status.
+    std::ifstream log(dir / "ptp4l-h.log");
+    std::string line, last;
+    while (std::getline(log, line))
+        if (!line.empty()) last = line;
+    ASSERT_FALSE(last.empty());
+    EXPECT_NE(run.output.find(last), std::string::npos) << run.output;
+    fs::remove_all(dir);
+}
+
+TEST(PtpCommand, AttachingToNothingRecordsNoDaemon) {
+    const fs::path dir = fs::temp_directory_path() / ("hashtrace_ptp_none_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const auto run = hc::run_command({HASHTRACE_EXE, "clock", "ptp", "--attach", "--uds", (dir / "none.sock").string(),
+                                      "--log-dir", dir.string(), "--host", "h", "--duration", "2.5"},
+                                     std::chrono::seconds(30));
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("warning: clock not synchronised: ptp4l state NO_DAEMON"), std::string::npos) << run.output;
+    const auto records = hc::load_clock_records(dir / "clock-h.htclock");
+    ASSERT_GE(records.size(), 2u);
+    for (const auto& r : records) {
+        EXPECT_EQ(r.state, "NO_DAEMON");
+        EXPECT_EQ(hc::sync_status(r), hc::SyncStatus::unknown);
+    }
+    fs::remove_all(dir);
 }
