@@ -1,4 +1,4 @@
-#include "decode_ahead.hpp"
+#include "hashtrace/collectors/decode_ahead.hpp"
 
 namespace hashtrace::collectors {
 

@@ -3,7 +3,7 @@
 #include "hashtrace/collectors/region_finder.hpp"
 #include "hashtrace/logio/reader.hpp"
 
-#include "decode_ahead.hpp"
+#include "hashtrace/collectors/decode_ahead.hpp"
 
 namespace hashtrace::collectors {
 

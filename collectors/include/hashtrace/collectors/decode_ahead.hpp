@@ -1,4 +1,5 @@
-// Decoding video frames on other threads while the caller reads codes.
+// hashtrace/collectors/decode_ahead.hpp - decoding video frames on other
+// threads while the caller reads codes.
 //
 // Decoding a 640x480 Motion-JPEG frame costs more CPU than reading its code
 // (docs/benchmarks.md, "Video collector"), so the collector decodes ahead on
