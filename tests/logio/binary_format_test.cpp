@@ -231,3 +231,17 @@ TEST(FindLogs, ExpandsDirectoriesAndSkipsOtherCsv) {
     EXPECT_THROW(find_logs({dir / "missing"}), LogError);
     fs::remove_all(dir);
 }
+
+TEST(BinaryFormat, ATimeDeltaThatOverflowsIsCorruptionNotUndefinedBehaviour) {
+    // Found by fuzz_binary_reader (fuzz/corpus/binary_reader/time-overflow.htlog).
+    const fs::path finding = fs::path(HASHTRACE_SOURCE_DIR) / "fuzz/corpus/binary_reader/time-overflow.htlog";
+    struct Ignore : LogVisitor {
+        void on_samples(std::span<const SampleRecord>) override {}
+    } v;
+    try {
+        read_log(finding, v);
+        FAIL() << "accepted an overflowing time";
+    } catch (const LogError& e) {
+        EXPECT_NE(e.reason().find("overflows"), std::string::npos) << e.what();
+    }
+}

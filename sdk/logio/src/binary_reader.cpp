@@ -203,7 +203,7 @@ private:
             case detail::kTagDrop: {
                 DropRecord d;
                 d.tracepoint = checked_tracepoint(varint(p, end));
-                d.time_ns = prev_time_ + detail::unzigzag(varint(p, end));
+                d.time_ns = add_delta(detail::unzigzag(varint(p, end)));
                 d.count = varint(p, end);
                 prev_time_ = d.time_ns;
                 flush();
@@ -221,7 +221,7 @@ private:
         if (tag >= 0x80 || (tag & 0x40)) throw Corrupt{"unknown record tag " + std::to_string(tag)};
         SampleRecord s;
         s.tracepoint = checked_tracepoint(varint(p, end));
-        s.time_ns = prev_time_ + detail::unzigzag(varint(p, end));
+        s.time_ns = add_delta(detail::unzigzag(varint(p, end)));
         std::uint64_t thread_code;
         if (tag & detail::kSampleThreadBit) {
             thread_code = varint(p, end);
@@ -266,6 +266,12 @@ private:
         if (batch_.size() == 4096) flush();
     }
 
+    // A damaged delta must not overflow (undefined behaviour): it is a corrupt record.
+    std::int64_t add_delta(std::int64_t delta) const {
+        std::int64_t t;
+        if (__builtin_add_overflow(prev_time_, delta, &t)) throw Corrupt{"time delta overflows 64-bit nanoseconds"};
+        return t;
+    }
     std::uint32_t checked_tracepoint(std::uint64_t index) const {
         if (index >= tracepoints_) throw Corrupt{"sample refers to undefined tracepoint " + std::to_string(index)};
         return static_cast<std::uint32_t>(index);
