@@ -3,6 +3,7 @@
 #include "hashtrace/clocksync/clock_analysis.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/metrics/render.hpp"
+#include "html_report_option.hpp"
 #include "pipeline.hpp"
 
 #include <cstdio>
@@ -11,7 +12,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: hashtrace analyze LOGS... [--spec FILE] [--json FILE] [--markdown FILE] [--csv FILE] [options]\n"
+    "usage: hashtrace analyze LOGS... [--spec FILE] [--json FILE] [--markdown FILE] [--csv FILE] [--html FILE] [options]\n"
     "  Collates the logs (files or directories of *.csv / *.htlog, any mix), links samples by hash\n"
     "  (SPEC.md section 4) and prints M3, M4, M5, M8, M11, M12 and the node latency matrix.\n"
     "  --json FILE          write the SPEC.md 5b JSON\n"
@@ -31,13 +32,14 @@ void write_file(const std::string& path, const std::string& text) {
 int run_analyze(hashtrace::cli::Args& args) {
     using namespace hashtrace;
     if (args.help_requested()) {
-        std::printf("%s%s", kUsage, cli::kPipelineOptionsHelp);
+        std::printf("%s%s%s", kUsage, cli::kHtmlOptionsHelp, cli::kPipelineOptionsHelp);
         return 0;
     }
     const auto pipeline = cli::read_pipeline_options(args);
     const auto json = args.option("--json");
     const auto markdown = args.option("--markdown");
     const auto csv = args.option("--csv");
+    const auto html = cli::read_html_option(args);
     metrics::MetricOptions measure;
     measure.keep_all_targets = args.flag("--keep-all-targets");
     const bool clock_correct = args.flag("--clock-correct");
@@ -61,6 +63,7 @@ int run_analyze(hashtrace::cli::Args& args) {
     if (json) write_file(*json, metrics::render_json(result));
     if (markdown) write_file(*markdown, metrics::render_markdown(result));
     if (csv) write_file(*csv, metrics::render_csv(result));
+    if (html) cli::write_html_report(*html, samples, graph, spec, result);
     return 0;
 }
 

@@ -447,13 +447,7 @@ function drawSpaceTime() {
     setWindow(parseFloat(document.getElementById("st-from").value), parseFloat(document.getElementById("st-to").value)));
   window.addEventListener("resize", draw);
 
-  // Open on the slowest message (with some context) when its samples are all embedded.
-  let initial = st.detail_window || [0, st.duration_s];
-  const slowest = (data.slowest || [])[0];
-  if (slowest && st.detail_window) {
-    const span = Math.max(slowest.latency_ms / 1000, 1e-6);
-    initial = [Math.max(initial[0], slowest.t_s - span), Math.min(initial[1], slowest.t_s + 2 * span)];
-  }
+  const initial = st.open_window || st.detail_window || [0, st.duration_s];
   spaceTime.t0 = initial[0];
   spaceTime.t1 = initial[1] > initial[0] ? initial[1] : initial[0] + 1e-3;
   draw();

@@ -2,6 +2,7 @@
 // (Chrome JSON trace events, Perfetto protobuf). docs/report.md shows how to
 // open them.
 #include "command.hpp"
+#include "hashtrace/clocksync/clock_analysis.hpp"
 #include "hashtrace/report/build.hpp"
 #include "hashtrace/report/trace_export.hpp"
 #include "pipeline.hpp"
@@ -20,7 +21,9 @@ constexpr const char* kUsage =
     "  the JSON also opens in chrome://tracing.\n"
     "  --chrome FILE        Chrome JSON trace event format\n"
     "  --perfetto FILE      Perfetto protobuf trace (.pftrace)\n"
-    "  --slice-us X         longest slice drawn per sample, microseconds (default 1)\n";
+    "  --slice-us X         longest slice drawn per sample, microseconds (default 1)\n"
+    "  --clock-correct      correct each log's times by its clock's offset and drift first, as\n"
+    "                       `analyze --clock-correct` does (viewers draw arrows by time)\n";
 
 template <typename Write>
 void write_file(const std::string& path, std::ios::openmode mode, Write&& write) {
@@ -40,6 +43,7 @@ int run_export(hashtrace::cli::Args& args) {
     const auto chrome = args.option("--chrome");
     const auto perfetto = args.option("--perfetto");
     const double slice_us = args.number("--slice-us", 1.0);
+    const bool clock_correct = args.flag("--clock-correct");
     const auto inputs = args.positionals();
     args.finish();
     if (inputs.empty()) throw cli::UsageError("give the logs to export (files or directories)");
@@ -47,14 +51,17 @@ int run_export(hashtrace::cli::Args& args) {
     if (!(slice_us >= 0) || !std::isfinite(slice_us)) throw cli::UsageError("--slice-us must be a finite number >= 0");
 
     const auto spec = cli::spec_stage(pipeline);
-    const auto samples = cli::load_stage(inputs, pipeline, /*keep_hash_values=*/true);
+    auto samples = cli::load_stage(inputs, pipeline, /*keep_hash_values=*/true);
     cli::report_input_health(samples);
+    if (clock_correct) graph::correct_times(samples, clocksync::time_correction(clocksync::load_clock_analysis(samples)));
     for (const auto& warning : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
     const auto graph = cli::link_stage(samples, spec, pipeline);
     const auto model = report::build_trace_model(samples, graph, std::llround(slice_us * 1000));
 
     if (const auto backward = report::count_backward_flows(model))
-        std::fprintf(stderr, "warning: %zu edges end before they start (clock error or --tolerance-ms): viewers draw them backwards\n",
+        std::fprintf(stderr,
+                     "warning: %zu edges end before they start (clock error or --tolerance-ms; see --clock-correct): "
+                     "viewers draw them backwards\n",
                      backward);
     if (chrome) write_file(*chrome, std::ios::out, [&](std::ostream& out) { report::write_chrome_json(model, out); });
     if (perfetto)

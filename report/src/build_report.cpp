@@ -192,6 +192,19 @@ SpaceTime space_time_of(const graph::SampleSet& s, const graph::Graph& g, const 
     return st;
 }
 
+// The window asked for; else the slowest message with as much context before
+// and twice as much after, inside the detail window if there is one.
+std::optional<std::pair<double, double>> open_window(const ReportData& d, const ReportOptions& options) {
+    if (options.detail_window_ns)
+        return std::pair{seconds_since(d.t0_ns, options.detail_window_ns->first),
+                         seconds_since(d.t0_ns, options.detail_window_ns->second)};
+    if (d.slowest.empty()) return std::nullopt;
+    const auto& slow = d.slowest.front();
+    const double span = std::max(slow.latency_ms / 1e3, 1e-6);
+    const auto bounds = d.space_time.detail_window.value_or(std::pair{0.0, d.space_time.duration_s});
+    return std::pair{std::max(bounds.first, slow.t_s - span), std::min(bounds.second, slow.t_s + 2 * span)};
+}
+
 IdleGaps idle_gaps_of(const graph::SampleSet& s, std::int64_t t0, const ReportOptions& options) {
     std::vector<std::vector<std::int64_t>> times(s.instances.size());
     for (SampleIndex v = 0; v < s.size(); ++v) times[s.tracepoint_of(v).instance_id].push_back(s.time_ns[v]);
@@ -274,6 +287,7 @@ ReportData build_report(const graph::SampleSet& s, const graph::Graph& g, const 
     if (!window && !d.slowest.empty())
         window = window_around(s, d.t0_ns + std::llround(d.slowest.front().t_s * 1e9), options.max_ticks / 4);
     d.space_time = space_time_of(s, g, lanes, d.t0_ns, t1, window, options);
+    d.space_time.open_window = open_window(d, options);
     d.idle_gaps = idle_gaps_of(s, d.t0_ns, options);
     return d;
 }

@@ -110,9 +110,11 @@ void write_space_time(JsonWriter& json, const SpaceTime& st) {
     for (const auto& e : st.edges)
         json.begin_array().value(e.from_lane).value(e.from_s).value(e.to_lane).value(e.to_s).end_array();
     json.end_array().field("edges_total", st.edges_total);
-    json.key("detail_window");
-    if (st.detail_window) json.begin_array().value(st.detail_window->first).value(st.detail_window->second).end_array();
-    else json.null();
+    for (const auto& [key, window] : {std::pair{"detail_window", st.detail_window}, std::pair{"open_window", st.open_window}}) {
+        json.key(key);
+        if (window) json.begin_array().value(window->first).value(window->second).end_array();
+        else json.null();
+    }
     json.end_object();
 }
 

@@ -1,9 +1,11 @@
 // Opens reports in headless Chromium: fails on any console message or uncaught
 // error, and checks that every chart drew something.
 #include "browser.hpp"
+#include "demo_run.hpp"
 #include "report_fixture.hpp"
 #include "run_command.hpp"
 
+#include "hashtrace/report/build.hpp"
 #include "hashtrace/report/html_report.hpp"
 
 #include <gmock/gmock.h>
@@ -51,6 +53,23 @@ TEST(Browser, DemoReportRendersEveryChartWithoutConsoleErrors) {
     EXPECT_THAT(run.dom, ::testing::HasSubstr("class=\"cell\""));
     EXPECT_THAT(run.dom, ::testing::HasSubstr("class=\"route-sample\""));
     EXPECT_THAT(run.dom, ::testing::HasSubstr("<tr class=\"flag\">"));  // gap paused with another node
+}
+
+TEST(Browser, ReportOfALinkedRunRendersEveryChart) {
+    // The real pipeline's output, not a hand-made model: load, link, analyse, build.
+    const auto demo = test::demo_run();
+    ReportOptions options;
+    options.idle_threshold_ms = 30;
+    test::TempDir dir;
+    const auto run = render(build_report(demo.samples, demo.graph, demo.spec, demo.result, options), dir);
+    ASSERT_EQ(run.status, 0) << run.log;
+    EXPECT_TRUE(run.console.empty()) << joined(run.console);
+    for (const char* chart : kCharts) {
+        SCOPED_TRACE(chart);
+        const auto attrs = test::element_attributes(run.dom, chart);
+        EXPECT_EQ(attrs.count("data-rendered") ? attrs.at("data-rendered") : "", "true");
+        EXPECT_GT(std::stoi(attrs.count("data-items") ? attrs.at("data-items") : "0"), 0);
+    }
 }
 
 TEST(Browser, EmptyRunStillRendersWithoutErrors) {

@@ -169,6 +169,9 @@ TEST(BuildReport, SpaceTimeOpensInFullDetailAroundTheSlowestMessage) {
     EXPECT_LE(st.detail_window->first, d.slowest.front().t_s);
     EXPECT_GE(st.detail_window->second, d.slowest.front().t_s);
     EXPECT_EQ(st.ticks.size(), 25u);  // max_ticks / 4 samples around it, all of them
+    ASSERT_TRUE(st.open_window.has_value());  // opens on the message, inside the detail window
+    EXPECT_DOUBLE_EQ(st.open_window->first, std::max(st.detail_window->first, d.slowest.front().t_s - 0.0082));
+    EXPECT_LE(st.open_window->second, st.detail_window->second);
     for (const auto& [lane, t] : st.ticks) {
         EXPECT_GE(t, st.detail_window->first);
         EXPECT_LE(t, st.detail_window->second);
@@ -202,6 +205,7 @@ TEST(BuildReport, ADetailWindowEmbedsAllOfItsSamples) {
     ASSERT_TRUE(d.space_time.detail_window.has_value());
     EXPECT_EQ(d.space_time.ticks.size(), 40u);  // 10 messages x 4 samples
     EXPECT_DOUBLE_EQ(d.space_time.detail_window->first, 0.5);
+    EXPECT_EQ(d.space_time.open_window, d.space_time.detail_window);
     // A window holding more than the cap falls back to the whole run.
     options.max_ticks = 10;
     EXPECT_FALSE(build_report(run.samples, run.graph, run.spec, run.result, options).space_time.detail_window);

@@ -108,8 +108,10 @@ struct SpaceTime {
     std::uint64_t ticks_total = 0;                      // samples the ticks stand for
     std::vector<DrawnEdge> edges;                       // message edges, sampled when over the cap
     std::uint64_t edges_total = 0;
-    // When set, `ticks` holds every sample inside this window (and the page opens on it).
+    // When set, `ticks` holds every sample inside this window (and none outside).
     std::optional<std::pair<double, double>> detail_window;
+    // Where the page opens the diagram (the whole run when absent).
+    std::optional<std::pair<double, double>> open_window;
 };
 
 struct RouteSample {

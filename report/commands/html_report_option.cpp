@@ -1,0 +1,82 @@
+#include "html_report_option.hpp"
+
+#include "hashtrace/report/html_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+namespace hashtrace::cli {
+
+const char* const kHtmlOptionsHelp =
+    "  --html FILE          write a self-contained HTML report (docs/report.md)\n"
+    "  --html-title TEXT    its title (default: the first input's name)\n"
+    "  --html-window A:B    embed every sample of seconds A..B after the first sample and open the\n"
+    "                       space-time diagram there (default: around the slowest message)\n"
+    "  --top-k N            slowest messages listed with their routes (default 10)\n"
+    "  --idle-ms X          a node silent longer than X ms is an idle gap (default 100)\n";
+
+std::pair<double, double> parse_window(const std::string& text) {
+    const auto colon = text.find(':');
+    std::size_t used_from = 0, used_to = 0;
+    double from = 0, to = 0;
+    try {
+        if (colon == std::string::npos) throw std::invalid_argument("no colon");
+        from = std::stod(text.substr(0, colon), &used_from);
+        to = std::stod(text.substr(colon + 1), &used_to);
+    } catch (const std::exception&) {
+        throw UsageError("--html-window wants FROM:TO in seconds, not '" + text + "'");
+    }
+    if (used_from != colon || used_to != text.size() - colon - 1 || !std::isfinite(from) || !std::isfinite(to) ||
+        !(from < to))
+        throw UsageError("--html-window wants FROM:TO in seconds with FROM < TO, not '" + text + "'");
+    return {from, to};
+}
+
+std::optional<HtmlReportRequest> read_html_option(Args& args) {
+    const auto file = args.option("--html");
+    const auto title = args.option("--html-title");
+    const auto window = args.option("--html-window");
+    // Sentinels tell "not given" from a value.
+    const long long top_k = args.integer("--top-k", -1);
+    const double idle_ms = args.number("--idle-ms", std::nan(""));
+    if (!file) {
+        // The companions alone would silently do nothing.
+        if (title || window || top_k != -1 || !std::isnan(idle_ms))
+            throw UsageError("--html-title, --html-window, --top-k and --idle-ms need --html FILE");
+        return std::nullopt;
+    }
+    HtmlReportRequest request;
+    request.file = *file;
+    if (title) request.options.title = *title;
+    if (top_k != -1) {
+        if (top_k < 0 || top_k > 1000) throw UsageError("--top-k must be between 0 and 1000");
+        request.options.top_k = static_cast<std::size_t>(top_k);
+    }
+    if (!std::isnan(idle_ms)) {
+        if (!(idle_ms > 0) || !std::isfinite(idle_ms)) throw UsageError("--idle-ms must be a number > 0");
+        request.options.idle_threshold_ms = idle_ms;
+    }
+    if (window) request.window_s = parse_window(*window);
+    return request;
+}
+
+void write_html_report(const HtmlReportRequest& request, const graph::SampleSet& samples, const graph::Graph& graph,
+                       const graph::AnalysisSpec& spec, const metrics::AnalysisResult& result) {
+    auto options = request.options;
+    if (request.window_s && samples.size()) {
+        const auto t0 = samples.time_ns.front();
+        options.detail_window_ns = std::pair{t0 + std::llround(request.window_s->first * 1e9),
+                                             t0 + std::llround(request.window_s->second * 1e9)};
+    }
+    const auto data = report::build_report(samples, graph, spec, result, options);
+    std::ofstream out(request.file, std::ios::binary);
+    if (!out) throw std::runtime_error(request.file + ": cannot open for writing");
+    report::write_report_html(data, out);
+    if (!out.flush()) throw std::runtime_error(request.file + ": cannot write");
+    if (request.window_s && !data.space_time.detail_window)
+        std::fprintf(stderr, "warning: --html-window %g:%g holds more than %zu samples: the report shows it as density\n",
+                     request.window_s->first, request.window_s->second, options.max_ticks);
+}
+
+}  // namespace hashtrace::cli

@@ -1,0 +1,37 @@
+// html_report_option.hpp - the `--html FILE` option of `hashtrace analyze`
+// (and its companions), kept here so the analyze command only reads it and
+// hands over its stages' results:
+//
+//   const auto html = hashtrace::cli::read_html_option(args);   // before args.finish()
+//   ... load, link, analyze ...
+//   if (html) hashtrace::cli::write_html_report(*html, samples, graph, spec, result);
+#pragma once
+
+#include "args.hpp"
+#include "hashtrace/report/build.hpp"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace hashtrace::cli {
+
+struct HtmlReportRequest {
+    std::string file;
+    report::ReportOptions options;
+    std::optional<std::pair<double, double>> window_s;  // --html-window, seconds since the first sample
+};
+
+extern const char* const kHtmlOptionsHelp;
+
+// Reads --html FILE, --html-title T, --html-window FROM:TO, --top-k N,
+// --idle-ms X; nullopt without --html (the others then are usage errors).
+std::optional<HtmlReportRequest> read_html_option(Args& args);
+
+// Parses "FROM:TO" (seconds, FROM < TO); throws UsageError naming the option.
+std::pair<double, double> parse_window(const std::string& text);
+
+void write_html_report(const HtmlReportRequest& request, const graph::SampleSet& samples, const graph::Graph& graph,
+                       const graph::AnalysisSpec& spec, const metrics::AnalysisResult& result);
+
+}  // namespace hashtrace::cli
