@@ -173,7 +173,9 @@ function drawMetrics() {
     for (const name of names) {
       const r = el("tr", {}, it);
       const per = runs.map(run => (run.intervals || []).find(iv => iv.name === name));
-      el("td", {}, r, `${per.find(Boolean).kind === "end_to_end" ? "M5" : "M4"} ${name}`);
+      // Specs often name intervals "M4.1 ...": no second prefix then.
+      const id = per.find(Boolean).kind === "end_to_end" ? "M5" : "M4";
+      el("td", {}, r, name.startsWith(id) ? name : `${id} ${name}`);
       for (let i = 0; i < runs.length; ++i) {
         for (const k of stats) {
           const values = per.map(p => p && p.latency.count ? p.latency[k] : null);
