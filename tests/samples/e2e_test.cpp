@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <csignal>
 #include <set>
@@ -298,5 +299,26 @@ TEST_F(SampleSystem, CtrlCStopsEveryProcessWithCompleteLogsAndRemovesTheNamespac
         EXPECT_FALSE(log.report.torn) << file;
         EXPECT_TRUE(log.report.clean_close) << file;
         EXPECT_GT(log.samples.size(), 0u) << file;
+    }
+}
+
+TEST_F(SampleSystem, DemoRunsEveryConfigurationComparesThemAndNamesTheBuggyLink) {
+    const fs::path build_dir = fs::path(HASHTRACE_CLI).parent_path().parent_path();
+    const fs::path out = work_dir() / "demo";
+    const fs::path log = work_dir() / "demo.txt";
+    fs::create_directories(work_dir());
+    const std::string cmd = std::string(HASHTRACE_SAMPLES_DIR) + "/demo.sh --no-build --duration 2 --build-dir " +
+                            build_dir.string() + " --out " + out.string() + " > " + log.string() + " 2>&1";
+    ASSERT_EQ(shell(cmd), 0) << "see " << log;
+    std::ifstream in(log);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("The delay is in link \"L4 Haptics queued to processed\""), std::string::npos) << text;
+    EXPECT_NE(text.find("M5 M5.3 Physics simulation to Haptic"), std::string::npos) << text;
+    std::ifstream table(out / "table5.md");
+    const std::string markdown((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
+    EXPECT_NE(markdown.find("mesh"), std::string::npos) << markdown;
+    EXPECT_NE(markdown.find("local-router"), std::string::npos) << markdown;
+    for (const char* run : {"mesh", "local-router", "local-router-bug"}) {
+        EXPECT_TRUE(fs::exists(out / run / "analysis.json")) << run;
     }
 }
