@@ -10,7 +10,8 @@
 #    remote router (a network namespace on a veth link) - for S seconds each
 #    (default 10; env DEMO_DURATION), then once more with case study 1's bug
 #    planted;
-# 3. analyses every run (`hashtrace analyze`, JSON and text kept in the run's
+# 3. analyses every run (`hashtrace analyze`: text, JSON, an HTML report and
+#    Chrome/Perfetto traces kept in the run's
 #    folder) and prints the Table-5-style comparison (`hashtrace compare`) and
 #    which link of the physics -> haptics chain holds the bug's delay.
 #
@@ -75,8 +76,11 @@ run() {  # run NAME CONFIG [BUG]: one configuration, in the background so a sign
   child=$!
   wait "$child"
   child=""
-  "$hashtrace" analyze "$out/$name" --spec "$spec" --json "$out/$name/analysis.json" >"$out/$name/analysis.txt"
+  "$hashtrace" analyze "$out/$name" --spec "$spec" --json "$out/$name/analysis.json" \
+    --html "$out/$name/report.html" --html-title "hashtrace demo: $name" >"$out/$name/analysis.txt"
+  "$hashtrace" export "$out/$name" --spec "$spec" --chrome "$out/$name/trace.json" --perfetto "$out/$name/trace.pftrace"
   echo "analysis: $out/$name/analysis.txt ($(grep -c '' "$out/$name/analysis.txt") lines), $out/$name/analysis.json"
+  echo "report:   $out/$name/report.html; traces for ui.perfetto.dev: $out/$name/trace.pftrace, trace.json"
 }
 
 configs=(mesh local-router)
