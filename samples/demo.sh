@@ -96,10 +96,10 @@ fi
 run local-router-bug local-router 1
 
 section "case study 2: the interconnections compared (Table 5; $out/table5.md)"
-(cd "$out" && "$hashtrace" compare "${configs[@]}" --spec "$spec" --markdown table5.md)
+(cd "$out" && "$hashtrace" compare "${configs[@]}" --spec "$spec" --markdown table5.md --html table5.html)
 
 section "case study 1: the planted bug (local router without and with it)"
-(cd "$out" && "$hashtrace" compare local-router local-router-bug --spec "$spec" --markdown bug.md)
+(cd "$out" && "$hashtrace" compare local-router local-router-bug --spec "$spec" --markdown bug.md --html bug.html)
 
 section "where the delay is: the physics -> haptics chain, link by link"
 python3 "$here/which_link.py" "$out/local-router/analysis.json" "$out/local-router-bug/analysis.json"

@@ -4,6 +4,8 @@
 // analysis JSON does not hold.
 #include "command.hpp"
 #include "hashtrace/metrics/compare.hpp"
+#include "hashtrace/report/build.hpp"
+#include "hashtrace/report/html_report.hpp"
 #include "pipeline.hpp"
 
 #include <cstdio>
@@ -18,7 +20,8 @@ constexpr const char* kUsage =
     "  spec. Prints mean and sd per metric and run, marks the best run (*), and tests whether the\n"
     "  runs differ: Welch's t-test for two runs, one-way ANOVA for more (p-values; M8 and M12 are\n"
     "  one number per run and are not tested).\n"
-    "  --markdown FILE      write the comparison as a Markdown table\n";
+    "  --markdown FILE      write the comparison as a Markdown table\n"
+    "  --html FILE          write the runs' metric and interval tables side by side as an HTML page\n";
 
 int run_compare(hashtrace::cli::Args& args) {
     using namespace hashtrace;
@@ -28,6 +31,7 @@ int run_compare(hashtrace::cli::Args& args) {
     }
     const auto pipeline = cli::read_pipeline_options(args);
     const auto markdown = args.option("--markdown");
+    const auto html = args.option("--html");
     const auto runs_in = args.positionals();
     args.finish();
     if (runs_in.size() < 2) throw cli::UsageError("give at least two runs to compare");
@@ -53,6 +57,14 @@ int run_compare(hashtrace::cli::Args& args) {
         std::ofstream out(*markdown, std::ios::binary);
         out << metrics::render_comparison_markdown(comparison);
         if (!out.flush()) throw std::runtime_error(*markdown + ": cannot write");
+    }
+    if (html) {
+        std::string title = "hashtrace compare:";
+        for (const auto& r : runs) title += " " + r.name;
+        std::ofstream out(*html, std::ios::binary);
+        if (!out) throw std::runtime_error(*html + ": cannot open for writing");
+        report::write_report_html(report::comparison_report(title, runs), out);
+        if (!out.flush()) throw std::runtime_error(*html + ": cannot write");
     }
     return 0;
 }

@@ -118,6 +118,15 @@ TEST_F(Cli, CompareTwoRuns) {
     EXPECT_NE(slurp(dir / "c.md").find("**"), std::string::npos);  // run1 (1 ms faster) is best
 }
 
+TEST_F(Cli, CompareWritesAnHtmlPageWithBothRuns) {
+    const auto r = run("compare " + path("run1") + " " + path("run2") + " --spec " + path("spec.toml") + " --html " + path("c.html"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto page = slurp(dir / "c.html");
+    EXPECT_NE(page.find("<html"), std::string::npos);
+    EXPECT_NE(page.find("hashtrace compare: run1 run2"), std::string::npos);
+    EXPECT_EQ(run("compare " + path("run1") + " " + path("run2") + " --html " + path("no-such-dir/c.html")).status, 1);
+}
+
 TEST_F(Cli, RouteTextAndDot) {
     const auto r = run("route " + path("run1") + " --spec " + path("spec.toml") + " --from Chai/Force --after +0.05 --dot " + path("r.dot"));
     ASSERT_EQ(r.status, 0) << r.output;
