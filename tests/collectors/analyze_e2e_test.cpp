@@ -118,9 +118,11 @@ TEST(AnalyzeEndToEnd, CollectedCameraSamplesGiveThePapersTable6) {
 TEST(AnalyzeEndToEnd, DisplayNodeAndPhotodiodeJoinThroughTheFlashNumber) {
     const fs::path dir = fs::temp_directory_path() / ("hashtrace-photodiode-e2e-" + std::to_string(::getpid()));
     fs::create_directories(dir / "logs");
-    // Ids arrive 150 ms apart, so the display (100 Hz) shows each one; it runs
-    // until its input ends and the last id is on the screen.
-    ASSERT_EQ(run("(echo 5; sleep 0.15; echo 6; sleep 0.15; echo 7) | HASHTRACE_LOG_DIR=" + (dir / "logs").string() +
+    // Ids arrive 500 ms apart, so the display (100 Hz) shows each one; it runs
+    // until its input ends and the last id is on the screen. The first waits
+    // 2 s: under AddressSanitizer the display takes over a second to start,
+    // and ids that arrive before it reads are shown as one.
+    ASSERT_EQ(run("(sleep 2; echo 5; sleep 0.5; echo 6; sleep 0.5; echo 7) | HASHTRACE_LOG_DIR=" + (dir / "logs").string() +
                   " HASHTRACE_FORMAT=csv HASHTRACE_NODE=Display " + HASHTRACE_QR_DISPLAY + " --offscreen " +
                   (dir / "frames").string() + " --fps 100"),
               0);
