@@ -98,23 +98,32 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
     std::map<std::pair<std::string, std::string>, std::uint32_t> instance_ids;
     std::map<std::tuple<std::string, std::string, std::string>, std::uint32_t> source_ids;
     std::map<std::string, std::uint32_t> node_ids;
+    // Global ids follow file order, not the order in which the workers happened
+    // to parse the files, so that one input always gives one SampleSet.
     std::vector<std::vector<TracepointId>> tracepoint_map(chunks.size());
+    std::vector<std::pair<std::uint32_t, std::size_t>> by_file;  // (chunk, local id), in file order
     for (std::size_t c = 0; c < chunks.size(); ++c) {
-        for (const auto& [info, file] : chunks[c].tracepoints) {
-            tracepoint_map[c].push_back(static_cast<TracepointId>(out.tracepoints.size()));
-            Tracepoint tp{info.node_name, info.instance, info.tracepoint_name, info.input_hash_type,
-                          info.output_hash_type, info.hash_function, 0, 0, 0, file};
-            auto node = node_ids.try_emplace(info.node_name, static_cast<std::uint32_t>(out.node_names.size()));
-            if (node.second) out.node_names.push_back(info.node_name);
-            tp.node_id = node.first->second;
-            auto inst = instance_ids.try_emplace({info.node_name, info.instance}, static_cast<std::uint32_t>(out.instances.size()));
-            if (inst.second) out.instances.push_back({info.node_name, info.instance, tp.node_id});
-            tp.instance_id = inst.first->second;
-            auto source = source_ids.try_emplace({info.node_name, info.instance, info.tracepoint_name}, out.source_count);
-            if (source.second) ++out.source_count;
-            tp.source_id = source.first->second;
-            out.tracepoints.push_back(std::move(tp));
-        }
+        tracepoint_map[c].resize(chunks[c].tracepoints.size());
+        for (std::size_t t = 0; t < chunks[c].tracepoints.size(); ++t) by_file.emplace_back(static_cast<std::uint32_t>(c), t);
+    }
+    std::stable_sort(by_file.begin(), by_file.end(), [&](const auto& a, const auto& b) {
+        return chunks[a.first].tracepoints[a.second].second < chunks[b.first].tracepoints[b.second].second;
+    });
+    for (const auto& [c, t] : by_file) {
+        const auto& [info, file] = chunks[c].tracepoints[t];
+        tracepoint_map[c][t] = static_cast<TracepointId>(out.tracepoints.size());
+        Tracepoint tp{info.node_name, info.instance, info.tracepoint_name, info.input_hash_type,
+                      info.output_hash_type, info.hash_function, 0, 0, 0, file};
+        auto node = node_ids.try_emplace(info.node_name, static_cast<std::uint32_t>(out.node_names.size()));
+        if (node.second) out.node_names.push_back(info.node_name);
+        tp.node_id = node.first->second;
+        auto inst = instance_ids.try_emplace({info.node_name, info.instance}, static_cast<std::uint32_t>(out.instances.size()));
+        if (inst.second) out.instances.push_back({info.node_name, info.instance, tp.node_id});
+        tp.instance_id = inst.first->second;
+        auto source = source_ids.try_emplace({info.node_name, info.instance, info.tracepoint_name}, out.source_count);
+        if (source.second) ++out.source_count;
+        tp.source_id = source.first->second;
+        out.tracepoints.push_back(std::move(tp));
     }
 
     // Chunk 0's ids become the global ids; the other chunks are re-interned.

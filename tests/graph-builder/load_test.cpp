@@ -78,6 +78,29 @@ TEST(Load, SameInstanceInTwoFilesSharesSources) {
     EXPECT_NE(s.tracepoint[0], s.tracepoint[1]) << "tracepoints stay per file (a sample's file is its tracepoint's)";
 }
 
+// Which worker parses which file is a race; the ids of nodes, instances and
+// tracepoints must not be (analysis results are listed in their order).
+TEST(Load, IdsFollowFileOrderWhicheverWorkerParsedTheFile) {
+    std::vector<std::pair<std::string, std::string>> logs;
+    for (int f = 0; f < 8; ++f) {
+        CsvLog log;
+        for (int i = 0; i < 50 * (8 - f); ++i) log.row("N" + std::to_string(f), "1", "T", 100 + i * 0.001, "", "");
+        logs.emplace_back("n" + std::to_string(f) + ".csv", log.text());
+    }
+    for (unsigned threads : {2u, 4u, 8u})
+        for (int run = 0; run < 20; ++run) {
+            LoadOptions options;
+            options.threads = threads;
+            const auto s = load_samples_from_memory(logs, options);
+            ASSERT_EQ(s.instances.size(), 8u);
+            for (std::uint32_t f = 0; f < 8; ++f) {
+                ASSERT_EQ(s.node_names[f], "N" + std::to_string(f)) << threads << " threads, run " << run;
+                ASSERT_EQ(s.instances[f].node_name, "N" + std::to_string(f)) << threads << " threads, run " << run;
+                ASSERT_EQ(s.tracepoints[f].file, f) << threads << " threads, run " << run;
+            }
+        }
+}
+
 TEST(Load, MalformedLineNamesFileAndLine) {
     CsvLog a;
     a.row("A", "1", "Send", 100.000, "", "m1");
