@@ -1,0 +1,185 @@
+// Intervals and the node latency matrix on random runs, checked against a
+// brute-force reference (a depth-first search from every start sample), so
+// that the fast reachability code (metrics/src/reach.cpp) can change without
+// changing a single result. The runs have hash reuse, fan-out, fan-in, equal
+// times and, with a tolerance, edges that run backwards in time.
+#include "../graph-builder/test_logs.hpp"
+#include "hashtrace/metrics/analysis.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <tuple>
+
+namespace hashtrace::metrics {
+namespace {
+
+using graph::SampleIndex;
+using graph::testing::CsvLog;
+
+struct RandomRun {
+    graph::SampleSet samples;
+    graph::AnalysisSpec spec;
+    graph::Graph graph;
+};
+
+RandomRun random_run(std::uint64_t seed, std::int64_t tolerance_ns) {
+    std::mt19937_64 rng(seed);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    const char* nodes[] = {"A", "B", "C", "D"};
+    const char* tracepoints[] = {"Loop", "Send", "Recv", "Work"};
+    std::vector<CsvLog> logs(8);  // node x instance
+    for (int i = 0; i < 700; ++i) {
+        const int node = pick(4), instance = pick(2);
+        const double t = 100 + pick(300) * 0.001;  // many equal times
+        const std::string in = pick(5) ? "h" + std::to_string(pick(40)) : "";
+        const std::string out = pick(5) ? "h" + std::to_string(pick(40)) : "";
+        logs[node * 2 + instance].row(nodes[node], std::to_string(instance), tracepoints[pick(4)], t, in, out, pick(2));
+    }
+    std::vector<std::pair<std::string, std::string>> files;
+    for (std::size_t f = 0; f < logs.size(); ++f) files.emplace_back("n" + std::to_string(f) + ".csv", logs[f].text());
+    RandomRun run;
+    run.samples = graph::testing::load(files);
+    run.spec = graph::parse_spec(R"(
+[[interval]]
+name = "loop to work, same node"
+from = "A/Loop"
+to = "A/Work"
+[[interval]]
+name = "send to any recv"
+from = "*/Send"
+to = "*/Recv"
+kind = "end_to_end"
+[[interval]]
+name = "A send to B anything"
+from = "A/Send"
+to = "B/*"
+kind = "end_to_end"
+[[interval]]
+name = "same target set as the second, other start"
+from = "C/Loop"
+to = "*/Recv"
+[[interval]]
+name = "everything to everything"
+from = "*/*"
+to = "*/*"
+)",
+                                 "random.toml");
+    graph::LinkOptions link;
+    link.tolerance_ns = tolerance_ns;
+    run.graph = graph::link(run.samples, run.spec, link);
+    return run;
+}
+
+// Samples reachable from v by at least one edge.
+std::vector<bool> reachable_from(const graph::Graph& g, SampleIndex v, std::size_t n) {
+    std::vector<bool> seen(n);
+    std::vector<SampleIndex> stack{v};
+    while (!stack.empty()) {
+        const SampleIndex u = stack.back();
+        stack.pop_back();
+        for (const graph::Edge& e : g.out(u))
+            if (!seen[e.to]) {
+                seen[e.to] = true;
+                stack.push_back(e.to);
+            }
+    }
+    return seen;
+}
+
+double ms(const graph::SampleSet& s, SampleIndex a, SampleIndex b) { return double(s.time_ns[b] - s.time_ns[a]) / 1e6; }
+
+// SPEC 5: per `from` sample (in time order), per node instance (in id order),
+// the earliest reachable `to` sample.
+std::vector<Summary> reference_intervals(const RandomRun& run) {
+    const auto& s = run.samples;
+    std::vector<Summary> out;
+    for (const auto& interval : run.spec.intervals) {
+        std::vector<double> values;
+        for (SampleIndex v = 0; v < s.size(); ++v) {
+            if (!interval.from.matches(s.tracepoint_of(v).node_name, s.tracepoint_of(v).tracepoint_name)) continue;
+            const auto seen = reachable_from(run.graph, v, s.size());
+            std::map<std::uint32_t, SampleIndex> earliest;  // instance -> sample
+            for (SampleIndex c = 0; c < s.size(); ++c)
+                if (seen[c] && interval.to.matches(s.tracepoint_of(c).node_name, s.tracepoint_of(c).tracepoint_name))
+                    earliest.try_emplace(s.tracepoint_of(c).instance_id, c);
+            for (const auto& [instance, c] : earliest) values.push_back(ms(s, v, c));
+        }
+        out.push_back(summarize(std::move(values)));
+    }
+    return out;
+}
+
+using Matrix = std::map<std::pair<std::string, std::string>, std::tuple<std::size_t, double, double>>;  // count, mean, max
+
+Matrix reference_matrix(const RandomRun& run) {
+    const auto& s = run.samples;
+    std::map<std::pair<std::string, std::string>, std::pair<Moments, double>> cells;
+    for (SampleIndex v = 0; v < s.size(); ++v) {
+        if (run.graph.in_degree(v) != 0) continue;
+        const auto seen = reachable_from(run.graph, v, s.size());
+        const std::uint32_t x = s.tracepoint_of(v).node_id;
+        for (std::uint32_t y = 0; y < s.node_names.size(); ++y) {
+            if (y == x) continue;
+            for (SampleIndex c = 0; c < s.size(); ++c)
+                if (seen[c] && s.tracepoint_of(c).node_id == y) {
+                    auto& [moments, max] = cells[{s.node_names[x], s.node_names[y]}];
+                    moments.add(ms(s, v, c));
+                    max = moments.n == 1 ? ms(s, v, c) : std::max(max, ms(s, v, c));
+                    break;
+                }
+        }
+    }
+    Matrix m;
+    for (const auto& [key, cell] : cells) m[key] = {cell.first.n, cell.first.mean, cell.second};
+    return m;
+}
+
+Matrix matrix_of(const AnalysisResult& r) {
+    Matrix m;
+    for (const auto& cell : r.node_latency) m[{cell.from, cell.to}] = {cell.count, cell.mean_ms, cell.max_ms};
+    return m;
+}
+
+void expect_same(const Summary& want, const Summary& got, const std::string& name) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(want.count, got.count);
+    EXPECT_EQ(want.mean, got.mean);
+    EXPECT_EQ(want.sd, got.sd);
+    EXPECT_EQ(want.jitter, got.jitter);
+    EXPECT_EQ(want.min, got.min);
+    EXPECT_EQ(want.p50, got.p50);
+    EXPECT_EQ(want.p99, got.p99);
+    EXPECT_EQ(want.max, got.max);
+}
+
+class RandomRuns : public ::testing::TestWithParam<std::tuple<std::uint64_t, std::int64_t>> {};
+
+TEST_P(RandomRuns, IntervalsAndMatrixMatchBruteForce) {
+    const auto [seed, tolerance_ns] = GetParam();
+    const RandomRun run = random_run(seed, tolerance_ns);
+    ASSERT_GT(run.graph.edges.size(), 300u);  // a run dense enough to have long paths
+    std::size_t backward = 0;
+    for (const graph::Edge& e : run.graph.edges) backward += run.samples.time_ns[e.from] > run.samples.time_ns[e.to];
+    EXPECT_EQ(backward > 0, tolerance_ns > 0);
+    const auto want = reference_intervals(run);
+    const Matrix want_matrix = reference_matrix(run);
+    ASSERT_GT(want_matrix.size(), 0u);
+    for (unsigned threads : {1u, 2u, 3u}) {
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        MetricOptions options;
+        options.threads = threads;
+        const auto r = analyze(run.samples, run.graph, run.spec, options);
+        ASSERT_EQ(r.intervals.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) expect_same(want[i], r.intervals[i].latency_ms, r.intervals[i].name);
+        EXPECT_EQ(want_matrix, matrix_of(r));
+    }
+}
+
+// Tolerance 0: every edge runs forward in time; 3 ms: some run backwards.
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomRuns,
+                         ::testing::Combine(::testing::Values(1u, 2u, 3u), ::testing::Values(std::int64_t{0}, std::int64_t{3'000'000})));
+
+}  // namespace
+}  // namespace hashtrace::metrics
