@@ -14,6 +14,7 @@
 
 #include <openssl/md5.h>
 
+#include <atomic>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -119,6 +120,55 @@ void BM_TracepointSwitchedOff(benchmark::State& state) {
     hashtrace::set_enabled(true);
 }
 
+// ---- The floor under a tracepoint on this machine --------------------------
+// What any tracepoint of this design must pay: reading the clock, and handing
+// a sample to another thread through the queue. Side by side with the
+// tracepoints above, so the distance to the floor is visible.
+
+void BM_FloorClockTsc(benchmark::State& state) {
+    for (auto _ : state) benchmark::DoNotOptimize(hashtrace::detail::read_tsc());
+}
+
+void BM_FloorClockGettime(benchmark::State& state) {
+    for (auto _ : state) benchmark::DoNotOptimize(hashtrace::detail::now_ns());
+}
+
+// The TSC read plus a producer-token enqueue of a sample's cache lines (1 for
+// hashes, 2 for a deferred 64-byte payload) into a moodycamel queue that a
+// second thread drains, the way the writer drains the session's.
+void BM_FloorStampAndEnqueue(benchmark::State& state) {
+    using Queue = moodycamel::ConcurrentQueue<hashtrace::detail::QueuedSample, hashtrace::detail::QueueTraits>;
+    constexpr std::size_t kCapacity = 1u << 17;
+    Queue queue(kCapacity + 2 * hashtrace::detail::QueueTraits::BLOCK_SIZE, 1, 0);
+    moodycamel::ProducerToken token(queue);
+    std::atomic<bool> done{false};
+    std::atomic<std::uint64_t> drained{0};
+    std::thread consumer([&] {
+        std::vector<hashtrace::detail::QueuedSample> batch(1024);
+        while (!done.load(std::memory_order_acquire)) {
+            const std::size_t n = queue.try_dequeue_bulk(batch.data(), batch.size());
+            drained.fetch_add(n, std::memory_order_release);
+            if (n == 0) std::this_thread::yield();
+        }
+    });
+    hashtrace::detail::QueuedSample sample{};
+    sample.flags = hashtrace::detail::QueuedSample::kDeferred;
+    sample.input_len = static_cast<std::uint8_t>(state.range(0));
+    std::uint64_t sent = 0;
+    for (auto _ : state) {
+        sample.time_ns = static_cast<std::int64_t>(hashtrace::detail::read_tsc());
+        sample.seq = sent;
+        if (!queue.try_enqueue(token, sample)) state.SkipWithError("queue full");
+        if (++sent % 65536 == 0) {
+            state.PauseTiming();
+            while (drained.load(std::memory_order_acquire) < sent) std::this_thread::yield();
+            state.ResumeTiming();
+        }
+    }
+    done.store(true, std::memory_order_release);
+    consumer.join();
+}
+
 // Payload sizes of the paper's Table 7, plus 64 B (the deferred copy's target).
 void Sizes(benchmark::internal::Benchmark* b) {
     for (int n : {10, 64, 100, 1000, 10000, 100000}) b->Arg(n);
@@ -133,5 +183,8 @@ BENCHMARK(BM_BareXXH3)->Apply(Sizes);
 BENCHMARK(BM_Tracepoint<2>)->Name("BM_TracepointFastXXH3")->Apply(Sizes);
 BENCHMARK(BM_Tracepoint<3>)->Name("BM_TracepointFastDeferred")->Apply(Sizes);
 BENCHMARK(BM_TracepointSwitchedOff);
+BENCHMARK(BM_FloorClockTsc);
+BENCHMARK(BM_FloorClockGettime);
+BENCHMARK(BM_FloorStampAndEnqueue)->ArgName("payload")->Arg(32)->Arg(72);
 
 BENCHMARK_MAIN();

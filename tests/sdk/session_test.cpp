@@ -221,6 +221,38 @@ TEST(Session, RuntimeSwitchStopsAndResumesRecording) {
     TRACEPOINT("NoSession", hashtrace::inout("i", 1));
 }
 
+// Samples are dated in CLOCK_REALTIME whichever stamp the tracepoint took
+// (TSC converted by the writer, or clock_gettime): each lies between the
+// clock readings taken just before and after its tracepoint, over 60 ms in
+// which the writer's clock points take over from each other several times.
+TEST(Session, SampleTimesAreClockRealtime) {
+    const auto dir = fresh_dir("realtime");
+    auto realtime = [] {
+        timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    };
+    std::vector<std::pair<std::int64_t, std::int64_t>> brackets;
+    std::string path;
+    {
+        hashtrace::Session s(test_config(dir));
+        path = s.log_path();
+        for (int i = 0; i < 60; ++i) {
+            const std::int64_t before = realtime();
+            TRACEPOINT("Dated", hashtrace::inout("i", i));
+            brackets.emplace_back(before, realtime());
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+    const auto log = hashtrace::logio::load_log(path);
+    ASSERT_EQ(log.samples.size(), brackets.size());
+    constexpr std::int64_t kSlackNs = 2'000;  // the conversion's error is tens of ns
+    for (std::size_t i = 0; i < brackets.size(); ++i) {
+        EXPECT_GE(log.samples[i].time_ns, brackets[i].first - kSlackNs) << i;
+        EXPECT_LE(log.samples[i].time_ns, brackets[i].second + kSlackNs) << i;
+    }
+}
+
 TEST(Session, LogIsFlushedPeriodicallyWhileRunning) {
     const auto dir = fresh_dir("flush");
     auto config = test_config(dir);

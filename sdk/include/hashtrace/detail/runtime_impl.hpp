@@ -5,6 +5,7 @@
 #include "hashtrace/canonical.hpp"
 #include "hashtrace/detail/instance_id.hpp"
 #include "hashtrace/detail/log_file.hpp"
+#include "hashtrace/detail/stamp_converter.hpp"
 #include "hashtrace/detail/runtime.hpp"
 #include "hashtrace/detail/tracepoint.hpp"
 
@@ -12,7 +13,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
@@ -198,6 +201,8 @@ struct Runtime::Impl {
     std::atomic<std::uint64_t> written{0}, dropped{0}, bytes{0};
 
     // Writer-thread state.
+    StampConverter stamps;
+    std::vector<std::int64_t> last_time;  // per thread id, of converted stamps
     std::uint32_t next_index = 0;
     std::vector<bool> thread_described;
     std::uint64_t names_version = 0;
@@ -229,6 +234,16 @@ struct Runtime::Impl {
             if (thread_described[id]) file->thread(id, reg.threads[id].os_tid, reg.threads[id].name, time_ns);
     }
 
+    // A TSC stamp in CLOCK_REALTIME ns. A thread's stamps are in program order;
+    // the conversion's few tens of ns of noise where a new clock point takes
+    // over must not reverse two of them, so it is clamped to the thread's last.
+    std::int64_t converted(std::uint32_t thread, std::int64_t tsc) {
+        if (last_time.size() <= thread) last_time.resize(thread + 1, INT64_MIN);
+        const std::int64_t t = std::max(stamps.to_ns(tsc), last_time[thread]);
+        last_time[thread] = t;
+        return t;
+    }
+
     // Returns how many samples it wrote: 0 for a placeholder, else 1.
     std::uint64_t write(const QueuedSample& q) {
         if (!q.def) {  // a placeholder from prewarm_thread_queue
@@ -238,8 +253,9 @@ struct Runtime::Impl {
             return 0;
         }
         TracepointDef& d = *q.def;
-        ensure_logged(d, q.time_ns);
-        describe_thread(q.thread, q.time_ns);
+        const std::int64_t time_ns = (q.flags & QueuedSample::kTscStamp) ? converted(q.thread, q.time_ns) : q.time_ns;
+        ensure_logged(d, time_ns);
+        describe_thread(q.thread, time_ns);
         Hash128 in, out;
         const Hash128* pin = nullptr;
         const Hash128* pout = nullptr;
@@ -256,7 +272,7 @@ struct Runtime::Impl {
         pout = &out;
         if (!(q.flags & QueuedSample::kHasInput)) pin = nullptr;
         if (!(q.flags & QueuedSample::kHasOutput)) pout = nullptr;
-        file->sample({q.time_ns, pin, pout, d.log_index, true, q.thread, true, q.seq});
+        file->sample({time_ns, pin, pout, d.log_index, true, q.thread, true, q.seq});
         return 1;
     }
 
@@ -271,9 +287,15 @@ struct Runtime::Impl {
         }
     }
 
-    static std::size_t dequeue(SampleQueue& queue, moodycamel::ConsumerToken& consumer, std::vector<QueuedSample>& batch) {
-        HASHTRACE_QUEUE_OPERATION;
-        return queue.try_dequeue_bulk(consumer, batch.data(), batch.size());
+    // A clock point after the batch is taken: every stamp in it is older.
+    std::size_t dequeue(SampleQueue& queue, moodycamel::ConsumerToken& consumer, std::vector<QueuedSample>& batch) {
+        std::size_t n;
+        {
+            HASHTRACE_QUEUE_OPERATION;
+            n = queue.try_dequeue_bulk(consumer, batch.data(), batch.size());
+        }
+        if (n > 0 && stamps.converts()) stamps.add(read_clock_point());
+        return n;
     }
 
     void write_batch(const QueuedSample* items, std::size_t n) {
@@ -382,9 +404,12 @@ inline void Runtime::start(const Config& config) {
     if (impl_) throw std::logic_error("hashtrace: a session is already running (" + impl_->path + ")");
     if (config.queue_capacity == 0 || config.queue_capacity > kMaxQueueCapacity)
         throw std::invalid_argument("hashtrace: queue_capacity must be 1.." + std::to_string(kMaxQueueCapacity));
+    static const bool tsc_stamps = tsc_stamps_usable();
+    g_stamp_is_tsc.store(tsc_stamps, std::memory_order_relaxed);
     auto impl = std::make_unique<Impl>();
     impl->config = config;
     impl->node = config.node_name;
+    if (tsc_stamps) impl->stamps = StampConverter(read_clock_point());
     const std::int64_t start = now_ns();
     impl->instance = make_instance_id(start);
     std::filesystem::create_directories(config.log_dir);
@@ -397,6 +422,7 @@ inline void Runtime::start(const Config& config) {
             {"host", host_name()},
             {"pid", std::to_string(::getpid())},
             {"clock_source", "CLOCK_REALTIME"},
+            {"time_stamps", tsc_stamps ? "tsc" : "clock_gettime"},
             {"start_time_ns", std::to_string(start)},
             {"hash_functions", "md5,xxh3_128"},
             {"writer", "hashtrace-sdk 0.1"},

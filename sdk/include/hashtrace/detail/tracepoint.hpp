@@ -151,11 +151,12 @@ template <class In, class Out>
 inline void record_sample(TracepointDef& def, const In& in, const Out& out, bool out_is_in) noexcept {
     ThreadState& ts = thread_state();
     QueuedSample s;
-    s.time_ns = now_ns();  // first: the sample marks when the tracepoint was reached
+    const bool tsc = stamp(s.time_ns);  // first: the sample marks when the tracepoint was reached
     s.def = &def;
     s.reserved = 0;
     s.input_len = s.output_len = 0;
     fill(s, def, in, out, out_is_in);
+    if (tsc) s.flags |= QueuedSample::kTscStamp;
     enqueue(ts, s);
 }
 
