@@ -98,7 +98,6 @@ public:
         prev_thread_ = 0;
         have_prev_thread_ = false;
         ring_pos_ = 0;
-        ring_used_ = 0;
         for (auto& slot : lookup_) slot = kEmptySlot;
         last_seq_.clear();
     }
@@ -179,7 +178,7 @@ public:
 private:
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
     static constexpr std::uint16_t kEmptySlot = 0xffff;
-    static constexpr std::size_t kLookupSize = 1024;  // open addressing over the ring's contents
+    static constexpr std::size_t kLookupSize = 4096;  // direct-mapped index of the ring's contents
 
     unsigned char* reserve(std::size_t n) { return out_.room(n); }
     void commit(unsigned char* end) { out_.commit(end); }
@@ -199,52 +198,25 @@ private:
     }
 
     // Writes a hash as a ring reference when it was seen recently in this
-    // block (message ids pass several tracepoints of one process), else literally.
+    // block (message ids pass several tracepoints of one process), else
+    // literally. The index into the ring is direct-mapped and checked against
+    // the ring's content: no probing, and no deletion when the ring wraps (an
+    // entry whose ring slot was reused simply fails the check). A collision
+    // costs a literal where a reference was possible - rare with 16 index
+    // slots per ring slot - never a wrong reference.
     unsigned put_hash(unsigned char*& p, const Hash128* h) {
         if (!h) return kHashNone;
-        std::size_t slot = h->prefix64() & (kLookupSize - 1);
-        for (;;) {
-            const std::uint16_t r = lookup_[slot];
-            if (r == kEmptySlot) break;
-            if (ring_[r] == *h) {
-                *p++ = static_cast<unsigned char>(r);
-                return kHashRecent;
-            }
-            slot = (slot + 1) & (kLookupSize - 1);
+        std::uint16_t& entry = lookup_[h->prefix64() & (kLookupSize - 1)];
+        if (entry != kEmptySlot && ring_[entry] == *h) {
+            *p++ = static_cast<unsigned char>(entry);
+            return kHashRecent;
         }
         std::memcpy(p, h->bytes.data(), 16);
         p += 16;
-        insert_recent(*h);
-        return kHashLiteral;
-    }
-
-    void insert_recent(const Hash128& h) {
-        const std::size_t r = ring_pos_;
-        if (ring_used_ == kRingSize) erase_lookup(r);
-        else ++ring_used_;
-        ring_[r] = h;
-        std::size_t slot = h.prefix64() & (kLookupSize - 1);
-        while (lookup_[slot] != kEmptySlot) slot = (slot + 1) & (kLookupSize - 1);
-        lookup_[slot] = static_cast<std::uint16_t>(r);
+        ring_[ring_pos_] = *h;
+        entry = static_cast<std::uint16_t>(ring_pos_);
         ring_pos_ = (ring_pos_ + 1) % kRingSize;
-    }
-
-    // Removes ring slot r from the lookup table (backward-shift deletion keeps probing valid).
-    void erase_lookup(std::size_t r) {
-        std::size_t slot = ring_[r].prefix64() & (kLookupSize - 1);
-        while (lookup_[slot] != r) slot = (slot + 1) & (kLookupSize - 1);
-        std::size_t hole = slot;
-        for (std::size_t next = (hole + 1) & (kLookupSize - 1); lookup_[next] != kEmptySlot;
-             next = (next + 1) & (kLookupSize - 1)) {
-            const std::size_t home = ring_[lookup_[next]].prefix64() & (kLookupSize - 1);
-            // move `next` into the hole if its home is not in (hole, next]
-            const bool between = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
-            if (!between) {
-                lookup_[hole] = lookup_[next];
-                hole = next;
-            }
-        }
-        lookup_[hole] = kEmptySlot;
+        return kHashLiteral;
     }
 
     ByteBuffer& out_;
@@ -255,7 +227,6 @@ private:
     std::vector<std::pair<std::uint64_t, std::uint64_t>> last_seq_;  // thread code -> last seq code
     std::array<Hash128, kRingSize> ring_{};
     std::size_t ring_pos_ = 0;
-    std::size_t ring_used_ = 0;
     std::array<std::uint16_t, kLookupSize> lookup_{};
 };
 
