@@ -9,6 +9,8 @@
 //   HASHTRACE_WHEN_FULL       drop | block
 //   HASHTRACE_FLUSH_MS        longest time a sample waits in memory before it is written
 //   HASHTRACE_ENABLED         0 starts the session with recording off
+//   HASHTRACE_TSC             0 stamps with clock_gettime even where the TSC could be used
+//                             (read once per process; see detail/clock.hpp)
 #pragma once
 
 #include "hashtrace/log_format.hpp"

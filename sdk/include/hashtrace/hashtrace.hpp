@@ -27,9 +27,10 @@
 //                                        links only with other XXH3 samples)
 //   TRACEPOINT_FAST_DEFERRED(name, ...)  both
 //
-// Cost on the application thread (docs/benchmarks.md): a clock read (vDSO,
-// no system call), the hash (or a copy), a few stores and an enqueue through a
-// per-thread producer token. No lock, no allocation (after a thread's first
+// Cost on the application thread (docs/benchmarks.md): a time stamp (the TSC
+// where the kernel keeps time with it, converted to CLOCK_REALTIME by the
+// writer; else clock_gettime, a vDSO call), the hash (or a copy), a few stores
+// and an enqueue through a per-thread producer token. No lock, no allocation (after a thread's first
 // tracepoint, which creates its token), no I/O.
 //
 // Compile with -DHASHTRACE_DISABLE to turn every macro into nothing;
