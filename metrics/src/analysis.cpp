@@ -1,5 +1,7 @@
 // The measure stage: edge metrics, then intervals and the node latency matrix
-// through EarliestReach passes spread over the cores.
+// as reach questions spread over the cores: each answered by forward
+// searches from its start samples, or by EarliestReach passes where those
+// would not be exact or would wander too far (reach.hpp).
 #include "hashtrace/metrics/analysis.hpp"
 
 #include "edge_metrics.hpp"
@@ -7,7 +9,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <map>
 #include <thread>
 #include <tuple>
 
@@ -17,14 +18,14 @@ namespace {
 using graph::SampleIndex;
 using graph::SampleSet;
 
-detail::TargetSet tracepoints_matching(const SampleSet& s, const graph::Selector& selector) {
-    detail::TargetSet set(s.tracepoints.size());
+detail::TracepointSet tracepoints_matching(const SampleSet& s, const graph::Selector& selector) {
+    detail::TracepointSet set(s.tracepoints.size());
     for (std::size_t t = 0; t < set.size(); ++t) set[t] = selector.matches(s.tracepoints[t].node_name, s.tracepoints[t].tracepoint_name);
     return set;
 }
 
 // For each tracepoint set, its samples in index order: one pass over the samples for all sets.
-std::vector<std::vector<SampleIndex>> samples_of(const SampleSet& s, const std::vector<detail::TargetSet>& sets) {
+std::vector<std::vector<SampleIndex>> samples_of(const SampleSet& s, const std::vector<detail::TracepointSet>& sets) {
     std::vector<std::vector<std::uint32_t>> sets_of_tracepoint(s.tracepoints.size());
     for (std::uint32_t k = 0; k < sets.size(); ++k)
         for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
@@ -37,43 +38,39 @@ std::vector<std::vector<SampleIndex>> samples_of(const SampleSet& s, const std::
 
 double ms_between(const SampleSet& s, SampleIndex a, SampleIndex b) { return double(graph::elapsed_ns(s.time_ns[a], s.time_ns[b])) / 1e6; }
 
-// One question for EarliestReach and where its answers go.
-struct Target {
-    detail::TargetSet set;
+// One question: from each start sample, the earliest reachable sample of
+// each target class. An interval's classes are the node instances of its
+// `to` tracepoints (SPEC 5: the earliest per instance reached); the matrix's
+// are the nodes, from every sample without incoming edge.
+struct Question {
     bool is_interval = true;
-    std::size_t interval = 0;     // is_interval: index into spec.intervals
-    std::uint32_t node = 0;       // !is_interval: the node Y of the matrix column
-    // Results, written only by the thread that ran this target.
-    std::vector<std::pair<SampleIndex, double>> latencies;  // interval: (from sample, ms)
-    std::vector<Moments> per_source_node;                    // matrix: per node X
-    std::vector<double> max_per_source_node;
+    std::size_t interval = 0;                 // is_interval: index into spec.intervals
+    const std::vector<SampleIndex>* starts = nullptr;
+    detail::TracepointSet start_tracepoints;
+    detail::TargetClasses classes;
+    std::vector<detail::Reached> reached;     // the answer, written by the thread that ran it
 };
 
-void harvest(const SampleSet& s, const graph::Graph& g, const detail::EarliestReach& reach, std::size_t k,
-             const std::vector<SampleIndex>& from_samples, Target& t) {
-    if (t.is_interval) {
-        for (SampleIndex v : from_samples)
-            if (SampleIndex to = reach.earliest(v, k); to != detail::kUnreached) t.latencies.emplace_back(v, ms_between(s, v, to));
-        return;
-    }
-    t.per_source_node.assign(s.node_names.size(), {});
-    t.max_per_source_node.assign(s.node_names.size(), 0);
-    for (SampleIndex v = 0; v < s.size(); ++v) {
-        if (g.in_degree(v) != 0) continue;
-        const std::uint32_t x = s.tracepoint_of(v).node_id;
-        if (x == t.node) continue;
-        if (SampleIndex to = reach.earliest(v, k); to != detail::kUnreached) {
-            const double ms = ms_between(s, v, to);
-            t.per_source_node[x].add(ms);
-            t.max_per_source_node[x] = t.per_source_node[x].n == 1 ? ms : std::max(t.max_per_source_node[x], ms);
+// The exact fallback: one EarliestReach pass per class.
+std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question& q, detail::EarliestReach& reach) {
+    std::vector<detail::Reached> out;
+    for (std::uint32_t c = 0; c < q.classes.count; ++c) {
+        detail::TracepointSet to(s.tracepoints.size());
+        for (std::size_t t = 0; t < to.size(); ++t) to[t] = q.classes.of_tracepoint[t] == c;
+        reach.run(q.start_tracepoints, to);
+        for (SampleIndex v : *q.starts) {
+            if (q.classes.skip_start_class && q.classes.of_tracepoint[s.tracepoint[v]] == c) continue;
+            if (const SampleIndex to_sample = reach.earliest(v); to_sample != detail::kUnreached) out.push_back({v, c, to_sample});
         }
     }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return std::tie(a.from, a.target_class) < std::tie(b.from, b.target_class); });
+    return out;
 }
 
 // Keep-all mode: every `to` sample reachable from each `from` sample without
 // passing through another `to` sample (a path ends at its first `to`).
 std::vector<double> all_reachable_latencies(const SampleSet& s, const graph::Graph& g, const std::vector<SampleIndex>& from_samples,
-                                            const detail::TargetSet& to) {
+                                            const detail::TracepointSet& to) {
     std::vector<double> values;
     std::vector<std::uint32_t> stamp(s.size(), 0);
     std::vector<SampleIndex> stack;
@@ -117,50 +114,55 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     }
     detail::measure_edges(s, g, options, r);
 
-    // The questions: per interval, one target set per node instance holding
-    // `to` tracepoints (SPEC 5: the earliest per instance reached); per node Y,
-    // the matrix column.
-    std::vector<Target> targets;
-    std::vector<detail::TargetSet> from_sets, to_sets;
+    std::vector<detail::TracepointSet> from_sets, to_sets;
     for (const auto& interval : spec.intervals) {
         from_sets.push_back(tracepoints_matching(s, interval.from));
         to_sets.push_back(tracepoints_matching(s, interval.to));
     }
     const auto from_samples = samples_of(s, from_sets);
-    for (std::size_t i = 0; i < spec.intervals.size(); ++i) {
-        if (options.keep_all_targets) continue;
-        std::map<std::uint32_t, detail::TargetSet> by_instance;
-        for (std::size_t t = 0; t < s.tracepoints.size(); ++t) {
-            if (!to_sets[i][t]) continue;
-            auto& set = by_instance.try_emplace(s.tracepoints[t].instance_id, s.tracepoints.size()).first->second;
-            set[t] = true;
-        }
-        for (auto& [instance, set] : by_instance) targets.push_back(Target{std::move(set), true, i, 0, {}, {}, {}});
-    }
-    if (s.node_names.size() > 1)
-        for (std::uint32_t y = 0; y < s.node_names.size(); ++y) {
-            detail::TargetSet set(s.tracepoints.size());
-            for (std::size_t t = 0; t < set.size(); ++t) set[t] = s.tracepoints[t].node_id == y;
-            targets.push_back(Target{std::move(set), false, 0, y, {}, {}, {}});
-        }
 
-    const std::size_t batches = (targets.size() + detail::EarliestReach::kWidth - 1) / detail::EarliestReach::kWidth;
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::min<std::size_t>(threads, batches));
-    std::atomic<std::size_t> next_batch{0};
-    const std::vector<SampleIndex> no_samples;
-    auto worker = [&] {
-        detail::EarliestReach reach(s, g);
-        for (std::size_t b; (b = next_batch.fetch_add(1)) < batches;) {
-            const std::size_t first = b * detail::EarliestReach::kWidth;
-            const std::size_t count = std::min(detail::EarliestReach::kWidth, targets.size() - first);
-            std::vector<const detail::TargetSet*> sets;
-            for (std::size_t k = 0; k < count; ++k) sets.push_back(&targets[first + k].set);
-            reach.run(sets);
-            for (std::size_t k = 0; k < count; ++k) {
-                Target& t = targets[first + k];
-                harvest(s, g, reach, k, t.is_interval ? from_samples[t.interval] : no_samples, t);
+    std::vector<Question> questions;
+    for (std::size_t i = 0; i < spec.intervals.size() && !options.keep_all_targets; ++i) {
+        Question q{true, i, &from_samples[i], from_sets[i], {}, {}};
+        std::vector<std::uint32_t> instance_class(s.instances.size(), detail::kNoClass);
+        q.classes.of_tracepoint.assign(s.tracepoints.size(), detail::kNoClass);
+        for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
+            if (to_sets[i][t]) instance_class[s.tracepoints[t].instance_id] = 0;
+        for (auto& c : instance_class)  // classes in instance order: results come out in (from, instance) order
+            if (c == 0) c = q.classes.count++;
+        for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
+            if (to_sets[i][t]) q.classes.of_tracepoint[t] = instance_class[s.tracepoints[t].instance_id];
+        questions.push_back(std::move(q));
+    }
+    std::vector<SampleIndex> roots;  // samples without incoming edge: the matrix's starts
+    if (s.node_names.size() > 1) {
+        Question q{false, 0, &roots, detail::TracepointSet(s.tracepoints.size()), {}, {}};
+        for (SampleIndex v = 0; v < s.size(); ++v)
+            if (g.in_degree(v) == 0) {
+                roots.push_back(v);
+                q.start_tracepoints[s.tracepoint[v]] = true;
             }
+        for (const auto& tp : s.tracepoints) q.classes.of_tracepoint.push_back(tp.node_id);
+        q.classes.count = static_cast<std::uint32_t>(s.node_names.size());
+        q.classes.skip_start_class = true;
+        questions.push_back(std::move(q));
+    }
+
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, questions.size()));
+    std::atomic<std::size_t> next_question{0};
+    const detail::TracepointGraph tracepoint_graph(s, g);
+    // A visit of the search costs about what a pass costs per sample: a
+    // question whose searches visit more than two passes' worth is wandering
+    // along loop chains, and the passes finish it at a bounded cost.
+    const std::size_t budget = options.reach_search_budget ? options.reach_search_budget : std::max<std::size_t>(2 * s.size(), 1u << 16);
+    auto worker = [&] {
+        detail::EarliestReach reach(s, g, tracepoint_graph);
+        detail::SearchScratch scratch;
+        for (std::size_t k; (k = next_question.fetch_add(1)) < questions.size();) {
+            Question& q = questions[k];
+            auto found = detail::search_earliest(s, g, tracepoint_graph.runs_backward_in_time(), *q.starts, q.classes, budget, scratch);
+            q.reached = found ? std::move(*found) : answer_by_passes(s, q, reach);
         }
     };
     {
@@ -175,19 +177,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         if (options.keep_all_targets) {
             values = all_reachable_latencies(s, g, from_samples[i], to_sets[i]);
         } else {
-            // Targets of one interval are in instance order: sort by (from sample, instance).
-            std::vector<Target*> mine;
-            for (Target& t : targets)
-                if (t.is_interval && t.interval == i) mine.push_back(&t);
-            if (mine.size() == 1) {  // one instance reached: already in from-sample order
-                for (auto [v, ms] : mine[0]->latencies) values.push_back(ms);
-            } else {
-                std::vector<std::tuple<SampleIndex, std::size_t, double>> merged;
-                for (std::size_t k = 0; k < mine.size(); ++k)
-                    for (auto [v, ms] : mine[k]->latencies) merged.emplace_back(v, k, ms);
-                std::sort(merged.begin(), merged.end());
-                for (const auto& m : merged) values.push_back(std::get<2>(m));
-            }
+            for (const auto& reached : questions[i].reached) values.push_back(ms_between(s, reached.from, reached.to));
         }
         if (options.keep_values) {
             ir.latency_ms = summarize(std::span<const double>(values));
@@ -197,12 +187,19 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         }
         r.intervals.push_back(std::move(ir));
     }
-    for (const Target& t : targets) {
-        if (t.is_interval) continue;
-        for (std::uint32_t x = 0; x < t.per_source_node.size(); ++x)
-            if (t.per_source_node[x].n > 0)
-                r.node_latency.push_back({s.node_names[x], s.node_names[t.node], t.per_source_node[x].n, t.per_source_node[x].mean,
-                                          t.max_per_source_node[x]});
+    if (!questions.empty() && !questions.back().is_interval) {
+        const std::size_t nodes = s.node_names.size();
+        std::vector<Moments> cells(nodes * nodes);
+        std::vector<double> maxima(nodes * nodes, 0);
+        for (const auto& reached : questions.back().reached) {
+            const std::size_t cell = s.tracepoint_of(reached.from).node_id * nodes + reached.target_class;
+            const double ms = ms_between(s, reached.from, reached.to);
+            cells[cell].add(ms);
+            maxima[cell] = cells[cell].n == 1 ? ms : std::max(maxima[cell], ms);
+        }
+        for (std::size_t cell = 0; cell < cells.size(); ++cell)
+            if (cells[cell].n > 0)
+                r.node_latency.push_back({s.node_names[cell / nodes], s.node_names[cell % nodes], cells[cell].n, cells[cell].mean, maxima[cell]});
     }
     std::sort(r.node_latency.begin(), r.node_latency.end(),
               [](const NodeLatency& a, const NodeLatency& b) { return std::tie(a.from, a.to) < std::tie(b.from, b.to); });

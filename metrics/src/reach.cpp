@@ -1,72 +1,159 @@
 #include "reach.hpp"
 
 #include <algorithm>
-#include <stdexcept>
+#include <functional>
 
 namespace hashtrace::metrics::detail {
-
-EarliestReach::EarliestReach(const graph::SampleSet& samples, const graph::Graph& graph) : samples_(samples), graph_(graph) {
-    for (const graph::Edge& e : graph.edges)
-        if (e.from >= e.to) {
-            backward_edges_ = true;
-            break;
-        }
-}
-
 namespace {
 
-// One backward pass; returns whether any value changed. `member[c]` holds the
-// target-set bits of sample c. Templated on the width so the inner loop unrolls.
-template <std::size_t W>
-bool relax(std::size_t n, const std::uint32_t* offset, const graph::Edge* edges, const std::uint8_t* member, graph::SampleIndex* best) {
-    bool changed = false;
-    for (std::size_t v = n; v-- > 0;) {
-        const std::uint32_t end = offset[v + 1];
-        if (offset[v] == end) continue;
-        graph::SampleIndex mine[W];
-        for (std::size_t k = 0; k < W; ++k) mine[k] = best[v * W + k];
-        for (std::uint32_t e = offset[v]; e < end; ++e) {
-            const graph::SampleIndex c = edges[e].to;
-            const std::uint8_t bits = member[c];
-            for (std::size_t k = 0; k < W; ++k) {
-                const graph::SampleIndex self = (bits >> k) & 1 ? c : kUnreached;
-                mine[k] = std::min({mine[k], self, best[std::size_t{c} * W + k]});
+// Tracepoints reachable from `seeds` through `next` (the seeds included only
+// where some path leads back to them).
+std::vector<std::uint8_t> closure(const std::vector<std::vector<graph::TracepointId>>& next, const TracepointSet& seeds) {
+    std::vector<std::uint8_t> reached(next.size(), 0);
+    std::vector<graph::TracepointId> stack;
+    for (graph::TracepointId t = 0; t < seeds.size(); ++t)
+        if (seeds[t]) stack.push_back(t);
+    while (!stack.empty()) {
+        const graph::TracepointId t = stack.back();
+        stack.pop_back();
+        for (graph::TracepointId u : next[t])
+            if (!reached[u]) {
+                reached[u] = 1;
+                stack.push_back(u);
             }
-        }
-        for (std::size_t k = 0; k < W; ++k) {
-            changed |= mine[k] != best[v * W + k];
-            best[v * W + k] = mine[k];
-        }
     }
-    return changed;
+    return reached;
 }
 
 }  // namespace
 
-void EarliestReach::run(std::span<const TargetSet* const> targets) {
-    if (targets.size() > kWidth) throw std::invalid_argument("EarliestReach: too many target sets in one pass");
-    width_ = targets.size();
-    const std::size_t n = samples_.size();
-    std::vector<std::uint8_t> by_tracepoint(samples_.tracepoints.size(), 0);
-    for (std::size_t k = 0; k < width_; ++k)
-        for (std::size_t t = 0; t < by_tracepoint.size(); ++t)
-            if ((*targets[k])[t]) by_tracepoint[t] |= std::uint8_t(1u << k);
-    std::vector<std::uint8_t> member(n);
-    for (std::size_t i = 0; i < n; ++i) member[i] = by_tracepoint[samples_.tracepoint[i]];
-    best_.assign(n * width_, kUnreached);
-    auto pass = [&] {
-        const auto* offset = graph_.out_offset.data();
-        const auto* edges = graph_.edges.data();
-        switch (width_) {
-            case 1: return relax<1>(n, offset, edges, member.data(), best_.data());
-            case 2: return relax<2>(n, offset, edges, member.data(), best_.data());
-            case 3: return relax<3>(n, offset, edges, member.data(), best_.data());
-            default: return relax<4>(n, offset, edges, member.data(), best_.data());
-        }
-    };
-    // Without backward edges one pass in reverse index order is exact.
-    while (pass() && backward_edges_) {
+TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g)
+    : successors_(s.tracepoints.size()), predecessors_(s.tracepoints.size()) {
+    // Distinct (from, to) tracepoint pairs of the edges. Consecutive edges
+    // mostly repeat a few pairs: a small direct-mapped filter keeps the list
+    // short before the final sort.
+    const std::uint64_t tracepoints = s.tracepoints.size();
+    constexpr std::size_t kFilter = 4096;
+    std::vector<std::uint64_t> filter(kFilter, ~std::uint64_t{0});
+    std::vector<std::uint64_t> pairs;
+    for (const graph::Edge& e : g.edges) {
+        backward_edges_ |= e.from >= e.to;
+        backward_in_time_ |= s.time_ns[e.from] > s.time_ns[e.to];
+        const std::uint64_t key = s.tracepoint[e.from] * tracepoints + s.tracepoint[e.to];
+        std::uint64_t& slot = filter[(key * 0x9E3779B97F4A7C15ull) >> 52];
+        if (slot == key) continue;
+        slot = key;
+        pairs.push_back(key);
     }
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    for (std::uint64_t key : pairs) {
+        const auto from = static_cast<graph::TracepointId>(key / tracepoints), to = static_cast<graph::TracepointId>(key % tracepoints);
+        successors_[from].push_back(to);
+        predecessors_[to].push_back(from);
+    }
+}
+
+std::vector<std::uint8_t> TracepointGraph::between(const TracepointSet& from, const TracepointSet& to) const {
+    std::vector<std::uint8_t> downstream = closure(successors_, from);
+    const std::vector<std::uint8_t> upstream = closure(predecessors_, to);
+    for (std::size_t t = 0; t < downstream.size(); ++t) downstream[t] = (downstream[t] || from[t]) && upstream[t];
+    return downstream;
+}
+
+EarliestReach::EarliestReach(const graph::SampleSet& samples, const graph::Graph& graph, const TracepointGraph& tracepoints)
+    : samples_(samples), graph_(graph), tracepoints_(tracepoints) {}
+
+void EarliestReach::run(const TracepointSet& from, const TracepointSet& to) {
+    const std::vector<std::uint8_t> relevant = tracepoints_.between(from, to);
+    const std::vector<std::uint8_t> target(to.begin(), to.end());
+    const std::size_t n = samples_.size();
+    best_.assign(n, kUnreached);  // samples outside `relevant` reach no target, or are never asked
+    if (std::find(relevant.begin(), relevant.end(), 1) == relevant.end()) return;
+    const graph::TracepointId* tracepoint = samples_.tracepoint.data();
+    const std::uint32_t* offset = graph_.out_offset.data();
+    const graph::Edge* edges = graph_.edges.data();
+    graph::SampleIndex* best = best_.data();
+    // Without backward edges one pass in reverse index order is exact.
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t v = n; v-- > 0;) {
+            if (!relevant[tracepoint[v]]) continue;
+            graph::SampleIndex mine = best[v];
+            for (std::uint32_t e = offset[v], end = offset[v + 1]; e < end; ++e) {
+                const graph::SampleIndex c = edges[e].to;
+                mine = std::min({mine, target[tracepoint[c]] ? c : kUnreached, best[c]});
+            }
+            changed |= mine != best[v];
+            best[v] = mine;
+        }
+        changed &= tracepoints_.has_backward_edges();
+    }
+}
+
+std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, bool backward_in_time,
+                                                    std::span<const graph::SampleIndex> starts, const TargetClasses& classes,
+                                                    std::size_t budget, SearchScratch& scratch) {
+    if (backward_in_time) return std::nullopt;
+    std::vector<Reached> out;
+    if (classes.count == 0) return out;
+    if (scratch.stamp.size() != samples.size()) {
+        scratch.stamp.assign(samples.size(), 0);
+        scratch.generation = 0;
+    }
+    const std::int64_t* time = samples.time_ns.data();
+    std::vector<graph::SampleIndex> earliest(classes.count, kUnreached);
+    std::vector<std::uint32_t> found;  // classes found for the current start
+    auto& heap = scratch.heap;
+    const std::greater<std::pair<std::int64_t, graph::SampleIndex>> later;  // min-heap on (time, index)
+    std::size_t visited = 0;
+    for (const graph::SampleIndex v : starts) {
+        if (++scratch.generation == 0) {  // wrapped: old marks could collide
+            std::fill(scratch.stamp.begin(), scratch.stamp.end(), 0);
+            scratch.generation = 1;
+        }
+        const std::uint32_t own = classes.skip_start_class ? classes.of_tracepoint[samples.tracepoint[v]] : kNoClass;
+        const std::size_t wanted = classes.count - (own != kNoClass);
+        std::int64_t all_found_at = 0;  // time of the pop that found the last wanted class
+        heap.clear();
+        found.clear();
+        auto push_children = [&](graph::SampleIndex u) {
+            for (const graph::Edge& e : graph.out(u))
+                if (scratch.stamp[e.to] != scratch.generation) {
+                    scratch.stamp[e.to] = scratch.generation;
+                    heap.emplace_back(time[e.to], e.to);
+                    std::push_heap(heap.begin(), heap.end(), later);
+                }
+        };
+        push_children(v);
+        // Times never decrease along a path, so samples are popped in time
+        // order and the first of a class is at its earliest time; samples of
+        // equal time can still come out of index order, so the search goes on
+        // through the time at which the last class was found.
+        while (!heap.empty() && !(found.size() == wanted && heap.front().first > all_found_at)) {
+            std::pop_heap(heap.begin(), heap.end(), later);
+            const auto [t, u] = heap.back();
+            heap.pop_back();
+            if (++visited > budget) return std::nullopt;
+            const std::uint32_t c = classes.of_tracepoint[samples.tracepoint[u]];
+            if (c != kNoClass && c != own) {
+                if (earliest[c] == kUnreached) {
+                    earliest[c] = u;
+                    found.push_back(c);
+                    if (found.size() == wanted) all_found_at = t;
+                } else if (u < earliest[c] && time[earliest[c]] == t) {
+                    earliest[c] = u;
+                }
+            }
+            push_children(u);
+        }
+        std::sort(found.begin(), found.end());
+        for (std::uint32_t c : found) {
+            out.push_back({v, c, earliest[c]});
+            earliest[c] = kUnreached;
+        }
+    }
+    return out;
 }
 
 }  // namespace hashtrace::metrics::detail

@@ -1,20 +1,32 @@
 // reach.hpp - earliest reachable target samples, for every sample at once.
 //
 // Intervals (M4/M5) and the node latency matrix both ask "from sample v,
-// following edges downstream, what is the earliest sample of target set k?".
+// following edges downstream, what is the earliest sample of target set T?".
 // Walking from each start sample is quadratic when loop-counter chains make
 // the rest of the run reachable; instead one backward pass over the samples
 // computes the answer for all of them (dynamic programming over the DAG):
-//   best[v][k] = min over edges v->c of min(c if c is in set k, best[c][k]).
+//   best[v] = min over edges v->c of min(c if c is in T, best[c]).
 // Samples are in time order, so "earliest" is the smallest index, and edges
 // almost always go to larger indices; the few that do not (equal times,
 // tolerated clock error) are handled by repeating the pass until nothing changes.
+//
+// Most questions are answered faster by searching forward from each start
+// (search_earliest below): the earliest target is usually a few hops and a
+// few milliseconds away. The pass is the fallback where that search would not
+// be exact (backward edges) or would wander too far (a target class that loop
+// chains never reach).
+//
+// A pass only computes the samples that can matter: those whose tracepoint
+// lies, in the tracepoint graph, downstream of a start tracepoint and upstream
+// of a target one. An interval like "Bullet receipt to processed" then touches
+// the Bullet receipts only, not the millions of samples around them.
 #pragma once
 
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/sample_set.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -22,25 +34,76 @@ namespace hashtrace::metrics::detail {
 
 inline constexpr graph::SampleIndex kUnreached = 0xFFFFFFFFu;
 
-// One target set: the tracepoints whose samples are targets.
-using TargetSet = std::vector<bool>;  // indexed by TracepointId
+// A set of tracepoints, indexed by TracepointId.
+using TracepointSet = std::vector<bool>;
+
+// Which tracepoints have an edge between their samples: the graph of the
+// run's tracepoints (tens to thousands of nodes), computed once per analysis.
+class TracepointGraph {
+public:
+    TracepointGraph(const graph::SampleSet& samples, const graph::Graph& graph);
+
+    // Tracepoints whose samples may lie on a path from a `from` sample to a
+    // `to` sample: reachable from `from` (or in it), and with a path of at
+    // least one edge to `to`.
+    std::vector<std::uint8_t> between(const TracepointSet& from, const TracepointSet& to) const;
+    // Some edge does not go to a larger sample index.
+    bool has_backward_edges() const noexcept { return backward_edges_; }
+    // Some edge goes to an earlier time (a tolerated clock error).
+    bool runs_backward_in_time() const noexcept { return backward_in_time_; }
+
+private:
+    std::vector<std::vector<graph::TracepointId>> successors_, predecessors_;
+    bool backward_edges_ = false;
+    bool backward_in_time_ = false;
+};
 
 class EarliestReach {
 public:
-    static constexpr std::size_t kWidth = 4;  // target sets per pass: 4 bytes per sample each
+    EarliestReach(const graph::SampleSet& samples, const graph::Graph& graph, const TracepointGraph& tracepoints);
 
-    EarliestReach(const graph::SampleSet& samples, const graph::Graph& graph);
-
-    // Computes best[v][k] for up to kWidth target sets; read with earliest().
-    void run(std::span<const TargetSet* const> targets);
-    graph::SampleIndex earliest(graph::SampleIndex v, std::size_t k) const { return best_[std::size_t{v} * width_ + k]; }
+    // Computes, for every sample downstream of a `from` tracepoint, the
+    // earliest reachable sample of a `to` tracepoint; read with earliest().
+    void run(const TracepointSet& from, const TracepointSet& to);
+    graph::SampleIndex earliest(graph::SampleIndex v) const { return best_[v]; }
 
 private:
     const graph::SampleSet& samples_;
     const graph::Graph& graph_;
-    bool backward_edges_ = false;
-    std::size_t width_ = 0;
+    const TracepointGraph& tracepoints_;
     std::vector<graph::SampleIndex> best_;
 };
+
+// Target samples grouped into classes (node instances for intervals, nodes
+// for the matrix): the search reports the earliest sample of each class.
+inline constexpr std::uint32_t kNoClass = 0xFFFFFFFFu;
+struct TargetClasses {
+    std::vector<std::uint32_t> of_tracepoint;  // class of each tracepoint's samples, or kNoClass
+    std::uint32_t count = 0;
+    bool skip_start_class = false;  // ignore the class of the start sample's own tracepoint (matrix: X != Y)
+};
+
+struct Reached {
+    graph::SampleIndex from;
+    std::uint32_t target_class;
+    graph::SampleIndex to;
+};
+
+// Visited marks, reused across searches (4 bytes per sample).
+struct SearchScratch {
+    std::vector<std::uint32_t> stamp;
+    std::uint32_t generation = 0;
+    std::vector<std::pair<std::int64_t, graph::SampleIndex>> heap;  // (time, sample)
+};
+
+// For each start (ascending), the earliest reachable sample of each class,
+// as (start, class, sample) in start then class order: a best-first search in
+// time order per start, which stops once every class is found. Exact only
+// when no edge goes back in time, so nullopt when one does
+// (TracepointGraph::runs_backward_in_time), or once the searches have visited
+// more than `budget` samples in total (the caller then runs EarliestReach passes).
+std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, bool backward_in_time,
+                                                    std::span<const graph::SampleIndex> starts, const TargetClasses& classes,
+                                                    std::size_t budget, SearchScratch& scratch);
 
 }  // namespace hashtrace::metrics::detail

@@ -16,7 +16,7 @@ std::vector<IntervalObservation> interval_observations(const graph::SampleSet& s
     std::vector<graph::SampleIndex> from;
     std::vector<bool> from_tracepoint(s.tracepoints.size());
     // SPEC 5: the earliest `to` per node instance reached, so one target set per instance.
-    std::map<std::uint32_t, metrics::detail::TargetSet> to_by_instance;
+    std::map<std::uint32_t, metrics::detail::TracepointSet> to_by_instance;
     for (std::size_t t = 0; t < s.tracepoints.size(); ++t) {
         const auto& tp = s.tracepoints[t];
         from_tracepoint[t] = interval.from.matches(tp.node_name, tp.tracepoint_name);
@@ -26,18 +26,14 @@ std::vector<IntervalObservation> interval_observations(const graph::SampleSet& s
     for (graph::SampleIndex v = 0; v < s.size(); ++v)
         if (from_tracepoint[s.tracepoint[v]]) from.push_back(v);
 
-    std::vector<const metrics::detail::TargetSet*> sets;
-    for (const auto& [instance, set] : to_by_instance) sets.push_back(&set);
     std::vector<IntervalObservation> out;
-    metrics::detail::EarliestReach reach(s, g);
-    const auto width = metrics::detail::EarliestReach::kWidth;
-    for (std::size_t first = 0; first < sets.size(); first += width) {
-        const auto count = std::min(width, sets.size() - first);
-        reach.run(std::span(sets).subspan(first, count));
-        for (std::size_t k = 0; k < count; ++k)
-            for (auto v : from)
-                if (const auto to = reach.earliest(v, k); to != metrics::detail::kUnreached)
-                    out.push_back({v, to, double(s.time_ns[to] - s.time_ns[v]) / 1e6});
+    const metrics::detail::TracepointGraph tracepoints(s, g);
+    metrics::detail::EarliestReach reach(s, g, tracepoints);
+    for (const auto& [instance, set] : to_by_instance) {
+        reach.run(from_tracepoint, set);
+        for (auto v : from)
+            if (const auto to = reach.earliest(v); to != metrics::detail::kUnreached)
+                out.push_back({v, to, double(s.time_ns[to] - s.time_ns[v]) / 1e6});
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return std::tie(a.from, a.to) < std::tie(b.from, b.to); });
     return out;

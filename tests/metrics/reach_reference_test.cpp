@@ -24,7 +24,9 @@ struct RandomRun {
     graph::Graph graph;
 };
 
-RandomRun random_run(std::uint64_t seed, std::int64_t tolerance_ns) {
+// `equal_times`: many samples share a time (edges between them may run
+// backwards in index); otherwise every time is distinct.
+RandomRun random_run(std::uint64_t seed, std::int64_t tolerance_ns, bool equal_times) {
     std::mt19937_64 rng(seed);
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
     const char* nodes[] = {"A", "B", "C", "D"};
@@ -32,7 +34,7 @@ RandomRun random_run(std::uint64_t seed, std::int64_t tolerance_ns) {
     std::vector<CsvLog> logs(8);  // node x instance
     for (int i = 0; i < 700; ++i) {
         const int node = pick(4), instance = pick(2);
-        const double t = 100 + pick(300) * 0.001;  // many equal times
+        const double t = equal_times ? 100 + pick(300) * 0.001 : 100 + (i * 7919 % 100003) * 1e-6;
         const std::string in = pick(5) ? "h" + std::to_string(pick(40)) : "";
         const std::string out = pick(5) ? "h" + std::to_string(pick(40)) : "";
         logs[node * 2 + instance].row(nodes[node], std::to_string(instance), tracepoints[pick(4)], t, in, out, pick(2));
@@ -154,22 +156,31 @@ void expect_same(const Summary& want, const Summary& got, const std::string& nam
     EXPECT_EQ(want.max, got.max);
 }
 
-class RandomRuns : public ::testing::TestWithParam<std::tuple<std::uint64_t, std::int64_t>> {};
+class RandomRuns : public ::testing::TestWithParam<std::tuple<std::uint64_t, std::int64_t, bool>> {};
 
 TEST_P(RandomRuns, IntervalsAndMatrixMatchBruteForce) {
-    const auto [seed, tolerance_ns] = GetParam();
-    const RandomRun run = random_run(seed, tolerance_ns);
+    const auto [seed, tolerance_ns, equal_times] = GetParam();
+    const RandomRun run = random_run(seed, tolerance_ns, equal_times);
     ASSERT_GT(run.graph.edges.size(), 300u);  // a run dense enough to have long paths
-    std::size_t backward = 0;
-    for (const graph::Edge& e : run.graph.edges) backward += run.samples.time_ns[e.from] > run.samples.time_ns[e.to];
-    EXPECT_EQ(backward > 0, tolerance_ns > 0);
+    std::size_t backward_in_time = 0, backward_in_index = 0;
+    for (const graph::Edge& e : run.graph.edges) {
+        backward_in_time += run.samples.time_ns[e.from] > run.samples.time_ns[e.to];
+        backward_in_index += e.from > e.to;
+    }
+    EXPECT_EQ(backward_in_time > 0, tolerance_ns > 0);
+    // Distinct times and no tolerance: every edge runs forward, so the forward searches answer (not only the passes).
+    if (!equal_times && tolerance_ns == 0) {
+        EXPECT_EQ(backward_in_index, 0u);
+    }
     const auto want = reference_intervals(run);
     const Matrix want_matrix = reference_matrix(run);
     ASSERT_GT(want_matrix.size(), 0u);
-    for (unsigned threads : {1u, 2u, 3u}) {
-        SCOPED_TRACE("threads " + std::to_string(threads));
+    // Budget 0: forward searches where exact (tolerance 0); 1: full passes always.
+    for (auto [threads, budget] : {std::pair{1u, 0u}, {2u, 0u}, {3u, 0u}, {1u, 1u}, {2u, 1u}}) {
+        SCOPED_TRACE("threads " + std::to_string(threads) + ", search budget " + std::to_string(budget));
         MetricOptions options;
         options.threads = threads;
+        options.reach_search_budget = budget;
         const auto r = analyze(run.samples, run.graph, run.spec, options);
         ASSERT_EQ(r.intervals.size(), want.size());
         for (std::size_t i = 0; i < want.size(); ++i) expect_same(want[i], r.intervals[i].latency_ms, r.intervals[i].name);
@@ -179,7 +190,8 @@ TEST_P(RandomRuns, IntervalsAndMatrixMatchBruteForce) {
 
 // Tolerance 0: every edge runs forward in time; 3 ms: some run backwards.
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomRuns,
-                         ::testing::Combine(::testing::Values(1u, 2u, 3u), ::testing::Values(std::int64_t{0}, std::int64_t{3'000'000})));
+                         ::testing::Combine(::testing::Values(1u, 2u, 3u), ::testing::Values(std::int64_t{0}, std::int64_t{3'000'000}),
+                                            ::testing::Bool()));
 
 }  // namespace
 }  // namespace hashtrace::metrics

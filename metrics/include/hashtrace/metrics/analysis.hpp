@@ -21,6 +21,10 @@ struct MetricOptions {
     bool keep_values = false;       // keep raw observations (compare needs them for significance tests)
     double m3_sample_period_s = 1e-3;  // keep_values: M3 is observed as the in-flight count on this grid
     unsigned threads = 0;           // 0 = hardware concurrency
+    // Samples the forward searches of one interval (or the matrix) may visit
+    // before it is answered by full passes over the graph instead; 0 = automatic
+    // (twice the samples). Both give the same answers; tests force each way.
+    std::size_t reach_search_budget = 0;
 };
 
 struct IntervalResult {
