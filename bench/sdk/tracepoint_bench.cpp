@@ -14,7 +14,9 @@
 
 #include <openssl/md5.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -120,6 +122,60 @@ void BM_TracepointSwitchedOff(benchmark::State& state) {
     hashtrace::set_enabled(true);
 }
 
+// ---- Per-call cost: median and tail -------------------------------------------
+// Google Benchmark reports the mean of a loop. Real-time users care about the
+// distribution: each call is bracketed by TSC reads, the bracket's own cost
+// (measured the same way around nothing) is subtracted, and the percentiles
+// are reported in ns (the TSC's rate measured against steady_clock over the run).
+// The bracketing reads are fenced (lfence before and after), so neither runs
+// ahead of or behind the instructions it brackets; the tracepoint's stores
+// count up to their retirement into the store buffer, as the application sees.
+std::uint64_t fenced_tsc() noexcept {
+    __builtin_ia32_lfence();
+    const std::uint64_t t = hashtrace::detail::read_tsc();
+    __builtin_ia32_lfence();
+    return t;
+}
+
+template <int Kind>
+void BM_TracepointPerCall(benchmark::State& state) {
+    session();
+    const auto p = payload(static_cast<std::size_t>(state.range(0)));
+    const auto view = hashtrace::bytes(p.data(), p.size());
+    std::vector<std::uint32_t> ticks, empty;
+    ticks.reserve(1u << 22);
+    empty.reserve(1u << 22);
+    const auto wall0 = std::chrono::steady_clock::now();
+    const std::uint64_t tsc0 = hashtrace::detail::read_tsc();
+    DrainEvery drain(state);
+    for (auto _ : state) {
+        std::uint64_t a = fenced_tsc();
+        std::uint64_t b = fenced_tsc();
+        empty.push_back(static_cast<std::uint32_t>(b - a));
+        a = fenced_tsc();
+        if constexpr (Kind == 1) TRACEPOINT_DEFERRED("PerCallDeferred", hashtrace::in("payload", view), hashtrace::none);
+        if constexpr (Kind == 3) TRACEPOINT_FAST_DEFERRED("PerCallFastDeferred", hashtrace::in("payload", view), hashtrace::none);
+        b = fenced_tsc();
+        ticks.push_back(static_cast<std::uint32_t>(b - a));
+        drain.tick();
+        if (ticks.size() == ticks.capacity()) break;
+    }
+    drain.finish();
+    const double ns_per_tick =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - wall0).count() /
+        static_cast<double>(hashtrace::detail::read_tsc() - tsc0);
+    auto percentile = [](std::vector<std::uint32_t>& v, double q) {
+        const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+        return static_cast<double>(v[k]);
+    };
+    const double bracket = percentile(empty, 0.5);
+    for (double q : {0.5, 0.9, 0.99, 0.999})
+        state.counters["p" + std::to_string(static_cast<int>(q * 1000 + 0.5) / 10.0).substr(0, 4) + "_ns"] =
+            (percentile(ticks, q) - bracket) * ns_per_tick;
+    state.counters["bracket_ns"] = bracket * ns_per_tick;
+}
+
 // ---- The floor under a tracepoint on this machine --------------------------
 // What any tracepoint of this design must pay: reading the clock, and handing
 // a sample to another thread through the queue. Side by side with the
@@ -183,6 +239,8 @@ BENCHMARK(BM_BareXXH3)->Apply(Sizes);
 BENCHMARK(BM_Tracepoint<2>)->Name("BM_TracepointFastXXH3")->Apply(Sizes);
 BENCHMARK(BM_Tracepoint<3>)->Name("BM_TracepointFastDeferred")->Apply(Sizes);
 BENCHMARK(BM_TracepointSwitchedOff);
+BENCHMARK(BM_TracepointPerCall<1>)->Name("BM_TracepointDeferredMD5PerCall")->Arg(10)->Arg(64);
+BENCHMARK(BM_TracepointPerCall<3>)->Name("BM_TracepointFastDeferredPerCall")->Arg(10)->Arg(64);
 BENCHMARK(BM_FloorClockTsc);
 BENCHMARK(BM_FloorClockGettime);
 BENCHMARK(BM_FloorStampAndEnqueue)->ArgName("payload")->Arg(32)->Arg(72);

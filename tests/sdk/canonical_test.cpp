@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include <string>
 
 namespace {
@@ -57,6 +59,21 @@ TEST(CanonicalBytes, StringsAndSpansAreLengthPrefixed) {
     EXPECT_EQ(hex(hashtrace::canonical_bytes(std::string())), "00 00 00 00");
     const unsigned char raw[] = {0xde, 0xad};
     EXPECT_EQ(hex(hashtrace::canonical_bytes(hashtrace::bytes(raw, 2))), "02 00 00 00 de ad");
+}
+
+// Deferred tracepoints copy with inline moves sized by the length: every
+// length, at an odd offset, gives exactly the prefix and the bytes.
+TEST(CanonicalBytes, SpansOfEveryLengthCopyExactly) {
+    std::vector<unsigned char> source(301);
+    for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<unsigned char>(i * 7 + 1);
+    for (std::size_t n = 0; n <= 300; ++n) {
+        const std::string got = hashtrace::canonical_bytes(hashtrace::bytes(source.data() + 1, n));
+        std::string want(4, '\0');
+        want[0] = static_cast<char>(n & 0xff);
+        want[1] = static_cast<char>(n >> 8);
+        want.append(reinterpret_cast<const char*>(source.data() + 1), n);
+        ASSERT_EQ(got, want) << n;
+    }
 }
 
 TEST(CanonicalBytes, RawStructsAreTheirMemoryWithoutLength) {
