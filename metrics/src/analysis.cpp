@@ -112,8 +112,6 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         r.last_time_ns = s.time_ns.back();
         r.window_s = double(graph::elapsed_ns(r.first_time_ns, r.last_time_ns)) / 1e9;
     }
-    detail::measure_edges(s, g, options, r);
-
     std::vector<detail::TracepointSet> from_sets, to_sets;
     for (const auto& interval : spec.intervals) {
         from_sets.push_back(tracepoints_matching(s, interval.from));
@@ -148,36 +146,27 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         questions.push_back(std::move(q));
     }
 
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::min<std::size_t>(threads, questions.size()));
-    std::atomic<std::size_t> next_question{0};
     const detail::TracepointGraph tracepoint_graph(s, g);
     // A visit of the search costs about what a pass costs per sample: a
     // question whose searches visit more than two passes' worth is wandering
     // along loop chains, and the passes finish it at a bounded cost.
     const std::size_t budget = options.reach_search_budget ? options.reach_search_budget : std::max<std::size_t>(2 * s.size(), 1u << 16);
-    auto worker = [&] {
-        detail::EarliestReach reach(s, g, tracepoint_graph);
-        detail::SearchScratch scratch;
-        for (std::size_t k; (k = next_question.fetch_add(1)) < questions.size();) {
-            Question& q = questions[k];
-            auto found = detail::search_earliest(s, g, tracepoint_graph.runs_backward_in_time(), *q.starts, q.classes, budget, scratch);
-            q.reached = found ? std::move(*found) : answer_by_passes(s, q, reach);
-        }
+    auto answer = [&](Question& q, detail::EarliestReach& reach, detail::SearchScratch& scratch) {
+        auto found = detail::search_earliest(s, g, tracepoint_graph.runs_backward_in_time(), *q.starts, q.classes, budget, scratch);
+        q.reached = found ? std::move(*found) : answer_by_passes(s, q, reach);
     };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
-        if (threads > 0) worker();
-    }
-
-    for (std::size_t i = 0; i < spec.intervals.size(); ++i) {
-        IntervalResult ir{spec.intervals[i].name, spec.intervals[i].kind, {}, {}};
+    r.intervals.resize(spec.intervals.size());
+    auto interval_task = [&](std::size_t i, detail::EarliestReach& reach, detail::SearchScratch& scratch) {
+        IntervalResult& ir = r.intervals[i];
+        ir.name = spec.intervals[i].name;
+        ir.kind = spec.intervals[i].kind;
         std::vector<double> values;
         if (options.keep_all_targets) {
             values = all_reachable_latencies(s, g, from_samples[i], to_sets[i]);
         } else {
+            answer(questions[i], reach, scratch);
             for (const auto& reached : questions[i].reached) values.push_back(ms_between(s, reached.from, reached.to));
+            questions[i].reached = {};
         }
         if (options.keep_values) {
             ir.latency_ms = summarize(std::span<const double>(values));
@@ -185,9 +174,9 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         } else {
             ir.latency_ms = summarize(std::move(values));
         }
-        r.intervals.push_back(std::move(ir));
-    }
-    if (!questions.empty() && !questions.back().is_interval) {
+    };
+    auto matrix_task = [&](detail::EarliestReach& reach, detail::SearchScratch& scratch) {
+        answer(questions.back(), reach, scratch);
         const std::size_t nodes = s.node_names.size();
         std::vector<Moments> cells(nodes * nodes);
         std::vector<double> maxima(nodes * nodes, 0);
@@ -200,6 +189,28 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         for (std::size_t cell = 0; cell < cells.size(); ++cell)
             if (cells[cell].n > 0)
                 r.node_latency.push_back({s.node_names[cell / nodes], s.node_names[cell % nodes], cells[cell].n, cells[cell].mean, maxima[cell]});
+    };
+
+    // Tasks on all cores, each writing its own part of the result: the edge
+    // metrics (the longest, so first), the matrix, then the intervals.
+    const bool has_matrix = !questions.empty() && !questions.back().is_interval;
+    const std::size_t tasks = 1 + has_matrix + spec.intervals.size();
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks));
+    std::atomic<std::size_t> next_task{0};
+    auto worker = [&] {
+        detail::EarliestReach reach(s, g, tracepoint_graph);
+        detail::SearchScratch scratch;
+        for (std::size_t k; (k = next_task.fetch_add(1)) < tasks;) {
+            if (k == 0) detail::measure_edges(s, g, options, r);
+            else if (has_matrix && k == 1) matrix_task(reach, scratch);
+            else interval_task(k - 1 - has_matrix, reach, scratch);
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
+        worker();
     }
     std::sort(r.node_latency.begin(), r.node_latency.end(),
               [](const NodeLatency& a, const NodeLatency& b) { return std::tie(a.from, a.to) < std::tie(b.from, b.to); });

@@ -64,11 +64,18 @@ ParallelismResult sweep_in_flight(Starts&& next_start, Ends&& next_end, std::int
 }  // namespace
 
 void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const MetricOptions& options, AnalysisResult& out) {
+    // graph::is_local with the instance of each tracepoint in one flat array.
+    std::vector<std::uint32_t> instance_of(s.tracepoints.size());
+    for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = s.tracepoints[t].instance_id;
+    auto is_local = [&](const graph::Edge& e) {
+        return instance_of[s.tracepoint[e.from]] == instance_of[s.tracepoint[e.to]] && s.thread[e.from] == s.thread[e.to];
+    };
     std::vector<double> waits_ms;
+    waits_ms.reserve(g.edges.size());
     double local_sum = 0, message_sum = 0;
     for (const graph::Edge& e : g.edges) {
         const std::int64_t dt = graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]);
-        if (graph::is_local(s, e)) {
+        if (is_local(e)) {
             ++out.local_edges;
             local_sum += double(dt);
         } else {
@@ -79,7 +86,7 @@ void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const Metri
     }
     out.edges = g.edges.size();
     // A zero or (clock-error) negative wait is never in flight.
-    auto in_flight = [&](const graph::Edge& e) { return s.time_ns[e.to] > s.time_ns[e.from] && !graph::is_local(s, e); };
+    auto in_flight = [&](const graph::Edge& e) { return s.time_ns[e.to] > s.time_ns[e.from] && !is_local(e); };
     std::size_t next_edge = 0;
     auto next_start = [&]() -> std::optional<std::int64_t> {
         for (; next_edge < g.edges.size(); ++next_edge)
