@@ -95,3 +95,20 @@ TEST(StampConverter, NoisyPointsGiveErrorsOfTheirOwnSizeOnly) {
     }
     EXPECT_LT(worst, 200.0);
 }
+
+TEST(StampConverter, APointReadAcrossAPreemptionIsPassedOver) {
+    auto read = [](std::int64_t ns) {  // a clock_gettime call takes ~70 ticks
+        ClockPoint p = at(ns);
+        p.window = 70;
+        return p;
+    };
+    StampConverter c(read(0));
+    for (std::int64_t ms = 1; ms <= 30; ++ms) c.add(read(ms * 1'000'000));
+    // Preempted for 3 ms between the TSC read and clock_gettime: the point's
+    // time is 3 ms late, and its window says so.
+    ClockPoint late = at(30'500'000);
+    late.ns += 3'000'000;
+    late.window = 9'000'000;
+    c.add(late);
+    EXPECT_NEAR(static_cast<double>(c.to_ns(tsc_at(30'700'000)) - kNs0), 30'700'000, 2.0);
+}

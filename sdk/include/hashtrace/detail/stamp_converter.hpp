@@ -20,6 +20,7 @@
 
 #include "hashtrace/detail/clock.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -29,7 +30,8 @@ namespace hashtrace::detail {
 
 struct ClockPoint {
     std::uint64_t tsc = 0;
-    std::int64_t ns = 0;  // CLOCK_REALTIME
+    std::int64_t ns = 0;          // CLOCK_REALTIME
+    std::uint64_t window = 0;     // ticks between the TSC reads around the clock read
 };
 
 // The best of three bracketed reads: the TSC before and after clock_gettime,
@@ -43,7 +45,7 @@ inline ClockPoint read_clock_point() noexcept {
         const std::uint64_t after = read_tsc();
         if (after - before < best_window) {
             best_window = after - before;
-            best = {before + (after - before) / 2, ns};
+            best = {before + (after - before) / 2, ns, after - before};
         }
     }
     return best;
@@ -55,11 +57,12 @@ public:
     static constexpr double kStepToleranceNs = 10'000;  // plus kMaxSlew of the span
     static constexpr double kMaxSlew = 1e-3;            // the kernel slews by at most 500 ppm
     static constexpr std::size_t kKnots = 64;
+    static constexpr std::uint64_t kWindowSlackTicks = 1000;  // ~0.3-0.5 us: a preemption is longer
 
     // Stamps are already CLOCK_REALTIME: to_ns is the identity.
     StampConverter() = default;
     // Stamps are TSC ticks; `first` was read before any of them was taken.
-    explicit StampConverter(ClockPoint first) noexcept : tsc_(true) {
+    explicit StampConverter(ClockPoint first) noexcept : tsc_(true), narrowest_(first.window) {
         knots_[0] = {first, 0};
         count_ = 1;
         newest_ = first;
@@ -67,9 +70,13 @@ public:
 
     bool converts() const noexcept { return tsc_; }
 
-    // A point read after the previous one.
+    // A point read after the previous one. A point whose reads were far apart
+    // (the writer was preempted in the middle of all three tries) is uncertain
+    // by as much, and is passed over: the next batch brings another.
     void add(ClockPoint p) noexcept {
         if (!tsc_ || p.tsc <= newest_.tsc) return;
+        if (p.window > 8 * narrowest_ + kWindowSlackTicks) return;
+        narrowest_ = std::min(narrowest_, p.window);
         newest_ = p;
         const ClockPoint& last = knot(count_ - 1).point;
         const double span_tsc = static_cast<double>(p.tsc - last.tsc);
@@ -126,6 +133,7 @@ private:
     ClockPoint newest_;
     double rate_ = 0;        // of the last knot-to-knot span that was no step
     double first_rate_ = 0;  // before there is one
+    std::uint64_t narrowest_ = 0;  // window of the best point seen
 };
 
 }  // namespace hashtrace::detail
