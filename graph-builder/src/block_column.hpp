@@ -15,8 +15,12 @@ public:
     static constexpr std::size_t kBlock = std::size_t{1} << 16;
 
     void push_back(T value) {
-        if (size_ % kBlock == 0) blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
-        blocks_.back()[size_ % kBlock] = value;
+        if (next_ == end_) {
+            blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
+            next_ = blocks_.back().get();
+            end_ = next_ + kBlock;
+        }
+        *next_++ = value;
         ++size_;
     }
     T operator[](std::size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
@@ -25,6 +29,7 @@ public:
         blocks_.clear();
         blocks_.shrink_to_fit();
         size_ = 0;
+        next_ = end_ = nullptr;
     }
 
     // Visits [first, first + count) block by block (contiguous spans).
@@ -42,6 +47,8 @@ public:
 private:
     std::vector<std::unique_ptr<T[]>> blocks_;
     std::size_t size_ = 0;
+    T* next_ = nullptr;  // where the next value goes in the last block
+    T* end_ = nullptr;
 };
 
 }  // namespace hashtrace::graph::detail

@@ -4,6 +4,13 @@
 // together, one cache line to verify a hit) live once in a separate vector,
 // so a distinct hash costs 17 bytes + ~12 bytes of table. The tag (32 more
 // bits of the hash) makes a probe almost never touch the keys on a mismatch.
+//
+// In front of the table sits a small direct-mapped cache of recent hashes
+// (24 KiB, stays in L1/L2): a message id recurs in the next few samples of a
+// log (its input and output, the receive and forward of a router), and a hit
+// there saves the table's two cache misses. The others are hidden by
+// prefetching: a caller announces the hashes it will intern a few records
+// ahead (prefetch_slot, then prefetch_key), see ChunkFiller in load.cpp.
 #pragma once
 
 #include "hashtrace/hash128.hpp"
@@ -20,6 +27,52 @@ public:
 
     std::uint32_t intern(const Hash128& h, HashFunction f) {
         const std::uint64_t mixed = mix(h, f);
+        if (recent_hit(h, f, mixed)) return recent_[mixed >> (64 - kRecentBits)].id;
+        const std::uint32_t id = lookup(h, f, mixed);
+        recent_[mixed >> (64 - kRecentBits)] = Recent{h, f, id};
+        return id;
+    }
+
+    // Stage 1, well ahead: start loading the table slot of h.
+    void prefetch_slot(const Hash128& h, HashFunction f) const noexcept {
+        const std::uint64_t mixed = mix(h, f);
+        if (!recent_hit(h, f, mixed)) __builtin_prefetch(&slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)]);
+    }
+    // Stage 2, closer: the slot is in cache now; start loading the key it points to.
+    void prefetch_key(const Hash128& h, HashFunction f) const noexcept {
+        const std::uint64_t mixed = mix(h, f);
+        if (recent_hit(h, f, mixed)) return;
+        const Slot& s = slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)];
+        if (s.id != kEmpty && s.tag == static_cast<std::uint32_t>(mixed >> 32)) __builtin_prefetch(&keys_[s.id]);
+    }
+
+    struct Key {
+        Hash128 hash;
+        HashFunction function;
+    };
+
+    std::size_t size() const noexcept { return keys_.size(); }
+    const std::vector<Key>& keys() const noexcept { return keys_; }
+
+private:
+    static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+    static constexpr int kRecentBits = 10;
+    struct Slot {
+        std::uint32_t tag;
+        std::uint32_t id;
+    };
+    struct Recent {
+        Hash128 hash;
+        HashFunction function = HashFunction::md5;
+        std::uint32_t id = kEmpty;
+    };
+
+    bool recent_hit(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
+        const Recent& r = recent_[mixed >> (64 - kRecentBits)];
+        return r.id != kEmpty && r.function == f && r.hash == h;
+    }
+
+    std::uint32_t lookup(const Hash128& h, HashFunction f, std::uint64_t mixed) {
         const std::uint32_t tag = static_cast<std::uint32_t>(mixed >> 32);
         std::size_t mask = slots_.size() - 1;
         for (std::size_t i = static_cast<std::size_t>(mixed) & mask;; i = (i + 1) & mask) {
@@ -35,21 +88,6 @@ public:
         }
     }
 
-    struct Key {
-        Hash128 hash;
-        HashFunction function;
-    };
-
-    std::size_t size() const noexcept { return keys_.size(); }
-    const std::vector<Key>& keys() const noexcept { return keys_; }
-
-private:
-    static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
-    struct Slot {
-        std::uint32_t tag;
-        std::uint32_t id;
-    };
-
     // Digests are uniform already; mixing in the second half and the function
     // keeps crafted or non-cryptographic inputs (fuzzers, xxh3 of counters) spread.
     static std::uint64_t mix(const Hash128& h, HashFunction f) noexcept {
@@ -63,20 +101,22 @@ private:
         return x;
     }
 
+    // Re-inserts the keys in id order: a sequential read of keys_ instead of
+    // one random read per old slot.
     void grow() {
-        std::vector<Slot> old(slots_.size() * 2, Slot{0, kEmpty});
-        old.swap(slots_);
+        slots_.assign(slots_.size() * 2, Slot{0, kEmpty});
         const std::size_t mask = slots_.size() - 1;
-        for (const Slot& s : old) {
-            if (s.id == kEmpty) continue;
-            std::size_t i = static_cast<std::size_t>(mix(keys_[s.id].hash, keys_[s.id].function)) & mask;
+        for (std::uint32_t id = 0; id < keys_.size(); ++id) {
+            const std::uint64_t mixed = mix(keys_[id].hash, keys_[id].function);
+            std::size_t i = static_cast<std::size_t>(mixed) & mask;
             while (slots_[i].id != kEmpty) i = (i + 1) & mask;
-            slots_[i] = s;
+            slots_[i] = Slot{static_cast<std::uint32_t>(mixed >> 32), id};
         }
     }
 
     std::vector<Slot> slots_;
     std::vector<Key> keys_;
+    std::vector<Recent> recent_ = std::vector<Recent>(std::size_t{1} << kRecentBits);
 };
 
 }  // namespace hashtrace::graph::detail

@@ -61,10 +61,15 @@ public:
     }
 
     void on_samples(std::span<const logio::SampleRecord> batch) override {
-        for (const logio::SampleRecord& r : batch) {
-            if (r.tracepoint >= local_.size() || local_[r.tracepoint] == kUndefined)
-                throw logio::LogError(meta_.path, 0, "sample refers to tracepoint " + std::to_string(r.tracepoint) + " that was never defined");
-            const TracepointId tp = local_[r.tracepoint];
+        // Interning is bound by cache misses in a table of all hashes seen:
+        // the slots and keys of records a little ahead are prefetched (two
+        // stages, as a key's address is known only once its slot is loaded).
+        constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            if (i + kSlotAhead < batch.size()) prefetch(batch[i + kSlotAhead], &detail::HashInterner::prefetch_slot);
+            if (i + kKeyAhead < batch.size()) prefetch(batch[i + kKeyAhead], &detail::HashInterner::prefetch_key);
+            const logio::SampleRecord& r = batch[i];
+            const TracepointId tp = tracepoint_of(r);
             const HashFunction f = chunk_.tracepoints[tp].first.hash_function;
             chunk_.time.push_back(r.time_ns);
             chunk_.input.push_back(r.has_input() ? chunk_.hashes.intern(r.input_hash, f) : kNoHash);
@@ -77,6 +82,19 @@ public:
 
 private:
     static constexpr TracepointId kUndefined = 0xFFFFFFFFu;
+
+    TracepointId tracepoint_of(const logio::SampleRecord& r) const {
+        if (r.tracepoint >= local_.size() || local_[r.tracepoint] == kUndefined)
+            throw logio::LogError(meta_.path, 0, "sample refers to tracepoint " + std::to_string(r.tracepoint) + " that was never defined");
+        return local_[r.tracepoint];
+    }
+    void prefetch(const logio::SampleRecord& r, void (detail::HashInterner::*stage)(const Hash128&, HashFunction) const noexcept) const {
+        if (r.tracepoint >= local_.size() || local_[r.tracepoint] == kUndefined) return;  // reported when interned
+        const HashFunction f = chunk_.tracepoints[local_[r.tracepoint]].first.hash_function;
+        if (r.has_input()) (chunk_.hashes.*stage)(r.input_hash, f);
+        if (r.has_output()) (chunk_.hashes.*stage)(r.output_hash, f);
+    }
+
     Chunk& chunk_;
     std::uint32_t file_;
     SourceFile& meta_;
