@@ -1,4 +1,5 @@
-// Linking (SPEC.md section 4) as a partitioned hash join:
+// Linking (SPEC.md section 4) as a partitioned hash join, per partition of
+// the hash ids (a few per core, joined in parallel):
 //   1. gather producers (samples with an output hash) and consumers (samples
 //      with an input hash) into compact records {time, sample, source},
 //      grouped by hash id with a stable counting sort of the time-ordered
@@ -11,7 +12,7 @@
 //   3. turn the edge list into compressed rows in both directions.
 // Step 2 reads both sides sequentially (the records of one hash are
 // contiguous), where probing by consumer in time order would miss the cache
-// several times per consumer; it runs on all cores over ranges of hashes.
+// several times per consumer.
 #include "hashtrace/graph/link.hpp"
 
 #include "pair_table.hpp"
@@ -30,39 +31,51 @@ struct Endpoint {
     std::uint32_t source;
 };
 
-// The samples whose `hash` column is set, grouped by hash id (stable, so in
-// time order within a hash); offsets[h] .. offsets[h+1] is hash h's group.
-std::vector<Endpoint> group_by_hash(const SampleSet& s, const std::vector<HashId>& hash, std::vector<std::uint32_t>& offsets) {
-    offsets.assign(s.hash_count + 1, 0);
+// Per hash id, where its group starts among all samples with that hash
+// column set (size hash_count+1).
+std::vector<std::uint32_t> hash_offsets(const SampleSet& s, const std::vector<HashId>& hash) {
+    std::vector<std::uint32_t> offsets(s.hash_count + 1, 0);
     for (HashId h : hash)
         if (h != kNoHash) ++offsets[h + 1];
     for (std::size_t h = 0; h < s.hash_count; ++h) offsets[h + 1] += offsets[h];
-    std::vector<Endpoint> out(offsets[s.hash_count]);
-    std::vector<std::uint32_t> cursor(offsets.begin(), offsets.end() - 1);
-    for (SampleIndex i = 0; i < s.size(); ++i)
-        if (const HashId h = hash[i]; h != kNoHash) out[cursor[h]++] = {s.time_ns[i], i, s.tracepoints[s.tracepoint[i]].source_id};
-    return out;
+    return offsets;
 }
 
-struct Join {
-    std::vector<Endpoint> producers, consumers;
-    std::vector<std::uint32_t> producer_offset, consumer_offset;  // per hash, size hash_count+1
+struct JoinPlan {
+    std::vector<std::uint32_t> producer_offset, consumer_offset;  // hash_offsets of output and input
     std::vector<std::uint32_t> instance_of_source;
+    std::vector<std::size_t> bounds;  // partition k joins hashes [bounds[k], bounds[k+1])
 };
 
-Join prepare_join(const SampleSet& s) {
-    Join j;
-    j.producers = group_by_hash(s, s.output, j.producer_offset);
-    j.consumers = group_by_hash(s, s.input, j.consumer_offset);
-    // Runs of one source per hash; a stable sort keeps each run in time order.
-    for (std::size_t h = 0; h < s.hash_count; ++h) {
-        const auto first = j.producers.begin() + j.producer_offset[h], last = j.producers.begin() + j.producer_offset[h + 1];
-        auto by_source = [](const Endpoint& a, const Endpoint& b) { return a.source < b.source; };
-        if (!std::is_sorted(first, last, by_source)) std::stable_sort(first, last, by_source);
+// Partitions of the hash ids with about equal numbers of consumers. Only a
+// few are gathered at a time (one per worker), so the join's records take a
+// fraction of the samples' size.
+JoinPlan plan_join(const SampleSet& s, std::size_t partitions) {
+    JoinPlan plan{hash_offsets(s, s.output), hash_offsets(s, s.input), std::vector<std::uint32_t>(s.source_count), {0}};
+    for (const Tracepoint& tp : s.tracepoints) plan.instance_of_source[tp.source_id] = tp.instance_id;
+    const std::size_t consumers = plan.consumer_offset.back();
+    for (std::size_t k = 1; k < partitions; ++k) {
+        const auto at = std::lower_bound(plan.consumer_offset.begin(), plan.consumer_offset.end(),
+                                         static_cast<std::uint32_t>(consumers * k / partitions));
+        plan.bounds.push_back(std::clamp<std::size_t>(static_cast<std::size_t>(at - plan.consumer_offset.begin()), plan.bounds.back(), s.hash_count));
     }
-    j.instance_of_source.resize(s.source_count);
-    for (const Tracepoint& tp : s.tracepoints) j.instance_of_source[tp.source_id] = tp.instance_id;
-    return j;
+    plan.bounds.push_back(s.hash_count);
+    return plan;
+}
+
+// The samples whose `hash` is in [first_hash, last_hash), grouped by hash
+// (stable, so in time order within a hash), at offsets[h] - offsets[first_hash].
+std::vector<Endpoint> gather(const SampleSet& s, const std::vector<HashId>& hash, const std::vector<std::uint32_t>& offsets,
+                             std::size_t first_hash, std::size_t last_hash) {
+    const std::uint32_t base = offsets[first_hash];
+    std::vector<Endpoint> out(offsets[last_hash] - base);
+    std::vector<std::uint32_t> cursor(offsets.begin() + static_cast<std::ptrdiff_t>(first_hash),
+                                      offsets.begin() + static_cast<std::ptrdiff_t>(last_hash));
+    const std::uint32_t width = static_cast<std::uint32_t>(last_hash - first_hash);
+    for (SampleIndex i = 0; i < s.size(); ++i)
+        if (const std::uint32_t h = hash[i] - static_cast<std::uint32_t>(first_hash); h < width)  // kNoHash wraps out of range
+            out[cursor[h]++ - base] = {s.time_ns[i], i, s.tracepoints[s.tracepoint[i]].source_id};
+    return out;
 }
 
 struct LinkRange {
@@ -70,33 +83,42 @@ struct LinkRange {
     std::uint64_t unlinked = 0;
 };
 
-// Links the consumers of hashes [first_hash, last_hash).
-void link_hashes(const SampleSet& s, const Join& j, const detail::PairTable& pairs, const LinkOptions& options, std::size_t first_hash,
-                 std::size_t last_hash, LinkRange& out, std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found,
-                 bool reports) {
+// Gathers and links the consumers of the hashes of partition k.
+void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
+                    std::size_t k, LinkRange& out, std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found,
+                    bool reports) {
+    const std::size_t first_hash = plan.bounds[k], last_hash = plan.bounds[k + 1];
+    std::vector<Endpoint> producers = gather(s, s.output, plan.producer_offset, first_hash, last_hash);
+    const std::vector<Endpoint> consumers = gather(s, s.input, plan.consumer_offset, first_hash, last_hash);
+    const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
+    out.edges.reserve(consumers.size());  // about one edge per consumer: no doubling of the largest list
     constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     std::vector<std::uint32_t> runs;  // starts of the current hash's source runs, plus its end
     std::uint64_t consumers_done = 0;
     std::size_t reported_edges = 0;
     for (std::size_t h = first_hash; h < last_hash; ++h) {
-        const Endpoint* consumer = j.consumers.data() + j.consumer_offset[h];
-        const Endpoint* const consumers_end = j.consumers.data() + j.consumer_offset[h + 1];
+        const Endpoint* consumer = consumers.data() + (plan.consumer_offset[h] - consumer_base);
+        const Endpoint* const consumers_end = consumers.data() + (plan.consumer_offset[h + 1] - consumer_base);
         if (consumer == consumers_end) continue;
-        const Endpoint* producers = j.producers.data();
+        // Runs of one source; a stable sort keeps each run in time order.
+        const auto p_first = producers.begin() + (plan.producer_offset[h] - producer_base);
+        const auto p_last = producers.begin() + (plan.producer_offset[h + 1] - producer_base);
+        auto by_source = [](const Endpoint& a, const Endpoint& b) { return a.source < b.source; };
+        if (!std::is_sorted(p_first, p_last, by_source)) std::stable_sort(p_first, p_last, by_source);
         runs.clear();
-        for (std::uint32_t p = j.producer_offset[h]; p < j.producer_offset[h + 1]; ++p)
-            if (p == j.producer_offset[h] || producers[p].source != producers[p - 1].source) runs.push_back(p);
-        runs.push_back(j.producer_offset[h + 1]);
+        for (auto p = p_first; p != p_last; ++p)
+            if (p == p_first || p->source != (p - 1)->source) runs.push_back(static_cast<std::uint32_t>(p - producers.begin()));
+        runs.push_back(static_cast<std::uint32_t>(p_last - producers.begin()));
         for (; consumer != consumers_end; ++consumer) {
             const Endpoint& b = *consumer;
             const std::int64_t limit = b.time > kMax - options.tolerance_ns ? kMax : b.time + options.tolerance_ns;
             bool linked = false;
             for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
-                const Endpoint* first = producers + runs[r];
-                const Endpoint* last = producers + runs[r + 1];
+                const Endpoint* first = producers.data() + runs[r];
+                const Endpoint* last = producers.data() + runs[r + 1];
                 const auto scope = pairs.scope(first->source, b.source);
                 if (!scope) continue;
-                if (*scope != PairScope::any && j.instance_of_source[first->source] != j.instance_of_source[b.source]) continue;
+                if (*scope != PairScope::any && plan.instance_of_source[first->source] != plan.instance_of_source[b.source]) continue;
                 const Endpoint* p = std::upper_bound(first, last, limit, [](std::int64_t v, const Endpoint& a) { return v < a.time; });
                 while (p != first) {
                     const SampleIndex a = (--p)->sample;
@@ -109,7 +131,7 @@ void link_hashes(const SampleSet& s, const Join& j, const detail::PairTable& pai
             }
             out.unlinked += !linked;
         }
-        consumers_done += static_cast<std::uint64_t>(consumers_end - (j.consumers.data() + j.consumer_offset[h]));
+        consumers_done += plan.consumer_offset[h + 1] - plan.consumer_offset[h];
         if (consumers_done >= 0x10000) {
             done.fetch_add(consumers_done, std::memory_order_relaxed);
             edges_found.fetch_add(out.edges.size() - reported_edges, std::memory_order_relaxed);
@@ -118,19 +140,28 @@ void link_hashes(const SampleSet& s, const Join& j, const detail::PairTable& pai
             if (reports && options.progress) options.progress(done.load(), edges_found.load());
         }
     }
+    done.fetch_add(consumers_done, std::memory_order_relaxed);
+    edges_found.fetch_add(out.edges.size() - reported_edges, std::memory_order_relaxed);
 }
 
-// Edges (grouped by hash) -> both CSR directions, each sorted.
-void build_rows(std::size_t n, std::vector<Edge>&& by_hash, Graph& g) {
+// The workers' edges (grouped by hash) -> both CSR directions, each sorted.
+// Each worker's list is released once placed: the edges exist twice at most.
+void build_rows(std::size_t n, std::vector<LinkRange>& ranges, Graph& g) {
+    std::size_t total = 0;
+    for (const auto& r : ranges) total += r.edges.size();
+    if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 edges in one graph");
     g.out_offset.assign(n + 1, 0);
-    for (const Edge& e : by_hash) ++g.out_offset[e.from + 1];
+    for (const auto& r : ranges)
+        for (const Edge& e : r.edges) ++g.out_offset[e.from + 1];
     for (std::size_t i = 0; i < n; ++i) g.out_offset[i + 1] += g.out_offset[i];
-    g.edges.resize(by_hash.size());
+    g.edges.resize(total);
     {
         std::vector<std::uint32_t> cursor(g.out_offset.begin(), g.out_offset.end() - 1);
-        for (const Edge& e : by_hash) g.edges[cursor[e.from]++] = e;
+        for (auto& r : ranges) {
+            for (const Edge& e : r.edges) g.edges[cursor[e.from]++] = e;
+            r.edges = {};
+        }
     }
-    by_hash = {};
     // A producer's edges all belong to its output hash, whose consumers are
     // joined in time order: its row is sorted already, except where equal
     // times or keep-all put consumers out of index order.
@@ -150,45 +181,26 @@ void build_rows(std::size_t n, std::vector<Edge>&& by_hash, Graph& g) {
 }  // namespace
 
 Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& options) {
-    Graph g;
-    std::vector<Edge> edges;
-    std::uint64_t unlinked = 0;
+    const unsigned threads = std::clamp<unsigned>(options.threads ? options.threads : std::thread::hardware_concurrency(), 1, 64);
+    const JoinPlan plan = plan_join(s, s.size() < 100000 ? 1 : 4 * std::size_t{threads});
+    const std::size_t partitions = plan.bounds.size() - 1;
+    std::vector<LinkRange> ranges(partitions);
     {
-        const Join join = prepare_join(s);
         const detail::PairTable pairs(s, spec);
-        const unsigned threads = std::clamp<unsigned>(options.threads ? options.threads : std::thread::hardware_concurrency(), 1, 64);
-        const std::size_t consumers = join.consumers.size();
-        std::vector<LinkRange> ranges(consumers < 100000 ? 1 : threads);
-        // Hash ranges with about equal numbers of consumers.
-        std::vector<std::size_t> bounds{0};
-        for (std::size_t k = 1; k < ranges.size(); ++k)
-            bounds.push_back(static_cast<std::size_t>(std::lower_bound(join.consumer_offset.begin(), join.consumer_offset.end(),
-                                                                       static_cast<std::uint32_t>(consumers * k / ranges.size())) -
-                                                      join.consumer_offset.begin()));
-        bounds.push_back(s.hash_count);
-        for (std::size_t k = 1; k < bounds.size(); ++k) bounds[k] = std::clamp(bounds[k], bounds[k - 1], s.hash_count);
+        std::atomic<std::size_t> next{0};
         std::atomic<std::uint64_t> done{0}, edges_found{0};
-        auto range = [&](std::size_t k) {
-            link_hashes(s, join, pairs, options, bounds[k], bounds[k + 1], ranges[k], done, edges_found, k == 0);
+        auto worker = [&](bool reports) {
+            for (std::size_t k; (k = next.fetch_add(1)) < partitions;)
+                link_partition(s, plan, pairs, options, k, ranges[k], done, edges_found, reports);
         };
-        {
-            std::vector<std::jthread> pool;
-            for (std::size_t k = 1; k < ranges.size(); ++k) pool.emplace_back(range, k);
-            range(0);
-        }
-        std::size_t total = 0;
-        for (const auto& r : ranges) total += r.edges.size();
-        if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 edges in one graph");
-        edges.reserve(total);
-        for (auto& r : ranges) {
-            edges.insert(edges.end(), r.edges.begin(), r.edges.end());
-            unlinked += r.unlinked;
-            r.edges = {};
-        }
-        if (options.progress) options.progress(s.size(), edges.size());
+        std::vector<std::jthread> pool;
+        for (unsigned t = 1; t < std::min<std::size_t>(threads, partitions); ++t) pool.emplace_back(worker, false);
+        worker(true);
     }
-    build_rows(s.size(), std::move(edges), g);
-    g.unlinked_inputs = unlinked;
+    Graph g;
+    for (const auto& r : ranges) g.unlinked_inputs += r.unlinked;
+    build_rows(s.size(), ranges, g);
+    if (options.progress) options.progress(s.size(), g.edges.size());
     for (SampleIndex i = 0; i < s.size(); ++i)
         g.unconsumed_outputs += s.output[i] != kNoHash && g.out_offset[i] == g.out_offset[i + 1];
     return g;

@@ -55,6 +55,8 @@ int run_analyze(hashtrace::cli::Args& args) {
     if (clock_correct) graph::correct_times(samples, clocksync::time_correction(clocks));
     const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
     const auto graph = cli::link_stage(samples, spec, pipeline);
+    // Linked: only the HTML report still reads the hash ids (8 bytes a sample).
+    if (!html) samples.input = samples.output = {};
     auto result = metrics::analyze(samples, graph, spec, measure);
     result.warnings = warnings;
     clocksync::add_clock_report(clocks, samples, clock_correct, result);

@@ -97,10 +97,8 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
     if (backward_in_time) return std::nullopt;
     std::vector<Reached> out;
     if (classes.count == 0) return out;
-    if (scratch.stamp.size() != samples.size()) {
-        scratch.stamp.assign(samples.size(), 0);
-        scratch.generation = 0;
-    }
+    scratch.visited.assign((samples.size() + 63) / 64, 0);
+    scratch.marked.clear();
     const std::int64_t* time = samples.time_ns.data();
     std::vector<graph::SampleIndex> earliest(classes.count, kUnreached);
     std::vector<std::uint32_t> found;  // classes found for the current start
@@ -108,22 +106,21 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
     const std::greater<std::pair<std::int64_t, graph::SampleIndex>> later;  // min-heap on (time, index)
     std::size_t visited = 0;
     for (const graph::SampleIndex v : starts) {
-        if (++scratch.generation == 0) {  // wrapped: old marks could collide
-            std::fill(scratch.stamp.begin(), scratch.stamp.end(), 0);
-            scratch.generation = 1;
-        }
         const std::uint32_t own = classes.skip_start_class ? classes.of_tracepoint[samples.tracepoint[v]] : kNoClass;
         const std::size_t wanted = classes.count - (own != kNoClass);
         std::int64_t all_found_at = 0;  // time of the pop that found the last wanted class
         heap.clear();
         found.clear();
         auto push_children = [&](graph::SampleIndex u) {
-            for (const graph::Edge& e : graph.out(u))
-                if (scratch.stamp[e.to] != scratch.generation) {
-                    scratch.stamp[e.to] = scratch.generation;
-                    heap.emplace_back(time[e.to], e.to);
-                    std::push_heap(heap.begin(), heap.end(), later);
-                }
+            for (const graph::Edge& e : graph.out(u)) {
+                std::uint64_t& word = scratch.visited[e.to / 64];
+                const std::uint64_t bit = std::uint64_t{1} << (e.to % 64);
+                if (word & bit) continue;
+                word |= bit;
+                scratch.marked.push_back(e.to);
+                heap.emplace_back(time[e.to], e.to);
+                std::push_heap(heap.begin(), heap.end(), later);
+            }
         };
         push_children(v);
         // Times never decrease along a path, so samples are popped in time
@@ -147,6 +144,8 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
             }
             push_children(u);
         }
+        for (graph::SampleIndex u : scratch.marked) scratch.visited[u / 64] = 0;
+        scratch.marked.clear();
         std::sort(found.begin(), found.end());
         for (std::uint32_t c : found) {
             out.push_back({v, c, earliest[c]});

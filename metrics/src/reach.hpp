@@ -89,10 +89,11 @@ struct Reached {
     graph::SampleIndex to;
 };
 
-// Visited marks, reused across searches (4 bytes per sample).
+// Reused across searches: visited marks (one bit per sample, so they stay
+// in cache; cleared after each search through the list of marked samples).
 struct SearchScratch {
-    std::vector<std::uint32_t> stamp;
-    std::uint32_t generation = 0;
+    std::vector<std::uint64_t> visited;
+    std::vector<graph::SampleIndex> marked;
     std::vector<std::pair<std::int64_t, graph::SampleIndex>> heap;  // (time, sample)
 };
 
