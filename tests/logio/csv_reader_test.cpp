@@ -64,6 +64,15 @@ TEST(CsvReader, ReadsThePapersEightColumns) {
     EXPECT_EQ(hashtrace::to_hex(c.samples[0].input_hash)[0], '0');
 }
 
+TEST(CsvReader, HashesInEitherCaseDecodeToTheSameBytes) {
+    Collect c;
+    parse(kHeader + "A,1,T,x,x,1.0,0123456789ABCDEF0123456789abcdef,0123456789abcdef0123456789ABCDEF\n", c);
+    ASSERT_EQ(c.samples.size(), 1u);
+    EXPECT_EQ(c.samples[0].input_hash, c.samples[0].output_hash);
+    const auto hex = hashtrace::to_hex(c.samples[0].input_hash);
+    EXPECT_EQ(std::string(hex.begin(), hex.end()), kHashA);
+}
+
 TEST(CsvReader, FindsColumnsByNameAndIgnoresUnknownOnes) {
     Collect c;
     parse("sample_time,extra,node_name,instance,tracepoint_name,input_hash_type,output_hash_type,input_hash,output_hash,"
@@ -113,6 +122,9 @@ TEST(CsvReader, MalformedLinesNameFileLineAndReason) {
     expect_error(kHeader + "A,1,T,x,x,1.0," + kHashA + ",,,\n", 2, "more fields");
     expect_error(kHeader + "A,1,T,x,x,1.0," + kHashA + "," + kHashB + "\nA,1,T,x,x,soon,,\n", 3, "sample_time 'soon'");
     expect_error(kHeader + "A,1,T,x,x,1.0,abc,\n", 2, "input_hash 'abc' is not 32 hex digits");
+    // 32 characters, one not a hex digit (':' and 'g' border the digit ranges).
+    expect_error(kHeader + "A,1,T,x,x,1.0,,0123456789abcdef0123456789abcde:\n", 2, "output_hash '0123456789abcdef0123456789abcde:'");
+    expect_error(kHeader + "A,1,T,x,x,1.0,g123456789abcdef0123456789abcdef,\n", 2, "is not 32 hex digits");
     expect_error(kHeader + ",1,T,x,x,1.0,,\n", 2, "node_name is empty");
     expect_error("node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash,"
                  "hash_function\nA,1,T,x,x,1.0,,,sha1\n",
