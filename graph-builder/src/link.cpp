@@ -182,7 +182,7 @@ void build_rows(std::size_t n, std::vector<LinkRange>& ranges, Graph& g) {
 
 Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& options) {
     const unsigned threads = std::clamp<unsigned>(options.threads ? options.threads : std::thread::hardware_concurrency(), 1, 64);
-    const JoinPlan plan = plan_join(s, s.size() < 100000 ? 1 : 4 * std::size_t{threads});
+    const JoinPlan plan = plan_join(s, s.size() < 100000 ? 1 : 2 * std::size_t{threads});
     const std::size_t partitions = plan.bounds.size() - 1;
     std::vector<LinkRange> ranges(partitions);
     {
