@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -42,13 +44,17 @@ double ms_between(const SampleSet& s, SampleIndex a, SampleIndex b) { return dou
 // each target class. An interval's classes are the node instances of its
 // `to` tracepoints (SPEC 5: the earliest per instance reached); the matrix's
 // are the nodes, from every sample without incoming edge.
+// Intervals with the same `from` tracepoints share one question (one search
+// per start sample serves all of them), each owning a range of its classes.
 struct Question {
-    bool is_interval = true;
-    std::size_t interval = 0;                 // is_interval: index into spec.intervals
     const std::vector<SampleIndex>* starts = nullptr;
     detail::TracepointSet start_tracepoints;
     detail::TargetClasses classes;
-    std::vector<detail::Reached> reached;     // the answer, written by the thread that ran it
+    struct Part {
+        std::size_t interval;
+        std::uint32_t first_class, class_count;
+    };
+    std::vector<Part> intervals;  // empty for the matrix
 };
 
 // The exact fallback: one EarliestReach pass per class.
@@ -56,10 +62,13 @@ std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question
     std::vector<detail::Reached> out;
     for (std::uint32_t c = 0; c < q.classes.count; ++c) {
         detail::TracepointSet to(s.tracepoints.size());
-        for (std::size_t t = 0; t < to.size(); ++t) to[t] = q.classes.of_tracepoint[t] == c;
+        for (graph::TracepointId t = 0; t < to.size(); ++t) {
+            const auto of_t = q.classes.of(t);
+            to[t] = std::find(of_t.begin(), of_t.end(), c) != of_t.end();
+        }
         reach.run(q.start_tracepoints, to);
         for (SampleIndex v : *q.starts) {
-            if (q.classes.skip_start_class && q.classes.of_tracepoint[s.tracepoint[v]] == c) continue;
+            if (q.classes.skip_start_class && !q.classes.of(s.tracepoint[v]).empty() && q.classes.of(s.tracepoint[v]).front() == c) continue;
             if (const SampleIndex to_sample = reach.earliest(v); to_sample != detail::kUnreached) out.push_back({v, c, to_sample});
         }
     }
@@ -120,30 +129,43 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     const auto from_samples = samples_of(s, from_sets);
 
     std::vector<Question> questions;
+    std::vector<std::vector<std::vector<std::uint32_t>>> class_lists;  // per question, per tracepoint
     for (std::size_t i = 0; i < spec.intervals.size() && !options.keep_all_targets; ++i) {
-        Question q{true, i, &from_samples[i], from_sets[i], {}, {}};
+        std::size_t k = 0;
+        while (k < questions.size() && questions[k].start_tracepoints != from_sets[i]) ++k;
+        if (k == questions.size()) {
+            questions.push_back(Question{&from_samples[i], from_sets[i], {}, {}});
+            class_lists.emplace_back(s.tracepoints.size());
+        }
+        Question& q = questions[k];
+        // One class per node instance of the `to` tracepoints, in instance
+        // order: results come out in (from sample, instance) order.
         std::vector<std::uint32_t> instance_class(s.instances.size(), detail::kNoClass);
-        q.classes.of_tracepoint.assign(s.tracepoints.size(), detail::kNoClass);
         for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
             if (to_sets[i][t]) instance_class[s.tracepoints[t].instance_id] = 0;
-        for (auto& c : instance_class)  // classes in instance order: results come out in (from, instance) order
-            if (c == 0) c = q.classes.count++;
+        Question::Part part{i, q.classes.count, 0};
+        for (auto& c : instance_class)
+            if (c == 0) c = part.first_class + part.class_count++;
         for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
-            if (to_sets[i][t]) q.classes.of_tracepoint[t] = instance_class[s.tracepoints[t].instance_id];
-        questions.push_back(std::move(q));
+            if (to_sets[i][t]) class_lists[k][t].push_back(instance_class[s.tracepoints[t].instance_id]);
+        q.classes.count += part.class_count;
+        q.intervals.push_back(part);
     }
+    for (std::size_t k = 0; k < questions.size(); ++k)
+        questions[k].classes = detail::TargetClasses::from_lists(class_lists[k], questions[k].classes.count);
     std::vector<SampleIndex> roots;  // samples without incoming edge: the matrix's starts
+    std::optional<Question> matrix;
     if (s.node_names.size() > 1) {
-        Question q{false, 0, &roots, detail::TracepointSet(s.tracepoints.size()), {}, {}};
+        matrix = Question{&roots, detail::TracepointSet(s.tracepoints.size()), {}, {}};
         for (SampleIndex v = 0; v < s.size(); ++v)
             if (g.in_degree(v) == 0) {
                 roots.push_back(v);
-                q.start_tracepoints[s.tracepoint[v]] = true;
+                matrix->start_tracepoints[s.tracepoint[v]] = true;
             }
-        for (const auto& tp : s.tracepoints) q.classes.of_tracepoint.push_back(tp.node_id);
-        q.classes.count = static_cast<std::uint32_t>(s.node_names.size());
-        q.classes.skip_start_class = true;
-        questions.push_back(std::move(q));
+        std::vector<std::vector<std::uint32_t>> node_of(s.tracepoints.size());
+        for (std::size_t t = 0; t < s.tracepoints.size(); ++t) node_of[t] = {s.tracepoints[t].node_id};
+        matrix->classes = detail::TargetClasses::from_lists(node_of, static_cast<std::uint32_t>(s.node_names.size()));
+        matrix->classes.skip_start_class = true;
     }
 
     const detail::TracepointGraph tracepoint_graph(s, g);
@@ -151,23 +173,15 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // question whose searches visit more than two passes' worth is wandering
     // along loop chains, and the passes finish it at a bounded cost.
     const std::size_t budget = options.reach_search_budget ? options.reach_search_budget : std::max<std::size_t>(2 * s.size(), 1u << 16);
-    auto answer = [&](Question& q, detail::EarliestReach& reach, detail::SearchScratch& scratch) {
+    auto answer = [&](const Question& q, detail::EarliestReach& reach, detail::SearchScratch& scratch) {
         auto found = detail::search_earliest(s, g, tracepoint_graph.runs_backward_in_time(), *q.starts, q.classes, budget, scratch);
-        q.reached = found ? std::move(*found) : answer_by_passes(s, q, reach);
+        return found ? std::move(*found) : answer_by_passes(s, q, reach);
     };
     r.intervals.resize(spec.intervals.size());
-    auto interval_task = [&](std::size_t i, detail::EarliestReach& reach, detail::SearchScratch& scratch) {
+    auto finish_interval = [&](std::size_t i, std::vector<double>&& values) {
         IntervalResult& ir = r.intervals[i];
         ir.name = spec.intervals[i].name;
         ir.kind = spec.intervals[i].kind;
-        std::vector<double> values;
-        if (options.keep_all_targets) {
-            values = all_reachable_latencies(s, g, from_samples[i], to_sets[i]);
-        } else {
-            answer(questions[i], reach, scratch);
-            for (const auto& reached : questions[i].reached) values.push_back(ms_between(s, reached.from, reached.to));
-            questions[i].reached = {};
-        }
         if (options.keep_values) {
             ir.latency_ms = summarize(std::span<const double>(values));
             ir.values_ms = std::move(values);
@@ -175,37 +189,48 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             ir.latency_ms = summarize(std::move(values));
         }
     };
-    auto matrix_task = [&](detail::EarliestReach& reach, detail::SearchScratch& scratch) {
-        answer(questions.back(), reach, scratch);
-        const std::size_t nodes = s.node_names.size();
-        std::vector<Moments> cells(nodes * nodes);
-        std::vector<double> maxima(nodes * nodes, 0);
-        for (const auto& reached : questions.back().reached) {
-            const std::size_t cell = s.tracepoint_of(reached.from).node_id * nodes + reached.target_class;
-            const double ms = ms_between(s, reached.from, reached.to);
-            cells[cell].add(ms);
-            maxima[cell] = cells[cell].n == 1 ? ms : std::max(maxima[cell], ms);
-        }
-        for (std::size_t cell = 0; cell < cells.size(); ++cell)
-            if (cells[cell].n > 0)
-                r.node_latency.push_back({s.node_names[cell / nodes], s.node_names[cell % nodes], cells[cell].n, cells[cell].mean, maxima[cell]});
-    };
+    using Task = std::function<void(detail::EarliestReach&, detail::SearchScratch&)>;
+    // Each task writes its own part of the result. The edge metrics go first
+    // (the longest), then the matrix, then the intervals.
+    std::vector<Task> tasks;
+    tasks.emplace_back([&](detail::EarliestReach&, detail::SearchScratch&) { detail::measure_edges(s, g, options, r); });
+    if (matrix)
+        tasks.emplace_back([&](detail::EarliestReach& reach, detail::SearchScratch& scratch) {
+            const std::size_t nodes = s.node_names.size();
+            std::vector<Moments> cells(nodes * nodes);
+            std::vector<double> maxima(nodes * nodes, 0);
+            for (const auto& reached : answer(*matrix, reach, scratch)) {
+                const std::size_t cell = s.tracepoint_of(reached.from).node_id * nodes + reached.target_class;
+                const double ms = ms_between(s, reached.from, reached.to);
+                cells[cell].add(ms);
+                maxima[cell] = cells[cell].n == 1 ? ms : std::max(maxima[cell], ms);
+            }
+            for (std::size_t cell = 0; cell < cells.size(); ++cell)
+                if (cells[cell].n > 0)
+                    r.node_latency.push_back({s.node_names[cell / nodes], s.node_names[cell % nodes], cells[cell].n, cells[cell].mean, maxima[cell]});
+        });
+    for (const Question& q : questions)
+        tasks.emplace_back([&](detail::EarliestReach& reach, detail::SearchScratch& scratch) {
+            const std::vector<detail::Reached> reached = answer(q, reach, scratch);
+            for (const Question::Part& part : q.intervals) {
+                std::vector<double> values;
+                for (const auto& x : reached)
+                    if (x.target_class - part.first_class < part.class_count) values.push_back(ms_between(s, x.from, x.to));
+                finish_interval(part.interval, std::move(values));
+            }
+        });
+    for (std::size_t i = 0; i < spec.intervals.size() && options.keep_all_targets; ++i)
+        tasks.emplace_back([&, i](detail::EarliestReach&, detail::SearchScratch&) {
+            finish_interval(i, all_reachable_latencies(s, g, from_samples[i], to_sets[i]));
+        });
 
-    // Tasks on all cores, each writing its own part of the result: the edge
-    // metrics (the longest, so first), the matrix, then the intervals.
-    const bool has_matrix = !questions.empty() && !questions.back().is_interval;
-    const std::size_t tasks = 1 + has_matrix + spec.intervals.size();
     unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks));
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
     std::atomic<std::size_t> next_task{0};
     auto worker = [&] {
         detail::EarliestReach reach(s, g, tracepoint_graph);
         detail::SearchScratch scratch;
-        for (std::size_t k; (k = next_task.fetch_add(1)) < tasks;) {
-            if (k == 0) detail::measure_edges(s, g, options, r);
-            else if (has_matrix && k == 1) matrix_task(reach, scratch);
-            else interval_task(k - 1 - has_matrix, reach, scratch);
-        }
+        for (std::size_t k; (k = next_task.fetch_add(1)) < tasks.size();) tasks[k](reach, scratch);
     };
     {
         std::vector<std::jthread> pool;

@@ -91,6 +91,17 @@ void EarliestReach::run(const TracepointSet& from, const TracepointSet& to) {
     }
 }
 
+TargetClasses TargetClasses::from_lists(const std::vector<std::vector<std::uint32_t>>& per_tracepoint, std::uint32_t count) {
+    TargetClasses c;
+    c.count = count;
+    c.first.push_back(0);
+    for (const auto& list : per_tracepoint) {
+        c.ids.insert(c.ids.end(), list.begin(), list.end());
+        c.first.push_back(static_cast<std::uint32_t>(c.ids.size()));
+    }
+    return c;
+}
+
 std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, bool backward_in_time,
                                                     std::span<const graph::SampleIndex> starts, const TargetClasses& classes,
                                                     std::size_t budget, SearchScratch& scratch) {
@@ -106,7 +117,8 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
     const std::greater<std::pair<std::int64_t, graph::SampleIndex>> later;  // min-heap on (time, index)
     std::size_t visited = 0;
     for (const graph::SampleIndex v : starts) {
-        const std::uint32_t own = classes.skip_start_class ? classes.of_tracepoint[samples.tracepoint[v]] : kNoClass;
+        const auto start_classes = classes.of(samples.tracepoint[v]);
+        const std::uint32_t own = classes.skip_start_class && !start_classes.empty() ? start_classes.front() : kNoClass;
         const std::size_t wanted = classes.count - (own != kNoClass);
         std::int64_t all_found_at = 0;  // time of the pop that found the last wanted class
         heap.clear();
@@ -132,8 +144,8 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
             const auto [t, u] = heap.back();
             heap.pop_back();
             if (++visited > budget) return std::nullopt;
-            const std::uint32_t c = classes.of_tracepoint[samples.tracepoint[u]];
-            if (c != kNoClass && c != own) {
+            for (const std::uint32_t c : classes.of(samples.tracepoint[u])) {
+                if (c == own) continue;
                 if (earliest[c] == kUnreached) {
                     earliest[c] = u;
                     found.push_back(c);

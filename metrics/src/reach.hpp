@@ -75,12 +75,19 @@ private:
 };
 
 // Target samples grouped into classes (node instances for intervals, nodes
-// for the matrix): the search reports the earliest sample of each class.
+// for the matrix): the search reports the earliest sample of each class. A
+// tracepoint may be in several classes (intervals that share their start
+// samples are answered by one search).
 inline constexpr std::uint32_t kNoClass = 0xFFFFFFFFu;
 struct TargetClasses {
-    std::vector<std::uint32_t> of_tracepoint;  // class of each tracepoint's samples, or kNoClass
+    std::vector<std::uint32_t> first;  // classes of tracepoint t: ids[first[t] .. first[t+1])
+    std::vector<std::uint32_t> ids;
     std::uint32_t count = 0;
-    bool skip_start_class = false;  // ignore the class of the start sample's own tracepoint (matrix: X != Y)
+    bool skip_start_class = false;  // ignore the (first) class of the start sample's own tracepoint (matrix: X != Y)
+
+    std::span<const std::uint32_t> of(graph::TracepointId t) const { return {ids.data() + first[t], ids.data() + first[t + 1]}; }
+    // From a list of classes per tracepoint.
+    static TargetClasses from_lists(const std::vector<std::vector<std::uint32_t>>& per_tracepoint, std::uint32_t count);
 };
 
 struct Reached {

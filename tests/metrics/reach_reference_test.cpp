@@ -66,6 +66,14 @@ to = "*/Recv"
 name = "everything to everything"
 from = "*/*"
 to = "*/*"
+[[interval]]
+name = "same start as the first, other targets"
+from = "A/Loop"
+to = "*/Recv"
+[[interval]]
+name = "same start as the second, overlapping targets"
+from = "*/Send"
+to = "*/*"
 )",
                                  "random.toml");
     graph::LinkOptions link;
