@@ -214,15 +214,24 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
     return out;
 }
 
-// Runs `parse(file_index, chunk, meta, on_batch)` for every file on `threads` workers.
+// Runs `parse(file_index, chunk, meta, on_batch)` for every file on `threads`
+// workers, largest files first (`sizes`: bytes of each) so that the workers
+// finish together.
 template <typename Parse>
-SampleSet load_with(std::size_t file_count, const std::vector<std::string>& names, const LoadOptions& options, Parse&& parse) {
+SampleSet load_with(const std::vector<std::string>& names, const std::vector<std::uintmax_t>& sizes, const LoadOptions& options,
+                    Parse&& parse) {
+    const std::size_t file_count = names.size();
+    std::vector<std::size_t> claim_order(file_count);
+    for (std::size_t i = 0; i < file_count; ++i) claim_order[i] = i;
+    std::stable_sort(claim_order.begin(), claim_order.end(), [&](std::size_t a, std::size_t b) { return sizes[a] > sizes[b]; });
     unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     threads = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(file_count, 1)));
     std::vector<Chunk> chunks(threads);
     std::vector<ParsedFile> files(file_count);
     std::atomic<std::size_t> next{0};
-    std::atomic<bool> failed{false};
+    // The first bad file in the given order is reported: after a failure,
+    // only files before it are still parsed.
+    std::atomic<std::size_t> first_failed{file_count};
     std::vector<std::exception_ptr> errors(file_count);
     std::mutex progress_mutex;
     LoadProgress progress{0, file_count, 0};
@@ -236,7 +245,9 @@ SampleSet load_with(std::size_t file_count, const std::vector<std::string>& name
     };
     auto worker = [&](std::size_t c) {
         const std::function<void(std::uint64_t)> on_batch = [&](std::uint64_t n) { report(n, false); };
-        for (std::size_t i; !failed && (i = next.fetch_add(1)) < file_count;) {
+        for (std::size_t k; (k = next.fetch_add(1)) < file_count;) {
+            const std::size_t i = claim_order[k];
+            if (i > first_failed) continue;
             ParsedFile& f = files[i];
             f.chunk = c;
             f.first = chunks[c].time.size();
@@ -246,7 +257,8 @@ SampleSet load_with(std::size_t file_count, const std::vector<std::string>& name
                 f.meta.report = parse(i, filler);
             } catch (...) {
                 errors[i] = std::current_exception();
-                failed = true;
+                for (std::size_t seen = first_failed; i < seen && !first_failed.compare_exchange_weak(seen, i);) {
+                }
             }
             f.meta.sample_count = static_cast<SampleIndex>(chunks[c].time.size() - f.first);
             report(0, true);
@@ -265,18 +277,28 @@ SampleSet load_with(std::size_t file_count, const std::vector<std::string>& name
 
 SampleSet load_samples(const std::vector<std::filesystem::path>& paths, const LoadOptions& options) {
     std::vector<std::string> names;
-    for (const auto& p : paths) names.push_back(p.string());
+    std::vector<std::uintmax_t> sizes;
+    for (const auto& p : paths) {
+        names.push_back(p.string());
+        std::error_code unknown;  // reported by the reader
+        const auto size = std::filesystem::file_size(p, unknown);
+        sizes.push_back(unknown ? 0 : size);
+    }
     const logio::ReadOptions read_options{options.lenient};
-    return load_with(paths.size(), names, options, [&](std::size_t i, logio::LogVisitor& v) {
+    return load_with(names, sizes, options, [&](std::size_t i, logio::LogVisitor& v) {
         return logio::read_log(paths[i], v, read_options);
     });
 }
 
 SampleSet load_samples_from_memory(const std::vector<std::pair<std::string, std::string>>& logs, const LoadOptions& options) {
     std::vector<std::string> names;
-    for (const auto& l : logs) names.push_back(l.first);
+    std::vector<std::uintmax_t> sizes;
+    for (const auto& l : logs) {
+        names.push_back(l.first);
+        sizes.push_back(l.second.size());
+    }
     const logio::ReadOptions read_options{options.lenient};
-    return load_with(logs.size(), names, options, [&](std::size_t i, logio::LogVisitor& v) {
+    return load_with(names, sizes, options, [&](std::size_t i, logio::LogVisitor& v) {
         const auto& [name, data] = logs[i];
         return looks_binary(data) ? logio::read_binary(data, name, v, read_options) : logio::read_csv(data, name, v, read_options);
     });

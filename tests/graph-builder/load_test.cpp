@@ -141,6 +141,17 @@ TEST(Load, FirstBadFileInInputOrderIsReported) {
     } catch (const logio::LogError& e) {
         EXPECT_EQ(e.file(), "bad1.csv");
     }
+    // Workers take the largest files first; the report still follows input order.
+    for (unsigned threads : {1u, 2u, 3u}) {
+        LoadOptions options;
+        options.threads = threads;
+        try {
+            load_samples_from_memory({{"good.csv", good.text()}, {"bad1.csv", "x\n"}, {"bad2.csv", std::string(100000, 'y') + "\n"}}, options);
+            FAIL();
+        } catch (const logio::LogError& e) {
+            EXPECT_EQ(e.file(), "bad1.csv") << threads << " threads";
+        }
+    }
 }
 
 // A binary log cut short (a crash mid-write) loses only its torn tail.
