@@ -5,6 +5,7 @@
 
 #include "block_column.hpp"
 #include "hash_interner.hpp"
+#include "time_order.hpp"
 #include "hashtrace/detail/binary_format.hpp"
 #include "hashtrace/logio/reader.hpp"
 
@@ -123,7 +124,7 @@ bool looks_binary(std::string_view data) {
 
 // Builds the global tables (tracepoints, instances, nodes, sources), copies
 // the columns in file order releasing each chunk column once copied (peak:
-// the final columns plus one chunk column), then sorts by time.
+// the final columns plus two chunk columns), sorting each by time.
 SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool keep_hash_values) {
     SampleSet out;
     std::map<std::pair<std::string, std::string>, std::uint32_t> instance_ids;
@@ -163,7 +164,12 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
     for (std::size_t c = 1; c < chunks.size(); ++c) {
         const auto& keys = chunks[c].hashes.keys();
         hash_map[c].resize(keys.size());
-        for (std::size_t i = 0; i < keys.size(); ++i) hash_map[c][i] = global.intern(keys[i].hash, keys[i].function);
+        constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;  // as in ChunkFiller::on_samples
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            if (i + kSlotAhead < keys.size()) global.prefetch_slot(keys[i + kSlotAhead].hash, keys[i + kSlotAhead].function);
+            if (i + kKeyAhead < keys.size()) global.prefetch_key(keys[i + kKeyAhead].hash, keys[i + kKeyAhead].function);
+            hash_map[c][i] = global.intern(keys[i].hash, keys[i].function);
+        }
         chunks[c].hashes = HashInterner{};
     }
     out.hash_count = global.size();
@@ -199,17 +205,32 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
     };
     auto same = [](std::size_t, auto v) { return v; };
     auto hash = [&](std::size_t c, HashId id) { return c == 0 || id == kNoHash ? id : hash_map[c][id]; };
+    // The time column gives the order (sort_by_time's); the other columns are
+    // copied and put in that order two at a time, in parallel.
     copy_column(&Chunk::time, out.time_ns, same);
-    copy_column(&Chunk::input, out.input, hash);
-    copy_column(&Chunk::output, out.output, hash);
-    copy_column(&Chunk::tracepoint, out.tracepoint, [&](std::size_t c, TracepointId t) { return tracepoint_map[c][t]; });
-    copy_column(&Chunk::thread, out.thread, same);
+    const bool sorted = std::is_sorted(out.time_ns.begin(), out.time_ns.end());
+    std::vector<SampleIndex> order;
+    if (!sorted) {
+        order = detail::time_order(out.time_ns);
+        detail::permute(out.time_ns, order);
+    }
+    auto place = [&](auto member, auto& target, auto&& remap) {
+        copy_column(member, target, remap);
+        if (!sorted) detail::permute(target, order);
+    };
+    {
+        std::jthread hashes([&] {
+            place(&Chunk::input, out.input, hash);
+            place(&Chunk::output, out.output, hash);
+        });
+        place(&Chunk::tracepoint, out.tracepoint, [&](std::size_t c, TracepointId t) { return tracepoint_map[c][t]; });
+        place(&Chunk::thread, out.thread, same);
+    }
 
     for (ParsedFile& f : files) {
         out.dropped_samples += f.meta.report.dropped_samples;
         out.files.push_back(std::move(f.meta));
     }
-    sort_by_time(out);
     release_free_memory();
     return out;
 }

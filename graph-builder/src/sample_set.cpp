@@ -1,10 +1,12 @@
 #include "hashtrace/graph/sample_set.hpp"
 
+#include "time_order.hpp"
+
 #include <algorithm>
 #include <limits>
 
 namespace hashtrace::graph {
-namespace {
+namespace detail {
 
 // Each file is almost always in time order already, so the samples are a few
 // sorted runs: a natural merge sort (stable, log2(runs) sequential passes)
@@ -51,14 +53,7 @@ std::vector<SampleIndex> time_order(const std::vector<std::int64_t>& time) {
     return order;
 }
 
-template <typename T>
-void permute(std::vector<T>& column, const std::vector<SampleIndex>& order) {
-    std::vector<T> sorted(column.size());
-    for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
-    column.swap(sorted);
-}
-
-}  // namespace
+}  // namespace detail
 
 std::string SampleSet::label(SampleIndex s) const {
     const Tracepoint& tp = tracepoint_of(s);
@@ -67,12 +62,12 @@ std::string SampleSet::label(SampleIndex s) const {
 
 void sort_by_time(SampleSet& samples) {
     if (std::is_sorted(samples.time_ns.begin(), samples.time_ns.end())) return;
-    const std::vector<SampleIndex> order = time_order(samples.time_ns);
-    permute(samples.time_ns, order);
-    permute(samples.input, order);
-    permute(samples.output, order);
-    permute(samples.tracepoint, order);
-    permute(samples.thread, order);
+    const std::vector<SampleIndex> order = detail::time_order(samples.time_ns);
+    detail::permute(samples.time_ns, order);
+    detail::permute(samples.input, order);
+    detail::permute(samples.output, order);
+    detail::permute(samples.tracepoint, order);
+    detail::permute(samples.thread, order);
 }
 
 void correct_times(SampleSet& samples, const TimeCorrection& correction) {

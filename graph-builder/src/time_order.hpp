@@ -1,0 +1,23 @@
+// time_order.hpp - the stable time order of a time column and applying it
+// to the other columns (sort_by_time, and load's merge, which sorts columns
+// in parallel as it builds them).
+#pragma once
+
+#include "hashtrace/graph/sample_set.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace hashtrace::graph::detail {
+
+// Sample indices in time order, ties in index order.
+std::vector<SampleIndex> time_order(const std::vector<std::int64_t>& time);
+
+template <typename T>
+void permute(std::vector<T>& column, const std::vector<SampleIndex>& order) {
+    std::vector<T> sorted(column.size());
+    for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
+    column.swap(sorted);
+}
+
+}  // namespace hashtrace::graph::detail
