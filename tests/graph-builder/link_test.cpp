@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <random>
 #include <set>
 
 namespace hashtrace::graph {
@@ -285,6 +287,59 @@ TEST(Link, ParallelLinkingEqualsSerial) {
     ASSERT_EQ(g1.edges.size(), g2.edges.size());
     for (std::size_t i = 0; i < g1.edges.size(); ++i) ASSERT_EQ(std::pair(g1.edges[i].from, g1.edges[i].to), std::pair(g2.edges[i].from, g2.edges[i].to));
     EXPECT_EQ(g1.unlinked_inputs, g2.unlinked_inputs);
+}
+
+// The partitioned join on a random run large enough to be split (>= 100k
+// samples), against SPEC 4 checked directly for a sample of consumers: per
+// source, the latest producer with the consumer's hash at or before its time
+// (+ tolerance), itself excluded; keep-all: every such producer.
+TEST(Link, PartitionedJoinMatchesTheRulesOnARandomRun) {
+    std::mt19937_64 rng(7);
+    std::vector<CsvLog> logs(3);
+    const char* tracepoints[] = {"P", "Q", "R"};
+    for (int k = 0; k < 110000; ++k) {
+        const int node = static_cast<int>(rng() % 3);
+        const double t = 100 + static_cast<double>(rng() % 2000000) * 1e-6;  // equal times happen
+        const std::string in = rng() % 4 ? "h" + std::to_string(rng() % 5000) : "";
+        const std::string out = rng() % 4 ? "h" + std::to_string(rng() % 5000) : "";
+        logs[node].row("N" + std::to_string(node), "1", tracepoints[rng() % 3], t, in, out, 0);
+    }
+    const auto s = load({{"n0.csv", logs[0].text()}, {"n1.csv", logs[1].text()}, {"n2.csv", logs[2].text()}});
+    std::vector<std::vector<SampleIndex>> producers_of(s.hash_count);  // per hash id, in index order
+    for (SampleIndex i = 0; i < s.size(); ++i)
+        if (s.output[i] != kNoHash) producers_of[s.output[i]].push_back(i);
+    for (const bool keep_all : {false, true})
+        for (const std::int64_t tolerance : {std::int64_t{0}, std::int64_t{3000}}) {
+            std::vector<Graph> graphs;
+            for (unsigned threads : {1u, 2u, 3u}) {
+                LinkOptions options;
+                options.threads = threads;
+                options.keep_all = keep_all;
+                options.tolerance_ns = tolerance;
+                graphs.push_back(link(s, {}, options));
+            }
+            for (const Graph& g : graphs) {
+                ASSERT_EQ(g.edges.size(), graphs[0].edges.size());
+                EXPECT_TRUE(std::equal(g.edges.begin(), g.edges.end(), graphs[0].edges.begin(),
+                                       [](const Edge& a, const Edge& b) { return a.from == b.from && a.to == b.to; }));
+                EXPECT_EQ(g.unlinked_inputs, graphs[0].unlinked_inputs);
+            }
+            const Graph& g = graphs[0];
+            for (SampleIndex b = 0; b < s.size(); b += 37) {
+                std::set<SampleIndex> want, got;
+                if (s.input[b] != kNoHash) {
+                    std::map<std::uint32_t, std::vector<SampleIndex>> by_source;  // candidates, index order = time order
+                    for (SampleIndex a : producers_of[s.input[b]])
+                        if (a != b && s.time_ns[a] <= s.time_ns[b] + tolerance) by_source[s.tracepoint_of(a).source_id].push_back(a);
+                    for (const auto& [source, candidates] : by_source) {
+                        if (keep_all) want.insert(candidates.begin(), candidates.end());
+                        else want.insert(candidates.back());
+                    }
+                }
+                g.for_each_in(b, [&](const Edge& e) { got.insert(e.from); });
+                ASSERT_EQ(want, got) << "consumer " << b << (keep_all ? " keep-all" : "") << " tolerance " << tolerance;
+            }
+        }
 }
 
 }  // namespace
