@@ -46,6 +46,14 @@ public:
         if (s.id != kEmpty && s.tag == static_cast<std::uint32_t>(mixed >> 32)) __builtin_prefetch(&keys_[s.id]);
     }
 
+    // Room for `keys` distinct hashes without growing (a merge knows its bound).
+    void reserve(std::size_t keys) {
+        std::size_t slots = slots_.size();
+        while (slots < 2 * keys) slots *= 2;
+        if (slots != slots_.size()) rehash(slots);
+        keys_.reserve(keys);
+    }
+
     struct Key {
         Hash128 hash;
         HashFunction function;
@@ -102,9 +110,10 @@ private:
     }
 
     // Re-inserts the keys in id order: a sequential read of keys_ instead of
-    // one random read per old slot.
-    void grow() {
-        slots_.assign(slots_.size() * 2, Slot{0, kEmpty});
+    // one random read per old slot. `slots` is a power of two.
+    void grow() { rehash(slots_.size() * 2); }
+    void rehash(std::size_t slots) {
+        slots_.assign(slots, Slot{0, kEmpty});
         const std::size_t mask = slots_.size() - 1;
         for (std::uint32_t id = 0; id < keys_.size(); ++id) {
             const std::uint64_t mixed = mix(keys_[id].hash, keys_[id].function);

@@ -107,6 +107,24 @@ private:
     std::map<TracepointKey, TracepointId> ids_;
 };
 
+// Runs `a` on a new thread and `b` on this one; once both are done, a
+// failure of either is rethrown here (b's if both failed).
+template <typename A, typename B>
+void in_parallel(A&& a, B&& b) {
+    std::exception_ptr a_failed;
+    {
+        std::jthread other([&] {
+            try {
+                a();
+            } catch (...) {
+                a_failed = std::current_exception();
+            }
+        });
+        b();
+    }
+    if (a_failed) std::rethrow_exception(a_failed);
+}
+
 // The parsing workers' blocks and the sort's scratch columns are freed by
 // now, but glibc keeps such mid-sized blocks in its arenas (its mmap
 // threshold rises after the first large free): hand the pages back, or the
@@ -158,30 +176,36 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
         out.tracepoints.push_back(std::move(tp));
     }
 
-    // Chunk 0's ids become the global ids; the other chunks are re-interned.
-    HashInterner global = std::move(chunks[0].hashes);
+    // Chunk 0's ids become the global ids; the other chunks are re-interned,
+    // on a thread of its own: only the hash columns need the result, and the
+    // time column and its order are made meanwhile.
     std::vector<std::vector<HashId>> hash_map(chunks.size());
-    for (std::size_t c = 1; c < chunks.size(); ++c) {
-        const auto& keys = chunks[c].hashes.keys();
-        hash_map[c].resize(keys.size());
-        constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;  // as in ChunkFiller::on_samples
-        for (std::size_t i = 0; i < keys.size(); ++i) {
-            if (i + kSlotAhead < keys.size()) global.prefetch_slot(keys[i + kSlotAhead].hash, keys[i + kSlotAhead].function);
-            if (i + kKeyAhead < keys.size()) global.prefetch_key(keys[i + kKeyAhead].hash, keys[i + kKeyAhead].function);
-            hash_map[c][i] = global.intern(keys[i].hash, keys[i].function);
+    auto reintern = [&] {
+        HashInterner global = std::move(chunks[0].hashes);
+        std::size_t upper_bound = global.size();
+        for (std::size_t c = 1; c < chunks.size(); ++c) upper_bound += chunks[c].hashes.size();
+        global.reserve(upper_bound);
+        for (std::size_t c = 1; c < chunks.size(); ++c) {
+            const auto& keys = chunks[c].hashes.keys();
+            hash_map[c].resize(keys.size());
+            constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;  // as in ChunkFiller::on_samples
+            for (std::size_t i = 0; i < keys.size(); ++i) {
+                if (i + kSlotAhead < keys.size()) global.prefetch_slot(keys[i + kSlotAhead].hash, keys[i + kSlotAhead].function);
+                if (i + kKeyAhead < keys.size()) global.prefetch_key(keys[i + kKeyAhead].hash, keys[i + kKeyAhead].function);
+                hash_map[c][i] = global.intern(keys[i].hash, keys[i].function);
+            }
+            chunks[c].hashes = HashInterner{};
         }
-        chunks[c].hashes = HashInterner{};
-    }
-    out.hash_count = global.size();
-    if (keep_hash_values) {
-        out.hash_values.reserve(global.size());
-        out.hash_functions.reserve(global.size());
-        for (const auto& key : global.keys()) {
-            out.hash_values.push_back(key.hash);
-            out.hash_functions.push_back(key.function);
+        out.hash_count = global.size();
+        if (keep_hash_values) {
+            out.hash_values.reserve(global.size());
+            out.hash_functions.reserve(global.size());
+            for (const auto& key : global.keys()) {
+                out.hash_values.push_back(key.hash);
+                out.hash_functions.push_back(key.function);
+            }
         }
-    }
-    global = HashInterner{};
+    };
 
     std::size_t total = 0;
     std::vector<std::size_t> first_sample;  // of each file in the merged columns
@@ -205,27 +229,32 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
     };
     auto same = [](std::size_t, auto v) { return v; };
     auto hash = [&](std::size_t c, HashId id) { return c == 0 || id == kNoHash ? id : hash_map[c][id]; };
-    // The time column gives the order (sort_by_time's); the other columns are
-    // copied and put in that order two at a time, in parallel.
-    copy_column(&Chunk::time, out.time_ns, same);
-    const bool sorted = std::is_sorted(out.time_ns.begin(), out.time_ns.end());
+    // The time column gives the order (sort_by_time's), while the hashes are
+    // re-interned; then the other columns are copied and put in that order
+    // two at a time, in parallel.
+    bool sorted = true;
     std::vector<SampleIndex> order;
-    if (!sorted) {
-        order = detail::time_order(out.time_ns);
-        detail::permute(out.time_ns, order);
-    }
+    in_parallel(reintern, [&] {
+        copy_column(&Chunk::time, out.time_ns, same);
+        sorted = std::is_sorted(out.time_ns.begin(), out.time_ns.end());
+        if (!sorted) {
+            order = detail::time_order(out.time_ns);
+            detail::permute(out.time_ns, order);
+        }
+    });
     auto place = [&](auto member, auto& target, auto&& remap) {
         copy_column(member, target, remap);
         if (!sorted) detail::permute(target, order);
     };
-    {
-        std::jthread hashes([&] {
+    in_parallel(
+        [&] {
             place(&Chunk::input, out.input, hash);
             place(&Chunk::output, out.output, hash);
+        },
+        [&] {
+            place(&Chunk::tracepoint, out.tracepoint, [&](std::size_t c, TracepointId t) { return tracepoint_map[c][t]; });
+            place(&Chunk::thread, out.thread, same);
         });
-        place(&Chunk::tracepoint, out.tracepoint, [&](std::size_t c, TracepointId t) { return tracepoint_map[c][t]; });
-        place(&Chunk::thread, out.thread, same);
-    }
 
     for (ParsedFile& f : files) {
         out.dropped_samples += f.meta.report.dropped_samples;
