@@ -95,6 +95,10 @@ int main(int argc, char** argv) {
     const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(1.0 / options.fps));
     auto next_refresh = std::chrono::steady_clock::now();
     for (long long frame = 0; options.frames < 0 || frame < options.frames; ++frame) {
+        // Input's end is read before the id: the reader stores the last id
+        // before it sets input_done, so a frame that sees the end also sees
+        // the last id, and the display never stops with it unshown.
+        const bool input_ended = input_done.load(std::memory_order_acquire);
         const std::uint64_t id = latest.load(std::memory_order_acquire);
         const bool changed = id != kNoMessage && (!state.message_id || *state.message_id != id);
         if (changed) {
@@ -116,7 +120,7 @@ int main(int argc, char** argv) {
             TRACEPOINT("FrameShown", hashtrace::inout("messageid", shown));
             TRACEPOINT("PatchFlashed", hashtrace::in("messageid", shown), hashtrace::out("flash", state.flash));
         }
-        if (options.frames < 0 && input_done.load(std::memory_order_acquire) && !changed) break;
+        if (options.frames < 0 && input_ended && !changed) break;
         next_refresh += period;
         std::this_thread::sleep_until(next_refresh);
     }
