@@ -28,6 +28,8 @@ public:
     Args(std::string command, std::vector<std::string> argv) : command_(std::move(command)), argv_(std::move(argv)), used_(argv_.size(), false) {}
 
     const std::string& command() const noexcept { return command_; }
+    // The arguments after the command's name, as given.
+    const std::vector<std::string>& arguments() const noexcept { return argv_; }
     bool help_requested() const;
 
     bool flag(std::string_view name);

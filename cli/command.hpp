@@ -27,6 +27,11 @@ struct Command {
 
 std::vector<Command>& registry();
 
+// Runs this command in `executable`, a companion program installed next to
+// `hashtrace` (see cli/CMakeLists.txt), with the same arguments; returns its
+// exit status (the process is replaced: it only returns on failure to start).
+int run_in_companion(const char* executable, const Args& args);
+
 struct CommandRegistrar {
     CommandRegistrar(std::string_view name, std::string_view summary, CommandFn run) {
         registry().push_back({name, summary, run});

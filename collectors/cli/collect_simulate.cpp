@@ -1,6 +1,7 @@
 // `hashtrace collect simulate`: test footage of the paper's case study 3 with
 // known ground truth (collectors/include/hashtrace/collectors/camera_sim.hpp).
 #include "command.hpp"
+#include "video_commands.hpp"
 
 #include "hashtrace/collectors/camera_sim.hpp"
 
@@ -54,4 +55,4 @@ int run_collect_simulate(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("collect simulate", "write test footage of QR codes and a PPS LED with ground truth", run_collect_simulate);
+HASHTRACE_COMMAND("collect simulate", hashtrace::collectors::cli_support::kCollectSimulateSummary, run_collect_simulate);

@@ -2,6 +2,7 @@
 // QR codes and a PPS LED (docs/collectors.md).
 #include "command.hpp"
 #include "output_log.hpp"
+#include "video_commands.hpp"
 
 #include "hashtrace/canonical.hpp"
 #include "hashtrace/collectors/video_collector.hpp"
@@ -130,4 +131,4 @@ int run_collect_video(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("collect video", "samples from high-speed video of QR codes and a PPS LED", run_collect_video);
+HASHTRACE_COMMAND("collect video", hashtrace::collectors::cli_support::kCollectVideoSummary, run_collect_video);
