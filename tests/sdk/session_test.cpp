@@ -246,7 +246,10 @@ TEST(Session, SampleTimesAreClockRealtime) {
     }
     const auto log = hashtrace::logio::load_log(path);
     ASSERT_EQ(log.samples.size(), brackets.size());
-    constexpr std::int64_t kSlackNs = 2'000;  // the conversion's error is tens of ns
+    // The conversion's error is tens of ns (stamp_converter_test checks it);
+    // the slack allows for clock points read slowly under the sanitizers,
+    // and still fails a wrong rate (0.1 % over 60 ms is 60 us) or raw ticks.
+    constexpr std::int64_t kSlackNs = 20'000;
     for (std::size_t i = 0; i < brackets.size(); ++i) {
         EXPECT_GE(log.samples[i].time_ns, brackets[i].first - kSlackNs) << i;
         EXPECT_LE(log.samples[i].time_ns, brackets[i].second + kSlackNs) << i;
