@@ -68,42 +68,33 @@ void BM_BuildReport(benchmark::State& state) {
 }
 BENCHMARK(BM_BuildReport)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-void BM_WriteReportHtml(benchmark::State& state) {
-    const auto& r = run();
-    const auto data = report::build_report(r.samples, r.graph, r.spec, r.result, {});
+// Times one writer on data built once, into a byte-counting stream.
+template <class Data, class Write>
+void measure_writer(benchmark::State& state, const Data& data, Write write) {
     CountingBuffer buffer;
     std::ostream out(&buffer);
     for (auto _ : state) {
         buffer.bytes = 0;
-        report::write_report_html(data, out);
+        write(data, out);
     }
     per_sample(state, buffer.bytes);
+}
+
+void BM_WriteReportHtml(benchmark::State& state) {
+    const auto& r = run();
+    measure_writer(state, report::build_report(r.samples, r.graph, r.spec, r.result, {}), report::write_report_html);
 }
 BENCHMARK(BM_WriteReportHtml)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ChromeJson(benchmark::State& state) {
     const auto& r = run();
-    const auto model = report::build_trace_model(r.samples, r.graph);
-    CountingBuffer buffer;
-    std::ostream out(&buffer);
-    for (auto _ : state) {
-        buffer.bytes = 0;
-        report::write_chrome_json(model, out);
-    }
-    per_sample(state, buffer.bytes);
+    measure_writer(state, report::build_trace_model(r.samples, r.graph), report::write_chrome_json);
 }
 BENCHMARK(BM_ChromeJson)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_PerfettoTrace(benchmark::State& state) {
     const auto& r = run();
-    const auto model = report::build_trace_model(r.samples, r.graph);
-    CountingBuffer buffer;
-    std::ostream out(&buffer);
-    for (auto _ : state) {
-        buffer.bytes = 0;
-        report::write_perfetto_trace(model, out);
-    }
-    per_sample(state, buffer.bytes);
+    measure_writer(state, report::build_trace_model(r.samples, r.graph), report::write_perfetto_trace);
 }
 BENCHMARK(BM_PerfettoTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
