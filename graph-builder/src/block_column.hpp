@@ -3,6 +3,7 @@
 // 3x a doubling vector peaks at.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -14,14 +15,23 @@ class BlockColumn {
 public:
     static constexpr std::size_t kBlock = std::size_t{1} << 16;
 
-    void push_back(T value) {
-        if (next_ == end_) {
-            blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
-            next_ = blocks_.back().get();
-            end_ = next_ + kBlock;
+    // Appends n values: fill(dst, first, count) writes values [first, first +
+    // count) of them to dst, once per contiguous piece (so a caller's loop
+    // runs without a bounds check per value).
+    template <typename F>
+    void append(std::size_t n, F&& fill) {
+        for (std::size_t done = 0; done < n;) {
+            if (next_ == end_) {
+                blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
+                next_ = blocks_.back().get();
+                end_ = next_ + kBlock;
+            }
+            const std::size_t count = std::min(n - done, static_cast<std::size_t>(end_ - next_));
+            fill(next_, done, count);
+            next_ += count;
+            done += count;
+            size_ += count;
         }
-        *next_++ = value;
-        ++size_;
     }
     T operator[](std::size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
     std::size_t size() const noexcept { return size_; }

@@ -10,7 +10,9 @@
 // log (its input and output, the receive and forward of a router), and a hit
 // there saves the table's two cache misses. The others are hidden by
 // prefetching: a caller announces the hashes it will intern a few records
-// ahead (prefetch_slot, then prefetch_key), see ChunkFiller in load.cpp.
+// ahead (prefetch_slot, then prefetch_key), see ChunkFiller in load.cpp. A
+// hash's mix (its table position) is computed once by the caller and passed
+// to all three calls.
 #pragma once
 
 #include "hashtrace/hash128.hpp"
@@ -25,22 +27,36 @@ class HashInterner {
 public:
     HashInterner() { slots_.assign(1024, Slot{0, kEmpty}); }
 
-    std::uint32_t intern(const Hash128& h, HashFunction f) {
-        const std::uint64_t mixed = mix(h, f);
-        if (recent_hit(h, f, mixed)) return recent_[mixed >> (64 - kRecentBits)].id;
-        const std::uint32_t id = lookup(h, f, mixed);
-        recent_[mixed >> (64 - kRecentBits)] = Recent{h, f, id};
-        return id;
+    // Spreads (hash, function) over 64 bits: digests are uniform already;
+    // mixing in the second half and the function keeps crafted or
+    // non-cryptographic inputs (fuzzers, xxh3 of counters) spread.
+    static std::uint64_t mix(const Hash128& h, HashFunction f) noexcept {
+        std::uint64_t lo, hi;
+        std::memcpy(&lo, h.bytes.data(), 8);
+        std::memcpy(&hi, h.bytes.data() + 8, 8);
+        std::uint64_t x = lo ^ (hi * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(f) << 61);
+        x ^= x >> 33;
+        x *= 0xff51afd7ed558ccdull;
+        x ^= x >> 33;
+        return x;
     }
 
+    // `mixed` is mix(h, f).
+    std::uint32_t intern(const Hash128& h, HashFunction f, std::uint64_t mixed) {
+        Recent& recent = recent_[mixed >> (64 - kRecentBits)];
+        if (recent.id != kEmpty && recent.function == f && recent.hash == h) return recent.id;
+        const std::uint32_t id = lookup(h, f, mixed);
+        recent = Recent{h, f, id};
+        return id;
+    }
+    std::uint32_t intern(const Hash128& h, HashFunction f) { return intern(h, f, mix(h, f)); }
+
     // Stage 1, well ahead: start loading the table slot of h.
-    void prefetch_slot(const Hash128& h, HashFunction f) const noexcept {
-        const std::uint64_t mixed = mix(h, f);
+    void prefetch_slot(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
         if (!recent_hit(h, f, mixed)) __builtin_prefetch(&slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)]);
     }
     // Stage 2, closer: the slot is in cache now; start loading the key it points to.
-    void prefetch_key(const Hash128& h, HashFunction f) const noexcept {
-        const std::uint64_t mixed = mix(h, f);
+    void prefetch_key(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
         if (recent_hit(h, f, mixed)) return;
         const Slot& s = slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)];
         if (s.id != kEmpty && s.tag == static_cast<std::uint32_t>(mixed >> 32)) __builtin_prefetch(&keys_[s.id]);
@@ -94,19 +110,6 @@ private:
             }
             if (s.tag == tag && keys_[s.id].function == f && keys_[s.id].hash == h) return s.id;
         }
-    }
-
-    // Digests are uniform already; mixing in the second half and the function
-    // keeps crafted or non-cryptographic inputs (fuzzers, xxh3 of counters) spread.
-    static std::uint64_t mix(const Hash128& h, HashFunction f) noexcept {
-        std::uint64_t lo, hi;
-        std::memcpy(&lo, h.bytes.data(), 8);
-        std::memcpy(&hi, h.bytes.data() + 8, 8);
-        std::uint64_t x = lo ^ (hi * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(f) << 61);
-        x ^= x >> 33;
-        x *= 0xff51afd7ed558ccdull;
-        x ^= x >> 33;
-        return x;
     }
 
     // Re-inserts the keys in id order: a sequential read of keys_ instead of

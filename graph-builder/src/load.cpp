@@ -58,53 +58,89 @@ public:
     void on_header(const logio::LogHeader& header) override { meta_.header = header; }
 
     void on_tracepoint(std::uint32_t index, const logio::TracepointInfo& info) override {
-        if (index >= local_.size()) local_.resize(index + 1, kUndefined);
+        if (index >= local_.size()) local_.resize(index + 1, LocalTracepoint{});
         auto [it, inserted] = ids_.try_emplace(key_of(info), static_cast<TracepointId>(chunk_.tracepoints.size()));
         if (inserted) chunk_.tracepoints.emplace_back(info, file_);
-        local_[index] = it->second;
+        local_[index] = {it->second, info.hash_function};
     }
 
+    // In passes over the batch, so that each loop does one thing: the
+    // records' tracepoints and hash mixes (each hash mixed once), then the
+    // interning (bound by cache misses in the table of all hashes seen, which
+    // are hidden by prefetching the slots and then the keys of records a
+    // little ahead: a key's address is known only once its slot is loaded),
+    // then the columns, a block at a time.
     void on_samples(std::span<const logio::SampleRecord> batch) override {
-        // Interning is bound by cache misses in a table of all hashes seen:
-        // the slots and keys of records a little ahead are prefetched (two
-        // stages, as a key's address is known only once its slot is loaded).
-        constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-            if (i + kSlotAhead < batch.size()) prefetch(batch[i + kSlotAhead], &detail::HashInterner::prefetch_slot);
-            if (i + kKeyAhead < batch.size()) prefetch(batch[i + kKeyAhead], &detail::HashInterner::prefetch_key);
+        const std::size_t n = batch.size();
+        pending_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
             const logio::SampleRecord& r = batch[i];
-            const TracepointId tp = tracepoint_of(r);
-            const HashFunction f = chunk_.tracepoints[tp].first.hash_function;
-            chunk_.time.push_back(r.time_ns);
-            chunk_.input.push_back(r.has_input() ? chunk_.hashes.intern(r.input_hash, f) : kNoHash);
-            chunk_.output.push_back(r.has_output() ? chunk_.hashes.intern(r.output_hash, f) : kNoHash);
-            chunk_.tracepoint.push_back(tp);
-            chunk_.thread.push_back(r.has_thread() ? r.thread : kNoThread);
+            Pending& p = pending_[i];
+            const LocalTracepoint& tp = tracepoint_of(r);
+            p.tracepoint = tp.id;
+            p.function = tp.function;
+            p.input_mix = r.has_input() ? HashInterner::mix(r.input_hash, tp.function) : 0;
+            p.output_mix = r.has_output() ? HashInterner::mix(r.output_hash, tp.function) : 0;
         }
-        if (on_batch_) on_batch_(batch.size());
+        constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;
+        HashInterner& hashes = chunk_.hashes;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i + kSlotAhead < n) prefetch(batch[i + kSlotAhead], pending_[i + kSlotAhead], &HashInterner::prefetch_slot);
+            if (i + kKeyAhead < n) prefetch(batch[i + kKeyAhead], pending_[i + kKeyAhead], &HashInterner::prefetch_key);
+            const logio::SampleRecord& r = batch[i];
+            Pending& p = pending_[i];
+            p.input = r.has_input() ? hashes.intern(r.input_hash, p.function, p.input_mix) : kNoHash;
+            p.output = r.has_output() ? hashes.intern(r.output_hash, p.function, p.output_mix) : kNoHash;
+        }
+        chunk_.time.append(n, [&](std::int64_t* dst, std::size_t first, std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) dst[i] = batch[first + i].time_ns;
+        });
+        chunk_.input.append(n, [&](HashId* dst, std::size_t first, std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) dst[i] = pending_[first + i].input;
+        });
+        chunk_.output.append(n, [&](HashId* dst, std::size_t first, std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) dst[i] = pending_[first + i].output;
+        });
+        chunk_.tracepoint.append(n, [&](TracepointId* dst, std::size_t first, std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) dst[i] = pending_[first + i].tracepoint;
+        });
+        chunk_.thread.append(n, [&](std::uint32_t* dst, std::size_t first, std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) dst[i] = batch[first + i].has_thread() ? batch[first + i].thread : kNoThread;
+        });
+        if (on_batch_) on_batch_(n);
     }
 
 private:
     static constexpr TracepointId kUndefined = 0xFFFFFFFFu;
+    struct LocalTracepoint {
+        TracepointId id = kUndefined;
+        HashFunction function = HashFunction::md5;
+    };
+    struct Pending {
+        std::uint64_t input_mix, output_mix;
+        TracepointId tracepoint;
+        HashId input, output;
+        HashFunction function;
+    };
 
-    TracepointId tracepoint_of(const logio::SampleRecord& r) const {
-        if (r.tracepoint >= local_.size() || local_[r.tracepoint] == kUndefined)
+    const LocalTracepoint& tracepoint_of(const logio::SampleRecord& r) const {
+        if (r.tracepoint >= local_.size() || local_[r.tracepoint].id == kUndefined)
             throw logio::LogError(meta_.path, 0, "sample refers to tracepoint " + std::to_string(r.tracepoint) + " that was never defined");
         return local_[r.tracepoint];
     }
-    void prefetch(const logio::SampleRecord& r, void (detail::HashInterner::*stage)(const Hash128&, HashFunction) const noexcept) const {
-        if (r.tracepoint >= local_.size() || local_[r.tracepoint] == kUndefined) return;  // reported when interned
-        const HashFunction f = chunk_.tracepoints[local_[r.tracepoint]].first.hash_function;
-        if (r.has_input()) (chunk_.hashes.*stage)(r.input_hash, f);
-        if (r.has_output()) (chunk_.hashes.*stage)(r.output_hash, f);
+    void prefetch(const logio::SampleRecord& r, const Pending& p,
+                  void (HashInterner::*stage)(const Hash128&, HashFunction, std::uint64_t) const noexcept) const {
+        if (r.has_input()) (chunk_.hashes.*stage)(r.input_hash, p.function, p.input_mix);
+        if (r.has_output()) (chunk_.hashes.*stage)(r.output_hash, p.function, p.output_mix);
     }
 
     Chunk& chunk_;
     std::uint32_t file_;
     SourceFile& meta_;
     const std::function<void(std::uint64_t)>& on_batch_;
-    std::vector<TracepointId> local_;
+    std::vector<LocalTracepoint> local_;
     std::map<TracepointKey, TracepointId> ids_;
+    std::vector<Pending> pending_;
 };
 
 // Runs `a` on a new thread and `b` on this one; once both are done, a
@@ -189,9 +225,10 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
             const auto& keys = chunks[c].hashes.keys();
             hash_map[c].resize(keys.size());
             constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;  // as in ChunkFiller::on_samples
+            auto mix_of = [&](std::size_t i) { return HashInterner::mix(keys[i].hash, keys[i].function); };
             for (std::size_t i = 0; i < keys.size(); ++i) {
-                if (i + kSlotAhead < keys.size()) global.prefetch_slot(keys[i + kSlotAhead].hash, keys[i + kSlotAhead].function);
-                if (i + kKeyAhead < keys.size()) global.prefetch_key(keys[i + kKeyAhead].hash, keys[i + kKeyAhead].function);
+                if (i + kSlotAhead < keys.size()) global.prefetch_slot(keys[i + kSlotAhead].hash, keys[i + kSlotAhead].function, mix_of(i + kSlotAhead));
+                if (i + kKeyAhead < keys.size()) global.prefetch_key(keys[i + kKeyAhead].hash, keys[i + kKeyAhead].function, mix_of(i + kKeyAhead));
                 hash_map[c][i] = global.intern(keys[i].hash, keys[i].function);
             }
             chunks[c].hashes = HashInterner{};
