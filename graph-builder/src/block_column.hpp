@@ -1,11 +1,15 @@
 // block_column.hpp - an append-only column in fixed-size blocks: growing it
 // never copies, so parsing a log costs its final size plus one block, not the
-// 3x a doubling vector peaks at.
+// 3x a doubling vector peaks at. A block is one 2 MiB page (huge_pages.hpp).
 #pragma once
 
 #include <algorithm>
+#include "hashtrace/graph/detail/huge_pages.hpp"
+
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <vector>
 
 namespace hashtrace::graph::detail {
@@ -13,7 +17,7 @@ namespace hashtrace::graph::detail {
 template <typename T>
 class BlockColumn {
 public:
-    static constexpr std::size_t kBlock = std::size_t{1} << 16;
+    static constexpr std::size_t kBlock = kHugePage / sizeof(T);
 
     // Appends n values: fill(dst, first, count) writes values [first, first +
     // count) of them to dst, once per contiguous piece (so a caller's loop
@@ -22,7 +26,10 @@ public:
     void append(std::size_t n, F&& fill) {
         for (std::size_t done = 0; done < n;) {
             if (next_ == end_) {
-                blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
+                void* block = std::aligned_alloc(kHugePage, kHugePage);
+                if (!block) throw std::bad_alloc();
+                advise_huge_pages(block, kHugePage);
+                blocks_.emplace_back(static_cast<T*>(block));
                 next_ = blocks_.back().get();
                 end_ = next_ + kBlock;
             }
@@ -33,7 +40,6 @@ public:
             size_ += count;
         }
     }
-    T operator[](std::size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
     std::size_t size() const noexcept { return size_; }
     void clear() {
         blocks_.clear();
@@ -55,7 +61,10 @@ public:
     }
 
 private:
-    std::vector<std::unique_ptr<T[]>> blocks_;
+    struct Free {
+        void operator()(T* p) const noexcept { std::free(p); }
+    };
+    std::vector<std::unique_ptr<T, Free>> blocks_;
     std::size_t size_ = 0;
     T* next_ = nullptr;  // where the next value goes in the last block
     T* end_ = nullptr;

@@ -15,6 +15,7 @@
 // to all three calls.
 #pragma once
 
+#include "hashtrace/graph/detail/huge_pages.hpp"
 #include "hashtrace/hash128.hpp"
 
 #include <cstdint>
@@ -116,7 +117,7 @@ private:
     // one random read per old slot. `slots` is a power of two.
     void grow() { rehash(slots_.size() * 2); }
     void rehash(std::size_t slots) {
-        slots_.assign(slots, Slot{0, kEmpty});
+        slots_ = vector_on_huge_pages(slots, Slot{0, kEmpty});
         const std::size_t mask = slots_.size() - 1;
         for (std::uint32_t id = 0; id < keys_.size(); ++id) {
             const std::uint64_t mixed = mix(keys_[id].hash, keys_[id].function);

@@ -7,6 +7,7 @@
 #include "hash_interner.hpp"
 #include "time_order.hpp"
 #include "hashtrace/detail/binary_format.hpp"
+#include "hashtrace/graph/detail/huge_pages.hpp"
 #include "hashtrace/logio/reader.hpp"
 
 #include <algorithm>
@@ -253,7 +254,7 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
     if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 samples in one analysis");
 
     auto copy_column = [&](auto member, auto& target, auto&& remap) {
-        target.resize(total);
+        target = detail::vector_on_huge_pages<typename std::decay_t<decltype(target)>::value_type>(total);
         for (std::size_t i = 0; i < files.size(); ++i) {
             const ParsedFile& f = files[i];
             auto* dst = target.data() + first_sample[i];

@@ -14,7 +14,7 @@ namespace detail {
 // LSD radix sort, 11 bits a pass so the counts fit L1.
 std::vector<SampleIndex> time_order(const std::vector<std::int64_t>& time) {
     const std::size_t n = time.size();
-    std::vector<SampleIndex> order(n), next(n);
+    std::vector<SampleIndex> order = vector_on_huge_pages<SampleIndex>(n), next = vector_on_huge_pages<SampleIndex>(n);
     for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<SampleIndex>(i);
     std::vector<std::size_t> runs{0};
     for (std::size_t i = 1; i < n; ++i)

@@ -3,6 +3,7 @@
 // in parallel as it builds them).
 #pragma once
 
+#include "hashtrace/graph/detail/huge_pages.hpp"
 #include "hashtrace/graph/sample_set.hpp"
 
 #include <cstdint>
@@ -15,7 +16,7 @@ std::vector<SampleIndex> time_order(const std::vector<std::int64_t>& time);
 
 template <typename T>
 void permute(std::vector<T>& column, const std::vector<SampleIndex>& order) {
-    std::vector<T> sorted(column.size());
+    std::vector<T> sorted = vector_on_huge_pages<T>(column.size());
     for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
     column.swap(sorted);
 }
