@@ -3,6 +3,7 @@
 // tail report; anything else malformed is a LogError naming the byte offset.
 #include "hashtrace/detail/binary_format.hpp"
 #include "hashtrace/logio/reader.hpp"
+#include "parsers.hpp"
 
 #include <array>
 #include <cstring>
@@ -19,9 +20,10 @@ struct Corrupt {
 
 class BinaryParser {
 public:
-    BinaryParser(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options)
+    BinaryParser(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
+              const parsers::Consumed& consumed)
         : data_(reinterpret_cast<const unsigned char*>(data.data())), size_(data.size()), name_(name),
-          visitor_(visitor), options_(options) {
+          visitor_(visitor), options_(options), consumed_(consumed) {
         report_.file = name;
     }
 
@@ -53,6 +55,7 @@ public:
             }
             if (stopped != end) torn(stopped, "block ends inside a record");
             pos = end;
+            if (consumed_ && pos - reported_ >= parsers::kConsumedStep) consumed_(reported_ = pos);
         }
         flush();
         return report_;
@@ -308,12 +311,19 @@ private:
     std::array<Hash128, detail::kRingSize> ring_{};
     std::size_t ring_pos_ = 0, ring_used_ = 0;
     std::vector<SampleRecord> batch_;
+    const parsers::Consumed& consumed_;
+    std::size_t reported_ = 0;  // last passed to consumed_
 };
 
 }  // namespace
 
 ReadReport read_binary(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options) {
-    return BinaryParser(data, name, visitor, options).run();
+    return BinaryParser(data, name, visitor, options, nullptr).run();
+}
+
+ReadReport parsers::parse_binary(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
+                          const Consumed& consumed) {
+    return BinaryParser(data, name, visitor, options, consumed).run();
 }
 
 }  // namespace hashtrace::logio

@@ -1,6 +1,7 @@
 // The CSV sample log reader (SPEC.md section 1): columns found by header name,
 // unknown columns ignored, every field validated, errors with file and line.
 #include "hashtrace/logio/reader.hpp"
+#include "parsers.hpp"
 
 #include <array>
 #include <string>
@@ -88,8 +89,9 @@ bool decode_hash(std::string_view text, Hash128& out) noexcept {
 
 class CsvParser {
 public:
-    CsvParser(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options)
-        : data_(data), name_(name), visitor_(visitor), options_(options) {
+    CsvParser(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
+              const parsers::Consumed& consumed)
+        : data_(data), name_(name), visitor_(visitor), options_(options), consumed_(consumed) {
         report_.file = name;
     }
 
@@ -110,6 +112,7 @@ public:
                 header_done = true;
                 continue;
             }
+            if (consumed_ && pos - reported_ >= parsers::kConsumedStep) consumed_(reported_ = line_start);
             if (text.empty()) continue;
             try {
                 parse_row(text);
@@ -289,12 +292,19 @@ private:
     static constexpr std::size_t kKnown = 16;
     std::vector<Known> known_;
     std::vector<SampleRecord> batch_;
+    const parsers::Consumed& consumed_;
+    std::size_t reported_ = 0;  // last passed to consumed_
 };
 
 }  // namespace
 
 ReadReport read_csv(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options) {
-    return CsvParser(data, name, visitor, options).run();
+    return CsvParser(data, name, visitor, options, nullptr).run();
+}
+
+ReadReport parsers::parse_csv(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
+                          const Consumed& consumed) {
+    return CsvParser(data, name, visitor, options, consumed).run();
 }
 
 }  // namespace hashtrace::logio

@@ -1,12 +1,14 @@
 // Reading a log file: map it, detect its format from its first bytes, parse.
 #include "hashtrace/detail/binary_format.hpp"
 #include "hashtrace/logio/reader.hpp"
+#include "parsers.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -37,11 +39,22 @@ public:
     MappedFile& operator=(const MappedFile&) = delete;
     std::string_view view() const { return {data_, size_}; }
 
+    // Drops the whole pages of the first `bytes` from this process (a later
+    // read would fault them in again from the page cache).
+    void release_before(std::size_t bytes) {
+        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        const std::size_t end = std::min(bytes, size_) / page * page;
+        if (end <= released_) return;
+        ::madvise(const_cast<char*>(data_) + released_, end - released_, MADV_DONTNEED);
+        released_ = end;
+    }
+
 private:
     std::string name_;
     int fd_ = -1;
     const char* data_ = nullptr;
     std::size_t size_ = 0;
+    std::size_t released_ = 0;
 };
 
 LogFormat detect(std::string_view head, const std::string& name) {
@@ -86,8 +99,9 @@ LogFormat detect_format(const std::filesystem::path& file) {
 ReadReport read_log(const std::filesystem::path& file, LogVisitor& visitor, const ReadOptions& options) {
     MappedFile f(file);
     const std::string name = file.string();
-    if (detect(f.view(), name) == LogFormat::binary) return read_binary(f.view(), name, visitor, options);
-    return read_csv(f.view(), name, visitor, options);
+    const parsers::Consumed release = [&f](std::size_t bytes) { f.release_before(bytes); };
+    if (detect(f.view(), name) == LogFormat::binary) return parsers::parse_binary(f.view(), name, visitor, options, release);
+    return parsers::parse_csv(f.view(), name, visitor, options, release);
 }
 
 SampleLog load_log(const std::filesystem::path& file, const ReadOptions& options) {
