@@ -198,7 +198,8 @@ private:
     // them) before a key is built and hashed for the map, which serves any
     // number.
     std::uint32_t tracepoint_index(HashFunction fn) {
-        constexpr Column kKeyColumns[] = {kNode, kInstance, kTracepoint, kInputType, kOutputType};
+        // The tracepoint name first: a file's tracepoints mostly share node and instance.
+        constexpr Column kKeyColumns[] = {kTracepoint, kInputType, kOutputType, kNode, kInstance};
         for (const Known& k : known_) {
             bool same = k.function == fn;
             for (int i = 0; i < 5 && same; ++i) same = field(kKeyColumns[i]) == k.fields[i];
@@ -217,8 +218,8 @@ private:
                                                 std::string(field(kTracepoint)), std::string(field(kInputType)),
                                                 std::string(field(kOutputType)), fn});
             if (known_.size() < kKnown)
-                known_.push_back({{std::string(field(kNode)), std::string(field(kInstance)), std::string(field(kTracepoint)),
-                                   std::string(field(kInputType)), std::string(field(kOutputType))},
+                known_.push_back({{std::string(field(kTracepoint)), std::string(field(kInputType)), std::string(field(kOutputType)),
+                                   std::string(field(kNode)), std::string(field(kInstance))},
                                   fn,
                                   it->second});
         }
@@ -285,7 +286,7 @@ private:
     std::string key_;
     std::unordered_map<std::string, std::uint32_t> tracepoints_;
     struct Known {
-        std::array<std::string, 5> fields;  // node, instance, tracepoint, input type, output type
+        std::array<std::string, 5> fields;  // in kKeyColumns order
         HashFunction function;
         std::uint32_t index;
     };
