@@ -33,12 +33,19 @@ inline void advise_huge_pages(const void* p, std::size_t bytes) noexcept {
 #endif
 }
 
+// v.reserve(n), the buffer advised before anything touches it (a fresh
+// buffer: a vector whose capacity already suffices keeps its pages).
+template <typename T>
+void reserve_on_huge_pages(std::vector<T>& v, std::size_t n) {
+    v.reserve(n);
+    advise_huge_pages(v.data(), n * sizeof(T));
+}
+
 // std::vector<T>(n, value), its buffer advised before it is filled.
 template <typename T>
 std::vector<T> vector_on_huge_pages(std::size_t n, const T& value = T{}) {
     std::vector<T> v;
-    v.reserve(n);
-    advise_huge_pages(v.data(), n * sizeof(T));
+    reserve_on_huge_pages(v, n);
     v.assign(n, value);
     return v;
 }
