@@ -1,6 +1,8 @@
 // block_column.hpp - an append-only column in fixed-size blocks: growing it
 // never copies, so parsing a log costs its final size plus one block, not the
-// 3x a doubling vector peaks at. A block is one 2 MiB page (huge_pages.hpp).
+// 3x a doubling vector peaks at. A block spans one 2 MiB page, and is backed
+// by a huge page (huge_pages.hpp) from the second block on: a small log
+// touches only the 4 KiB pages it fills.
 #pragma once
 
 #include <algorithm>
@@ -28,7 +30,7 @@ public:
             if (next_ == end_) {
                 void* block = std::aligned_alloc(kHugePage, kHugePage);
                 if (!block) throw std::bad_alloc();
-                advise_huge_pages(block, kHugePage);
+                if (!blocks_.empty()) advise_huge_pages(block, kHugePage);
                 blocks_.emplace_back(static_cast<T*>(block));
                 next_ = blocks_.back().get();
                 end_ = next_ + kBlock;
