@@ -8,11 +8,16 @@
 //   2. per hash, for each of its consumers visit the producer runs; per
 //      allowed run, binary-search the latest producer at or before the
 //      consumer's time (+ tolerance), skipping itself and other threads where
-//      the scope requires one thread;
-//   3. turn the edge list into compressed rows in both directions.
+//      the scope requires one thread; count each producer's and consumer's
+//      edges;
+//   3. once every partition has counted, place its edges into the compressed
+//      rows of both directions (again per partition, in parallel).
 // Step 2 reads both sides sequentially (the records of one hash are
 // contiguous), where probing by consumer in time order would miss the cache
-// several times per consumer.
+// several times per consumer. Step 3 needs no sort: a sample's output hash,
+// and so all its out-edges, belongs to one partition, which emits them in
+// consumer (index) order; likewise a consumer's in-edges come from one
+// partition, next to each other.
 #include "hashtrace/graph/link.hpp"
 
 #include "pair_table.hpp"
@@ -31,6 +36,19 @@ struct Endpoint {
     std::uint32_t source;
 };
 
+// Runs task(k, worker) for every k in [0, count) on up to `threads` threads,
+// the caller's being worker 0; each worker takes the next k when done.
+template <typename Task>
+void parallel_for(std::size_t count, unsigned threads, const Task& task) {
+    std::atomic<std::size_t> next{0};
+    auto worker = [&](unsigned w) {
+        for (std::size_t k; (k = next.fetch_add(1)) < count;) task(k, w);
+    };
+    std::vector<std::jthread> pool;
+    for (unsigned w = 1; w < std::min<std::size_t>(threads, count); ++w) pool.emplace_back(worker, w);
+    worker(0);
+}
+
 // Per hash id, where its group starts among all samples with that hash
 // column set (size hash_count+1).
 std::vector<std::uint32_t> hash_offsets(const SampleSet& s, const std::vector<HashId>& hash) {
@@ -43,16 +61,24 @@ std::vector<std::uint32_t> hash_offsets(const SampleSet& s, const std::vector<Ha
 
 struct JoinPlan {
     std::vector<std::uint32_t> producer_offset, consumer_offset;  // hash_offsets of output and input
-    std::vector<std::uint32_t> instance_of_source;
+    std::vector<std::uint32_t> source_of_tracepoint, instance_of_source;
     std::vector<std::size_t> bounds;  // partition k joins hashes [bounds[k], bounds[k+1])
 };
 
 // Partitions of the hash ids with about equal numbers of consumers. Only a
 // few are gathered at a time (one per worker), so the join's records take a
 // fraction of the samples' size.
-JoinPlan plan_join(const SampleSet& s, std::size_t partitions) {
-    JoinPlan plan{hash_offsets(s, s.output), hash_offsets(s, s.input), std::vector<std::uint32_t>(s.source_count), {0}};
-    for (const Tracepoint& tp : s.tracepoints) plan.instance_of_source[tp.source_id] = tp.instance_id;
+JoinPlan plan_join(const SampleSet& s, std::size_t partitions, unsigned threads) {
+    JoinPlan plan;
+    parallel_for(2, threads, [&](std::size_t k, unsigned) {
+        (k == 0 ? plan.producer_offset : plan.consumer_offset) = hash_offsets(s, k == 0 ? s.output : s.input);
+    });
+    plan.instance_of_source.resize(s.source_count);
+    for (const Tracepoint& tp : s.tracepoints) {
+        plan.source_of_tracepoint.push_back(tp.source_id);
+        plan.instance_of_source[tp.source_id] = tp.instance_id;
+    }
+    plan.bounds.push_back(0);
     const std::size_t consumers = plan.consumer_offset.back();
     for (std::size_t k = 1; k < partitions; ++k) {
         const auto at = std::lower_bound(plan.consumer_offset.begin(), plan.consumer_offset.end(),
@@ -63,33 +89,65 @@ JoinPlan plan_join(const SampleSet& s, std::size_t partitions) {
     return plan;
 }
 
-// The samples whose `hash` is in [first_hash, last_hash), grouped by hash
-// (stable, so in time order within a hash), at offsets[h] - offsets[first_hash].
-std::vector<Endpoint> gather(const SampleSet& s, const std::vector<HashId>& hash, const std::vector<std::uint32_t>& offsets,
-                             std::size_t first_hash, std::size_t last_hash) {
-    const std::uint32_t base = offsets[first_hash];
-    std::vector<Endpoint> out(offsets[last_hash] - base);
-    std::vector<std::uint32_t> cursor(offsets.begin() + static_cast<std::ptrdiff_t>(first_hash),
-                                      offsets.begin() + static_cast<std::ptrdiff_t>(last_hash));
-    const std::uint32_t width = static_cast<std::uint32_t>(last_hash - first_hash);
-    for (SampleIndex i = 0; i < s.size(); ++i)
-        if (const std::uint32_t h = hash[i] - static_cast<std::uint32_t>(first_hash); h < width)  // kNoHash wraps out of range
-            out[cursor[h]++ - base] = {s.time_ns[i], i, s.tracepoints[s.tracepoint[i]].source_id};
-    return out;
+// A worker's records, reused from one partition to the next.
+struct Gathered {
+    std::vector<Endpoint> producers, consumers;
+    std::vector<std::uint32_t> out_degree;  // per producer record
+    std::vector<std::uint32_t> cursor;      // per hash of the partition: the next producer slot, then consumer slot
+};
+
+// The producers and consumers whose hash is in [first_hash, last_hash), each
+// grouped by hash (stable, so in time order within a hash), at
+// offset[h] - offset[first_hash], in one pass over the samples.
+void gather(const SampleSet& s, const JoinPlan& plan, std::size_t first_hash, std::size_t last_hash, Gathered& out) {
+    const std::size_t width = last_hash - first_hash;
+    const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
+    out.producers.resize(plan.producer_offset[last_hash] - producer_base);
+    out.consumers.resize(plan.consumer_offset[last_hash] - consumer_base);
+    out.cursor.resize(2 * width);
+    for (std::size_t h = 0; h < width; ++h) {
+        out.cursor[2 * h] = plan.producer_offset[first_hash + h] - producer_base;
+        out.cursor[2 * h + 1] = plan.consumer_offset[first_hash + h] - consumer_base;
+    }
+    const std::uint32_t first = static_cast<std::uint32_t>(first_hash);
+    for (SampleIndex i = 0; i < s.size(); ++i) {
+        const std::uint32_t o = s.output[i] - first, in = s.input[i] - first;  // kNoHash wraps out of range
+        if (o >= width && in >= width) continue;
+        const Endpoint e{s.time_ns[i], i, plan.source_of_tracepoint[s.tracepoint[i]]};
+        if (o < width) out.producers[out.cursor[2 * o]++] = e;
+        if (in < width) out.consumers[out.cursor[2 * in + 1]++] = e;
+    }
+}
+
+// Orders one hash's producers by source, keeping time order within a source.
+// Most hashes have a handful of producers: insertion sort, no buffer.
+void sort_by_source(Endpoint* first, Endpoint* last) {
+    auto by_source = [](const Endpoint& a, const Endpoint& b) { return a.source < b.source; };
+    if (last - first > 32) return std::stable_sort(first, last, by_source);
+    for (Endpoint* p = first + 1; p < last; ++p) {
+        const Endpoint e = *p;
+        Endpoint* q = p;
+        for (; q != first && e.source < (q - 1)->source; --q) *q = *(q - 1);
+        *q = e;
+    }
 }
 
 struct LinkRange {
-    std::vector<Edge> edges;
-    std::uint64_t unlinked = 0;
+    std::vector<Edge> edges;  // grouped by consumer; a producer's edges in consumer order
+    std::uint64_t unlinked = 0, unconsumed = 0;
 };
 
-// Gathers and links the consumers of the hashes of partition k.
+// Links the consumers of the hashes of partition k; counts each sample's
+// edges into the out- and in-degree columns (only this partition's producers
+// and consumers are written).
 void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
-                    std::size_t k, LinkRange& out, std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found,
-                    bool reports) {
+                    std::size_t k, Gathered& records, LinkRange& out, std::uint32_t* out_degree, std::uint32_t* in_degree,
+                    std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found, bool reports) {
     const std::size_t first_hash = plan.bounds[k], last_hash = plan.bounds[k + 1];
-    std::vector<Endpoint> producers = gather(s, s.output, plan.producer_offset, first_hash, last_hash);
-    const std::vector<Endpoint> consumers = gather(s, s.input, plan.consumer_offset, first_hash, last_hash);
+    gather(s, plan, first_hash, last_hash, records);
+    std::vector<Endpoint>& producers = records.producers;
+    const std::vector<Endpoint>& consumers = records.consumers;
+    records.out_degree.assign(producers.size(), 0);
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
     out.edges.reserve(consumers.size());  // about one edge per consumer: no doubling of the largest list
     constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
@@ -100,19 +158,17 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
         const Endpoint* consumer = consumers.data() + (plan.consumer_offset[h] - consumer_base);
         const Endpoint* const consumers_end = consumers.data() + (plan.consumer_offset[h + 1] - consumer_base);
         if (consumer == consumers_end) continue;
-        // Runs of one source; a stable sort keeps each run in time order.
-        const auto p_first = producers.begin() + (plan.producer_offset[h] - producer_base);
-        const auto p_last = producers.begin() + (plan.producer_offset[h + 1] - producer_base);
-        auto by_source = [](const Endpoint& a, const Endpoint& b) { return a.source < b.source; };
-        if (!std::is_sorted(p_first, p_last, by_source)) std::stable_sort(p_first, p_last, by_source);
+        Endpoint* const p_first = producers.data() + (plan.producer_offset[h] - producer_base);
+        Endpoint* const p_last = producers.data() + (plan.producer_offset[h + 1] - producer_base);
+        sort_by_source(p_first, p_last);
         runs.clear();
-        for (auto p = p_first; p != p_last; ++p)
-            if (p == p_first || p->source != (p - 1)->source) runs.push_back(static_cast<std::uint32_t>(p - producers.begin()));
-        runs.push_back(static_cast<std::uint32_t>(p_last - producers.begin()));
+        for (const Endpoint* p = p_first; p != p_last; ++p)
+            if (p == p_first || p->source != (p - 1)->source) runs.push_back(static_cast<std::uint32_t>(p - producers.data()));
+        runs.push_back(static_cast<std::uint32_t>(p_last - producers.data()));
         for (; consumer != consumers_end; ++consumer) {
             const Endpoint& b = *consumer;
             const std::int64_t limit = b.time > kMax - options.tolerance_ns ? kMax : b.time + options.tolerance_ns;
-            bool linked = false;
+            const std::size_t edges_before = out.edges.size();
             for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
                 const Endpoint* first = producers.data() + runs[r];
                 const Endpoint* last = producers.data() + runs[r + 1];
@@ -125,11 +181,12 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
                     if (a == b.sample) continue;
                     if (*scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
                     out.edges.push_back({a, b.sample});
-                    linked = true;
+                    ++records.out_degree[static_cast<std::size_t>(p - producers.data())];
                     if (!options.keep_all) break;
                 }
             }
-            out.unlinked += !linked;
+            in_degree[b.sample] = static_cast<std::uint32_t>(out.edges.size() - edges_before);
+            out.unlinked += out.edges.size() == edges_before;
         }
         consumers_done += plan.consumer_offset[h + 1] - plan.consumer_offset[h];
         if (consumers_done >= 0x10000) {
@@ -140,69 +197,78 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
             if (reports && options.progress) options.progress(done.load(), edges_found.load());
         }
     }
+    for (std::size_t i = 0; i < producers.size(); ++i) {
+        out_degree[producers[i].sample] = records.out_degree[i];
+        out.unconsumed += records.out_degree[i] == 0;
+    }
     done.fetch_add(consumers_done, std::memory_order_relaxed);
     edges_found.fetch_add(out.edges.size() - reported_edges, std::memory_order_relaxed);
 }
 
-// The workers' edges (grouped by hash) -> both CSR directions, each sorted.
-// Each worker's list is released once placed: the edges exist twice at most.
-void build_rows(std::size_t n, std::vector<LinkRange>& ranges, Graph& g) {
-    std::size_t total = 0;
-    for (const auto& r : ranges) total += r.edges.size();
-    if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 edges in one graph");
-    g.out_offset.assign(n + 1, 0);
-    for (const auto& r : ranges)
-        for (const Edge& e : r.edges) ++g.out_offset[e.from + 1];
-    for (std::size_t i = 0; i < n; ++i) g.out_offset[i + 1] += g.out_offset[i];
-    g.edges.resize(total);
-    {
-        std::vector<std::uint32_t> cursor(g.out_offset.begin(), g.out_offset.end() - 1);
-        for (auto& r : ranges) {
-            for (const Edge& e : r.edges) g.edges[cursor[e.from]++] = e;
-            r.edges = {};
+// Degrees -> the end of each row (inclusive prefix sums); placing a row's
+// elements from its end backwards leaves the column holding the row starts.
+void row_ends(std::vector<std::uint32_t>& degree_then_offset) {
+    std::uint32_t sum = 0;
+    for (std::uint32_t& v : degree_then_offset) v = sum += v;
+}
+
+// Places one partition's edges: each edge at the end of its producer's row,
+// each consumer's edge indices (ascending, i.e. by producer) at the end of its
+// in-row. Walking the list backwards keeps each producer's row in consumer
+// order.
+void place_edges(const std::vector<Edge>& edges, Graph& g) {
+    for (std::size_t end = edges.size(); end > 0;) {
+        const SampleIndex b = edges[end - 1].to;
+        std::size_t begin = end - 1;
+        while (begin > 0 && edges[begin - 1].to == b) --begin;
+        const std::uint32_t in_first = g.in_offset[b] -= static_cast<std::uint32_t>(end - begin);
+        for (std::size_t e = begin; e < end; ++e) {
+            const std::uint32_t at = --g.out_offset[edges[e].from];
+            g.edges[at] = edges[e];
+            g.in_edges[in_first + (e - begin)] = at;
         }
+        if (end - begin > 1) std::sort(g.in_edges.begin() + in_first, g.in_edges.begin() + in_first + static_cast<std::ptrdiff_t>(end - begin));
+        end = begin;
     }
-    // A producer's edges all belong to its output hash, whose consumers are
-    // joined in time order: its row is sorted already, except where equal
-    // times or keep-all put consumers out of index order.
-    for (std::size_t i = 0; i < n; ++i)
-        if (!std::is_sorted(g.edges.begin() + g.out_offset[i], g.edges.begin() + g.out_offset[i + 1],
-                            [](const Edge& x, const Edge& y) { return x.to < y.to; }))
-            std::sort(g.edges.begin() + g.out_offset[i], g.edges.begin() + g.out_offset[i + 1],
-                      [](const Edge& x, const Edge& y) { return x.to < y.to; });
-    g.in_offset.assign(n + 1, 0);
-    for (const Edge& e : g.edges) ++g.in_offset[e.to + 1];
-    for (std::size_t i = 0; i < n; ++i) g.in_offset[i + 1] += g.in_offset[i];
-    g.in_edges.resize(g.edges.size());
-    std::vector<std::uint32_t> cursor(g.in_offset.begin(), g.in_offset.end() - 1);
-    for (std::uint32_t e = 0; e < g.edges.size(); ++e) g.in_edges[cursor[g.edges[e].to]++] = e;
 }
 
 }  // namespace
 
 Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& options) {
     const unsigned threads = std::clamp<unsigned>(options.threads ? options.threads : std::thread::hardware_concurrency(), 1, 64);
-    const JoinPlan plan = plan_join(s, s.size() < 100000 ? 1 : 2 * std::size_t{threads});
+    const JoinPlan plan = plan_join(s, s.size() < 100000 ? 1 : 2 * std::size_t{threads}, threads);
     const std::size_t partitions = plan.bounds.size() - 1;
+    const std::size_t n = s.size();
+    Graph g;
+    // Degrees first (each sample written by the one partition owning its
+    // hash, or left 0), then row ends; the last entry stays the total.
+    g.out_offset.assign(n + 1, 0);
+    g.in_offset.assign(n + 1, 0);
     std::vector<LinkRange> ranges(partitions);
     {
         const detail::PairTable pairs(s, spec);
-        std::atomic<std::size_t> next{0};
+        std::vector<Gathered> records(std::min<std::size_t>(threads, partitions));
         std::atomic<std::uint64_t> done{0}, edges_found{0};
-        auto worker = [&](bool reports) {
-            for (std::size_t k; (k = next.fetch_add(1)) < partitions;)
-                link_partition(s, plan, pairs, options, k, ranges[k], done, edges_found, reports);
-        };
-        std::vector<std::jthread> pool;
-        for (unsigned t = 1; t < std::min<std::size_t>(threads, partitions); ++t) pool.emplace_back(worker, false);
-        worker(true);
+        parallel_for(partitions, threads, [&](std::size_t k, unsigned w) {
+            link_partition(s, plan, pairs, options, k, records[w], ranges[k], g.out_offset.data(), g.in_offset.data(), done,
+                           edges_found, w == 0);
+        });
     }
-    Graph g;
-    for (const auto& r : ranges) g.unlinked_inputs += r.unlinked;
-    build_rows(s.size(), ranges, g);
-    if (options.progress) options.progress(s.size(), g.edges.size());
-    for (SampleIndex i = 0; i < s.size(); ++i)
-        g.unconsumed_outputs += s.output[i] != kNoHash && g.out_offset[i] == g.out_offset[i + 1];
+    std::size_t total = 0;
+    for (const LinkRange& r : ranges) {
+        total += r.edges.size();
+        g.unlinked_inputs += r.unlinked;
+        g.unconsumed_outputs += r.unconsumed;
+    }
+    if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 edges in one graph");
+    parallel_for(2, threads, [&](std::size_t k, unsigned) { row_ends(k == 0 ? g.out_offset : g.in_offset); });
+    g.edges.resize(total);
+    g.in_edges.resize(total);
+    parallel_for(partitions, threads, [&](std::size_t k, unsigned) {
+        place_edges(ranges[k].edges, g);
+        ranges[k].edges = {};
+    });
+    if (options.progress) options.progress(n, g.edges.size());
     return g;
 }
 
