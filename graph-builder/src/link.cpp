@@ -5,8 +5,10 @@
 //      grouped by hash id with a stable counting sort of the time-ordered
 //      samples; producers of one hash are then ordered by source, so each
 //      (hash, source) run is in time order;
-//   2. per hash, for each of its consumers visit the producer runs; per
-//      allowed run, binary-search the latest producer at or before the
+//   2. per hash, for each of its consumers visit the producer runs of the
+//      sources allowed to link to it (looked up from the pair table's list
+//      for the consumer's source, or by trying each run, whichever is
+//      shorter); per allowed run, binary-search the latest producer at or before the
 //      consumer's time (+ tolerance), skipping itself and other threads where
 //      the scope requires one thread; count each producer's and consumer's
 //      edges;
@@ -89,8 +91,13 @@ JoinPlan plan_join(const SampleSet& s, std::size_t partitions, unsigned threads)
     return plan;
 }
 
+struct RunOfSource {
+    std::uint32_t hash = kNoHash, run = 0;  // valid while `hash` is the hash being joined
+};
+
 // A worker's records, reused from one partition to the next.
 struct Gathered {
+    std::vector<RunOfSource> run_of_source;  // per source, when the pair table has lists
     std::vector<Endpoint> producers, consumers;
     std::vector<std::uint32_t> out_degree;  // per producer record
     std::vector<std::uint32_t> cursor;      // per hash of the partition: the next producer slot, then consumer slot
@@ -148,6 +155,8 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
     std::vector<Endpoint>& producers = records.producers;
     const std::vector<Endpoint>& consumers = records.consumers;
     records.out_degree.assign(producers.size(), 0);
+    const bool listed = pairs.has_lists();
+    if (listed) records.run_of_source.resize(s.source_count);
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
     out.edges.reserve(consumers.size());  // about one edge per consumer: no doubling of the largest list
     constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
@@ -163,26 +172,43 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
         sort_by_source(p_first, p_last);
         runs.clear();
         for (const Endpoint* p = p_first; p != p_last; ++p)
-            if (p == p_first || p->source != (p - 1)->source) runs.push_back(static_cast<std::uint32_t>(p - producers.data()));
+            if (p == p_first || p->source != (p - 1)->source) {
+                if (listed) records.run_of_source[p->source] = {static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(runs.size())};
+                runs.push_back(static_cast<std::uint32_t>(p - producers.data()));
+            }
         runs.push_back(static_cast<std::uint32_t>(p_last - producers.data()));
         for (; consumer != consumers_end; ++consumer) {
             const Endpoint& b = *consumer;
             const std::int64_t limit = b.time > kMax - options.tolerance_ns ? kMax : b.time + options.tolerance_ns;
             const std::size_t edges_before = out.edges.size();
-            for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
+            // Run r's latest producer(s) at or before the limit, itself and
+            // other threads skipped where the scope says so.
+            auto link_run = [&](std::size_t r, PairScope scope) {
                 const Endpoint* first = producers.data() + runs[r];
                 const Endpoint* last = producers.data() + runs[r + 1];
-                const auto scope = pairs.scope(first->source, b.source);
-                if (!scope) continue;
-                if (*scope != PairScope::any && plan.instance_of_source[first->source] != plan.instance_of_source[b.source]) continue;
                 const Endpoint* p = std::upper_bound(first, last, limit, [](std::int64_t v, const Endpoint& a) { return v < a.time; });
                 while (p != first) {
                     const SampleIndex a = (--p)->sample;
                     if (a == b.sample) continue;
-                    if (*scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
+                    if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
                     out.edges.push_back({a, b.sample});
                     ++records.out_degree[static_cast<std::size_t>(p - producers.data())];
                     if (!options.keep_all) break;
+                }
+            };
+            // Whichever is shorter: the sources allowed to link to b, or the
+            // hash's producer runs. Both visit every allowed run.
+            const auto allowed = listed ? pairs.producers_for(b.source) : std::span<const detail::PairTable::Allowed>{};
+            if (listed && allowed.size() + 1 < runs.size()) {
+                for (const auto& [source, scope] : allowed)
+                    if (const RunOfSource& at = records.run_of_source[source]; at.hash == h) link_run(at.run, scope);
+            } else {
+                for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
+                    const std::uint32_t source = producers[runs[r]].source;
+                    const auto scope = pairs.scope(source, b.source);
+                    if (!scope) continue;
+                    if (*scope != PairScope::any && plan.instance_of_source[source] != plan.instance_of_source[b.source]) continue;
+                    link_run(r, *scope);
                 }
             }
             in_degree[b.sample] = static_cast<std::uint32_t>(out.edges.size() - edges_before);

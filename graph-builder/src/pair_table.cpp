@@ -24,6 +24,30 @@ PairTable::PairTable(const SampleSet& samples, const AnalysisSpec& spec) : sourc
                 for (std::size_t b = 0; b < sources_; ++b)
                     if (r.to[b]) dense_[a * sources_ + b] = std::max(dense_[a * sources_ + b], r.code);
     rules_.clear();
+    list_allowed(samples);
+}
+
+void PairTable::list_allowed(const SampleSet& samples) {
+    std::vector<std::uint32_t> instance_of(sources_);
+    for (const Tracepoint& tp : samples.tracepoints) instance_of[tp.source_id] = tp.instance_id;
+    auto links = [&](std::size_t from, std::size_t to) {
+        const std::uint8_t code = dense_[from * sources_ + to];
+        return code == kAny || (code != 0 && instance_of[from] == instance_of[to]);
+    };
+    // A list longer than the few producer sources of a typical hash would not
+    // be used; this bound also keeps the lists small next to the dense table.
+    constexpr std::size_t kMaxListed = std::size_t{1} << 20;
+    std::size_t listed = 0;
+    for (std::size_t from = 0; from < sources_; ++from)
+        for (std::size_t to = 0; to < sources_; ++to) listed += links(from, to);
+    if (listed > kMaxListed) return;
+    list_offset_.assign(sources_ + 1, 0);
+    allowed_.reserve(listed);
+    for (std::size_t to = 0; to < sources_; ++to) {
+        for (std::size_t from = 0; from < sources_; ++from)
+            if (links(from, to)) allowed_.push_back({static_cast<std::uint32_t>(from), *scope(static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to))});
+        list_offset_[to + 1] = static_cast<std::uint32_t>(allowed_.size());
+    }
 }
 
 std::uint8_t PairTable::sparse_lookup(std::uint32_t from, std::uint32_t to) const {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace hashtrace::graph::detail {
@@ -24,11 +25,26 @@ public:
         return code == kAny ? PairScope::any : code == kInstance ? PairScope::instance : PairScope::thread;
     }
 
+    // The sources that may link to a sample of source `to`, ascending, with
+    // their scopes, leaving out those whose scope needs the same node
+    // instance and which are on another. A consumer usually has one or two:
+    // the join looks them up instead of trying every producer source of a
+    // hash. Only listed when few enough pairs are allowed (has_lists()).
+    struct Allowed {
+        std::uint32_t source;
+        PairScope scope;
+    };
+    bool has_lists() const { return !list_offset_.empty(); }
+    std::span<const Allowed> producers_for(std::uint32_t to) const {
+        return {allowed_.data() + list_offset_[to], allowed_.data() + list_offset_[to + 1]};
+    }
+
 private:
     // Larger code = more permissive; several rules allowing a pair combine to the most permissive.
     static constexpr std::uint8_t kThread = 1, kInstance = 2, kAny = 3;
     static std::uint8_t code_of(PairScope s) { return s == PairScope::any ? kAny : s == PairScope::instance ? kInstance : kThread; }
     std::uint8_t sparse_lookup(std::uint32_t from, std::uint32_t to) const;
+    void list_allowed(const SampleSet& samples);
 
     struct RuleMasks {
         std::vector<bool> from, to;
@@ -38,6 +54,8 @@ private:
     std::size_t sources_ = 0;
     std::vector<std::uint8_t> dense_;   // sources x sources, when small enough
     std::vector<RuleMasks> rules_;      // otherwise
+    std::vector<std::uint32_t> list_offset_;  // per `to` source, where its producers_for list starts (sources+1)
+    std::vector<Allowed> allowed_;
 };
 
 }  // namespace hashtrace::graph::detail
