@@ -8,7 +8,7 @@
 //   2. per hash, for each of its consumers visit the producer runs of the
 //      sources allowed to link to it (looked up from the pair table's list
 //      for the consumer's source, or by trying each run, whichever is
-//      shorter); per allowed run, binary-search the latest producer at or before the
+//      shorter); per allowed run, the latest producer at or before the
 //      consumer's time (+ tolerance), skipping itself and other threads where
 //      the scope requires one thread; count each producer's and consumer's
 //      edges;
@@ -161,6 +161,10 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
     out.edges.reserve(consumers.size());  // about one edge per consumer: no doubling of the largest list
     constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     std::vector<std::uint32_t> runs;  // starts of the current hash's source runs, plus its end
+    // Per run, the first producer later than the limit of the consumers seen
+    // so far: consumers come in time order, so it only moves forward, and a
+    // hash's runs are walked once in all (no binary search per consumer).
+    std::vector<std::uint32_t> run_reached;
     std::uint64_t consumers_done = 0;
     std::size_t reported_edges = 0;
     for (std::size_t h = first_hash; h < last_hash; ++h) {
@@ -176,6 +180,7 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
                 if (listed) records.run_of_source[p->source] = {static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(runs.size())};
                 runs.push_back(static_cast<std::uint32_t>(p - producers.data()));
             }
+        run_reached.assign(runs.begin(), runs.end());
         runs.push_back(static_cast<std::uint32_t>(p_last - producers.data()));
         for (; consumer != consumers_end; ++consumer) {
             const Endpoint& b = *consumer;
@@ -184,9 +189,10 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
             // Run r's latest producer(s) at or before the limit, itself and
             // other threads skipped where the scope says so.
             auto link_run = [&](std::size_t r, PairScope scope) {
+                std::uint32_t& reached = run_reached[r];
+                while (reached < runs[r + 1] && producers[reached].time <= limit) ++reached;
                 const Endpoint* first = producers.data() + runs[r];
-                const Endpoint* last = producers.data() + runs[r + 1];
-                const Endpoint* p = std::upper_bound(first, last, limit, [](std::int64_t v, const Endpoint& a) { return v < a.time; });
+                const Endpoint* p = producers.data() + reached;
                 while (p != first) {
                     const SampleIndex a = (--p)->sample;
                     if (a == b.sample) continue;
