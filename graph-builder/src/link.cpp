@@ -177,6 +177,8 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
     reserve_huge(out.edges, consumers.size());  // about one edge per consumer: no doubling of the largest list
     constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t tolerance = options.tolerance_ns;
+    const bool keep_all = options.keep_all;
     std::vector<std::uint32_t> runs;  // starts of the current hash's source runs, plus its end
     // Per run, the first producer later than the limit of the consumers seen
     // so far: consumers come in time order, so it only moves forward, and a
@@ -201,11 +203,12 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
         runs.push_back(static_cast<std::uint32_t>(p_last - producers.data()));
         for (; consumer != consumers_end; ++consumer) {
             const Endpoint& b = *consumer;
-            const std::int64_t limit = b.time > kMax - options.tolerance_ns ? kMax : b.time + options.tolerance_ns;
+            const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
             const std::size_t edges_before = out.edges.size();
             // Run r's latest producer(s) at or before the limit, itself and
             // other threads skipped where the scope says so.
-            auto link_run = [&](std::size_t r, PairScope scope) {
+            // Inlined: called once or twice per consumer, it is the join's inner loop.
+            auto link_run = [&](std::size_t r, PairScope scope) __attribute__((always_inline)) {
                 std::uint32_t& reached = run_reached[r];
                 while (reached < runs[r + 1] && producers[reached].time <= limit) ++reached;
                 const Endpoint* first = producers.data() + runs[r];
@@ -216,7 +219,7 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
                     if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
                     out.edges.push_back({a, b.sample});
                     ++records.out_degree[static_cast<std::size_t>(p - producers.data())];
-                    if (!options.keep_all) break;
+                    if (!keep_all) break;
                 }
             };
             // Whichever is shorter: the sources allowed to link to b, or the
