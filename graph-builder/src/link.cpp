@@ -16,10 +16,10 @@
 //      rows of both directions (again per partition, in parallel).
 // Step 2 reads both sides sequentially (the records of one hash are
 // contiguous), where probing by consumer in time order would miss the cache
-// several times per consumer. Step 3 needs no sort: a sample's output hash,
-// and so all its out-edges, belongs to one partition, which emits them in
-// consumer (index) order; likewise a consumer's in-edges come from one
-// partition, next to each other.
+// several times per consumer. Step 3 sorts nothing but each consumer's few
+// in-edges: a sample's output hash, and so all its out-edges, belongs to one
+// partition, which emits them in consumer (index) order; likewise a
+// consumer's in-edges come from one partition, next to each other.
 #include "hashtrace/graph/link.hpp"
 
 #include "pair_table.hpp"
