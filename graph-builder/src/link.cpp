@@ -22,15 +22,13 @@
 // consumer's in-edges come from one partition, next to each other.
 #include "hashtrace/graph/link.hpp"
 
+#include "hashtrace/graph/detail/huge_pages.hpp"
 #include "pair_table.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <cstdint>
 #include <limits>
 #include <thread>
-
-#include <sys/mman.h>
 
 namespace hashtrace::graph {
 namespace {
@@ -40,20 +38,6 @@ struct Endpoint {
     SampleIndex sample;
     std::uint32_t source;
 };
-
-// Reserves room for n elements and asks for transparent huge pages on it
-// before anything touches it (THP is in madvise mode on the target
-// machines): the graph's columns and the join's records are written in
-// scattered order, and 4 KiB pages cost a fault each and miss the TLB.
-// A hint only: where the kernel has no huge page, nothing changes.
-template <typename T>
-void reserve_huge(std::vector<T>& v, std::size_t n) {
-    v.reserve(n);
-    constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-    const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
-    const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(v.data() + n) & ~(kHuge - 1);
-    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-}
 
 // Runs task(k, worker) for every k in [0, count) on up to `threads` threads,
 // the caller's being worker 0; each worker takes the next k when done.
@@ -175,7 +159,7 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
     const bool listed = pairs.has_lists();
     if (listed) records.run_of_source.resize(s.source_count);
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
-    reserve_huge(out.edges, consumers.size());  // about one edge per consumer: no doubling of the largest list
+    detail::reserve_on_huge_pages(out.edges, consumers.size());  // about one edge per consumer: no doubling of the largest list
     constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all;
@@ -294,10 +278,10 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     Graph g;
     // Degrees first (each sample written by the one partition owning its
     // hash, or left 0), then row ends; the last entry stays the total.
-    reserve_huge(g.out_offset, n + 1);
-    reserve_huge(g.in_offset, n + 1);
-    g.out_offset.assign(n + 1, 0);
-    g.in_offset.assign(n + 1, 0);
+    // The graph's columns, the join's records and edge lists are written in
+    // scattered order: on huge pages they take fewer faults and TLB misses.
+    g.out_offset = detail::vector_on_huge_pages<std::uint32_t>(n + 1, 0);
+    g.in_offset = detail::vector_on_huge_pages<std::uint32_t>(n + 1, 0);
     std::vector<LinkRange> ranges(partitions);
     {
         const detail::PairTable pairs(s, spec);
@@ -309,8 +293,8 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
             most_consumers = std::max<std::size_t>(most_consumers, plan.consumer_offset[last] - plan.consumer_offset[first]);
         }
         for (Gathered& r : records) {
-            reserve_huge(r.producers, most_producers);
-            reserve_huge(r.consumers, most_consumers);
+            detail::reserve_on_huge_pages(r.producers, most_producers);
+            detail::reserve_on_huge_pages(r.consumers, most_consumers);
         }
         std::atomic<std::uint64_t> done{0}, edges_found{0};
         parallel_for(partitions, threads, [&](std::size_t k, unsigned w) {
@@ -326,8 +310,8 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     }
     if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 edges in one graph");
     parallel_for(2, threads, [&](std::size_t k, unsigned) { row_ends(k == 0 ? g.out_offset : g.in_offset); });
-    reserve_huge(g.edges, total);
-    reserve_huge(g.in_edges, total);
+    detail::reserve_on_huge_pages(g.edges, total);
+    detail::reserve_on_huge_pages(g.in_edges, total);
     g.edges.resize(total);
     g.in_edges.resize(total);
     parallel_for(partitions, threads, [&](std::size_t k, unsigned) {
