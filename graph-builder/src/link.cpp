@@ -130,6 +130,7 @@ void gather(const SampleSet& s, const JoinPlan& plan, std::size_t first_hash, st
 // Orders one hash's producers by source, keeping time order within a source.
 // Most hashes have a handful of producers: insertion sort, no buffer.
 void sort_by_source(Endpoint* first, Endpoint* last) {
+    if (last - first < 2) return;  // (also: a hash without producers may have null pointers here)
     auto by_source = [](const Endpoint& a, const Endpoint& b) { return a.source < b.source; };
     if (last - first > 32) return std::stable_sort(first, last, by_source);
     for (Endpoint* p = first + 1; p < last; ++p) {

@@ -42,6 +42,27 @@ TEST(Link, HashEqualityLinksProducerToConsumerAcrossNodes) {
     EXPECT_EQ(g.unconsumed_outputs, 0u);
 }
 
+// Inputs whose hashes no sample produces: nothing links, every input is
+// counted. (The path of a fuzz_analyze_csv finding: with no producer at all
+// the join's producer records were empty and the per-hash sort stepped off a
+// null pointer, which clang's UBSan reports and GCC's does not; the input is
+// kept as corpus/analyze_csv/link-no-producers-null.csv.)
+TEST(Link, ConsumersWithoutAnyProducer) {
+    CsvLog display;
+    display.row("Display", "camera0", "QrFrame", 100.000, "f1", "");
+    display.row("Display", "camera0", "QrFrame", 100.001, "f2", "");
+    display.row("Display", "camera0", "QrFrame", 100.002, "f1", "");
+    const auto s = load({{"display.csv", display.text()}});
+    for (const bool keep_all : {false, true}) {
+        LinkOptions options;
+        options.keep_all = keep_all;
+        const auto g = link(s, {}, options);
+        EXPECT_TRUE(g.edges.empty());
+        EXPECT_EQ(g.unlinked_inputs, 3u);
+        EXPECT_EQ(g.unconsumed_outputs, 0u);
+    }
+}
+
 // A loop counter wrapping every 4 iterations: producer P emits counter k % 4
 // at 100 + k ms; consumer C reads it 0.5 ms later. Rule 5: C must link to the
 // latest P with that hash (k), not to the one 4 iterations earlier (k - 4).
