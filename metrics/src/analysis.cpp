@@ -182,12 +182,8 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         IntervalResult& ir = r.intervals[i];
         ir.name = spec.intervals[i].name;
         ir.kind = spec.intervals[i].kind;
-        if (options.keep_values) {
-            ir.latency_ms = summarize(std::span<const double>(values));
-            ir.values_ms = std::move(values);
-        } else {
-            ir.latency_ms = summarize(std::move(values));
-        }
+        ir.latency_ms = summarize(values);
+        if (options.keep_values) ir.values_ms = std::move(values);
     };
     using Task = std::function<void(detail::EarliestReach&, detail::SearchScratch&)>;
     // Each task writes its own part of the result. The edge metrics go first

@@ -105,12 +105,8 @@ void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const Metri
     out.m3 = sweep_in_flight(next_start, next_end, out.first_time_ns, out.last_time_ns, options);
     out.m8 = out.window_s > 0 ? double(out.message_edges) / out.window_s : 0;
     out.m12 = message_sum != 0 ? local_sum / message_sum : 0;
-    if (options.keep_values) {
-        out.m11_ms = summarize(std::span<const double>(waits_ms));
-        out.m11_values_ms = std::move(waits_ms);
-    } else {
-        out.m11_ms = summarize(std::move(waits_ms));
-    }
+    out.m11_ms = summarize(waits_ms);
+    if (options.keep_values) out.m11_values_ms = std::move(waits_ms);
 }
 
 }  // namespace hashtrace::metrics::detail

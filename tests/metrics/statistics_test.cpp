@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 #include <vector>
 
 namespace hashtrace::metrics {
@@ -44,6 +47,50 @@ TEST(Statistics, EmptyAndSingle) {
     EXPECT_EQ(one.sd, 0);
     EXPECT_EQ(one.jitter, 0);
     EXPECT_EQ(one.p99, 4.5);
+}
+
+// summarize against the definitions computed the plain way (a full sort for
+// the nearest ranks, Moments for mean, sd and jitter) on random inputs with
+// ties, negatives, zeros of both signs, extremes and values crowded into one
+// binade (one histogram bucket), at sizes from 1 up.
+TEST(Statistics, SummaryMatchesSortedReference) {
+    std::mt19937_64 rng(17);
+    constexpr double kMax = std::numeric_limits<double>::max(), kTiny = std::numeric_limits<double>::denorm_min();
+    const std::vector<double> extremes{kMax, -kMax, kTiny, -kTiny, 0.0, -0.0, 1e-300, -1e300, 1.0, 1.0 + 1e-15};
+    auto draw = [&](int kind) -> double {
+        switch (kind) {
+            case 0: return std::uniform_real_distribution<double>(-1e3, 1e3)(rng);
+            case 1: return 0.5 * double(std::uniform_int_distribution<int>(-3, 3)(rng));     // many ties
+            case 2: return extremes[rng() % extremes.size()];
+            case 3: return 0.3 + std::exponential_distribution<double>(20)(rng);          // latencies: one crowded binade
+            default: return 7.25;                                                         // all equal
+        }
+    };
+    auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };  // extremes overflow the moments alike
+    for (int trial = 0; trial < 400; ++trial) {
+        const int kind = trial % 5;
+        const std::size_t n = trial < 15 ? std::size_t(trial / 5 + 1) : std::size_t(rng() % (trial < 390 ? 3000 : 200000)) + 1;
+        std::vector<double> v(n);
+        for (double& x : v) x = draw(kind);
+        const Summary s = summarize(v);
+        std::vector<double> sorted = v;
+        std::sort(sorted.begin(), sorted.end());
+        Moments m, diffs;
+        for (std::size_t i = 0; i < n; ++i) {
+            m.add(v[i]);
+            if (i > 0) diffs.add(v[i] - v[i - 1]);
+        }
+        SCOPED_TRACE(testing::Message() << "trial " << trial << " kind " << kind << " n " << n);
+        EXPECT_EQ(s.count, n);
+        EXPECT_EQ(s.min, sorted.front());
+        EXPECT_EQ(s.max, sorted.back());
+        EXPECT_EQ(s.p50, nearest_rank(sorted, 50));
+        EXPECT_EQ(s.p95, nearest_rank(sorted, 95));
+        EXPECT_EQ(s.p99, nearest_rank(sorted, 99));
+        EXPECT_TRUE(same(s.mean, m.mean));
+        EXPECT_TRUE(same(s.sd, std::sqrt(m.variance())));
+        EXPECT_TRUE(same(s.jitter, std::sqrt(diffs.variance())));
+    }
 }
 
 // Closed forms: I_x(2,3) = sum_{j=2..4} C(4,j) x^j (1-x)^(4-j); I_x(1/2,1/2) = 2/pi asin(sqrt x).
