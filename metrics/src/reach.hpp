@@ -94,6 +94,7 @@ struct Reached {
     graph::SampleIndex from;
     std::uint32_t target_class;
     graph::SampleIndex to;
+    std::int64_t latency_ns;  // t(to) - t(from)
 };
 
 // Reused across searches: visited marks (one bit per sample, so they stay
@@ -101,7 +102,7 @@ struct Reached {
 struct SearchScratch {
     std::vector<std::uint64_t> visited;
     std::vector<graph::SampleIndex> marked;
-    std::vector<std::pair<std::int64_t, graph::SampleIndex>> heap;  // (time, sample)
+    std::vector<graph::SampleIndex> heap;
 };
 
 // For each start (ascending), the earliest reachable sample of each class,
