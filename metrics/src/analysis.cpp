@@ -80,7 +80,7 @@ std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question
         for (SampleIndex v : starts) {
             if (q.classes.skip_start_class && !q.classes.of(s.tracepoint[v]).empty() && q.classes.of(s.tracepoint[v]).front() == c) continue;
             if (const SampleIndex to_sample = reach.earliest(v); to_sample != detail::kUnreached)
-                out.push_back({v, c, to_sample, graph::elapsed_ns(s.time_ns[v], s.time_ns[to_sample])});
+                out.push_back({v, c, graph::elapsed_ns(s.time_ns[v], s.time_ns[to_sample])});
         }
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return std::tie(a.from, a.target_class) < std::tie(b.from, b.target_class); });
@@ -100,7 +100,11 @@ struct Chunk {
 std::vector<detail::Reached> assemble(const SampleSet& s, Question& q, std::vector<Chunk>& chunks, detail::EarliestReach& reach) {
     std::vector<detail::Reached> out;
     if (std::all_of(chunks.begin(), chunks.end(), [](const Chunk& c) { return c.found.has_value(); })) {
-        for (Chunk& c : chunks) out.insert(out.end(), c.found->begin(), c.found->end());
+        // Each chunk's answer freed once copied: the whole answer is never held twice.
+        for (Chunk& c : chunks) {
+            out.insert(out.end(), c.found->begin(), c.found->end());
+            c.found.reset();
+        }
         return out;
     }
     std::vector<SampleIndex> starts;

@@ -176,7 +176,7 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
         scratch.marked.clear();
         std::sort(found.begin(), found.end());
         for (std::uint32_t c : found) {
-            out.push_back({v, c, earliest[c], graph::elapsed_ns(time[v], time[earliest[c]])});
+            out.push_back({v, c, graph::elapsed_ns(time[v], time[earliest[c]])});
             earliest[c] = kUnreached;
         }
     }

@@ -93,8 +93,7 @@ struct TargetClasses {
 struct Reached {
     graph::SampleIndex from;
     std::uint32_t target_class;
-    graph::SampleIndex to;
-    std::int64_t latency_ns;  // t(to) - t(from)
+    std::int64_t latency_ns;  // t(earliest sample of the class) - t(from)
 };
 
 // Reused across searches: visited marks (one bit per sample, so they stay
@@ -106,7 +105,7 @@ struct SearchScratch {
 };
 
 // For each start (ascending), the earliest reachable sample of each class,
-// as (start, class, sample) in start then class order: a best-first search in
+// as (start, class, latency) in start then class order: a best-first search in
 // time order per start, which stops once every class is found. Exact only
 // when no edge goes back in time, so nullopt when one does
 // (TracepointGraph::runs_backward_in_time), or once the searches have visited
