@@ -26,18 +26,6 @@ detail::TracepointSet tracepoints_matching(const SampleSet& s, const graph::Sele
     return set;
 }
 
-// For each tracepoint set, its samples in index order: one pass over the samples for all sets.
-std::vector<std::vector<SampleIndex>> samples_of(const SampleSet& s, const std::vector<detail::TracepointSet>& sets) {
-    std::vector<std::vector<std::uint32_t>> sets_of_tracepoint(s.tracepoints.size());
-    for (std::uint32_t k = 0; k < sets.size(); ++k)
-        for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
-            if (sets[k][t]) sets_of_tracepoint[t].push_back(k);
-    std::vector<std::vector<SampleIndex>> out(sets.size());
-    for (SampleIndex i = 0; i < s.size(); ++i)
-        for (std::uint32_t k : sets_of_tracepoint[s.tracepoint[i]]) out[k].push_back(i);
-    return out;
-}
-
 double ms_between(const SampleSet& s, SampleIndex a, SampleIndex b) { return double(graph::elapsed_ns(s.time_ns[a], s.time_ns[b])) / 1e6; }
 
 // One question: from each start sample, the earliest reachable sample of
@@ -47,8 +35,8 @@ double ms_between(const SampleSet& s, SampleIndex a, SampleIndex b) { return dou
 // Intervals with the same `from` tracepoints share one question (one search
 // per start sample serves all of them), each owning a range of its classes.
 struct Question {
-    const std::vector<SampleIndex>* starts = nullptr;
-    detail::TracepointSet start_tracepoints;
+    bool from_roots = false;                  // the matrix: starts are the samples without incoming edge
+    detail::TracepointSet start_tracepoints;  // otherwise the samples of these (for the matrix: set by its starts)
     detail::TargetClasses classes;
     struct Part {
         std::size_t interval;
@@ -57,8 +45,30 @@ struct Question {
     std::vector<Part> intervals;  // empty for the matrix
 };
 
+// The start samples of `q` in [begin, end), ascending. Every sample is
+// written and the end advances only past starts: whether a sample is a
+// start is as good as random, and a branch on it would mispredict often.
+std::vector<SampleIndex> starts_between(const SampleSet& s, const graph::Graph& g, const Question& q, SampleIndex begin, SampleIndex end) {
+    std::vector<SampleIndex> candidates(end - begin);
+    std::size_t count = 0;
+    if (q.from_roots) {
+        for (SampleIndex v = begin; v < end; ++v) {
+            candidates[count] = v;
+            count += g.in_offset[v] == g.in_offset[v + 1];
+        }
+    } else {
+        const std::vector<std::uint8_t> is_start(q.start_tracepoints.begin(), q.start_tracepoints.end());
+        for (SampleIndex v = begin; v < end; ++v) {
+            candidates[count] = v;
+            count += is_start[s.tracepoint[v]];
+        }
+    }
+    return {candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(count)};
+}
+
 // The exact fallback: one EarliestReach pass per class.
-std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question& q, detail::EarliestReach& reach) {
+std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question& q, const std::vector<SampleIndex>& starts,
+                                              detail::EarliestReach& reach) {
     std::vector<detail::Reached> out;
     for (std::uint32_t c = 0; c < q.classes.count; ++c) {
         detail::TracepointSet to(s.tracepoints.size());
@@ -67,13 +77,41 @@ std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question
             to[t] = std::find(of_t.begin(), of_t.end(), c) != of_t.end();
         }
         reach.run(q.start_tracepoints, to);
-        for (SampleIndex v : *q.starts) {
+        for (SampleIndex v : starts) {
             if (q.classes.skip_start_class && !q.classes.of(s.tracepoint[v]).empty() && q.classes.of(s.tracepoint[v]).front() == c) continue;
-            if (const SampleIndex to_sample = reach.earliest(v); to_sample != detail::kUnreached) out.push_back({v, c, to_sample});
+            if (const SampleIndex to_sample = reach.earliest(v); to_sample != detail::kUnreached)
+                out.push_back({v, c, graph::elapsed_ns(s.time_ns[v], s.time_ns[to_sample])});
         }
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return std::tie(a.from, a.target_class) < std::tie(b.from, b.target_class); });
     return out;
+}
+
+// A question is answered in chunks of the sample range, one task each (the
+// largest question alone would otherwise keep one core busy after the other
+// has finished): each chunk finds its starts and searches from them. The
+// task that finishes a question's last chunk puts the answer together, or,
+// where a chunk's searches gave up, answers the whole question by passes.
+struct Chunk {
+    std::vector<SampleIndex> starts;
+    std::optional<std::vector<detail::Reached>> found;
+};
+
+std::vector<detail::Reached> assemble(const SampleSet& s, Question& q, std::vector<Chunk>& chunks, detail::EarliestReach& reach) {
+    std::vector<detail::Reached> out;
+    if (std::all_of(chunks.begin(), chunks.end(), [](const Chunk& c) { return c.found.has_value(); })) {
+        // Each chunk's answer freed once copied: the whole answer is never held twice.
+        for (Chunk& c : chunks) {
+            out.insert(out.end(), c.found->begin(), c.found->end());
+            c.found.reset();
+        }
+        return out;
+    }
+    std::vector<SampleIndex> starts;
+    for (const Chunk& c : chunks) starts.insert(starts.end(), c.starts.begin(), c.starts.end());
+    if (q.from_roots)
+        for (SampleIndex v : starts) q.start_tracepoints[s.tracepoint[v]] = true;
+    return answer_by_passes(s, q, starts, reach);
 }
 
 // Keep-all mode: every `to` sample reachable from each `from` sample without
@@ -126,7 +164,6 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         from_sets.push_back(tracepoints_matching(s, interval.from));
         to_sets.push_back(tracepoints_matching(s, interval.to));
     }
-    const auto from_samples = samples_of(s, from_sets);
 
     std::vector<Question> questions;
     std::vector<std::vector<std::vector<std::uint32_t>>> class_lists;  // per question, per tracepoint
@@ -134,7 +171,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         std::size_t k = 0;
         while (k < questions.size() && questions[k].start_tracepoints != from_sets[i]) ++k;
         if (k == questions.size()) {
-            questions.push_back(Question{&from_samples[i], from_sets[i], {}, {}});
+            questions.push_back(Question{false, from_sets[i], {}, {}});
             class_lists.emplace_back(s.tracepoints.size());
         }
         Question& q = questions[k];
@@ -153,15 +190,9 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     }
     for (std::size_t k = 0; k < questions.size(); ++k)
         questions[k].classes = detail::TargetClasses::from_lists(class_lists[k], questions[k].classes.count);
-    std::vector<SampleIndex> roots;  // samples without incoming edge: the matrix's starts
     std::optional<Question> matrix;
     if (s.node_names.size() > 1) {
-        matrix = Question{&roots, detail::TracepointSet(s.tracepoints.size()), {}, {}};
-        for (SampleIndex v = 0; v < s.size(); ++v)
-            if (g.in_degree(v) == 0) {
-                roots.push_back(v);
-                matrix->start_tracepoints[s.tracepoint[v]] = true;
-            }
+        matrix = Question{true, detail::TracepointSet(s.tracepoints.size()), {}, {}};
         std::vector<std::vector<std::uint32_t>> node_of(s.tracepoints.size());
         for (std::size_t t = 0; t < s.tracepoints.size(); ++t) node_of[t] = {s.tracepoints[t].node_id};
         matrix->classes = detail::TargetClasses::from_lists(node_of, static_cast<std::uint32_t>(s.node_names.size()));
@@ -173,58 +204,71 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // question whose searches visit more than two passes' worth is wandering
     // along loop chains, and the passes finish it at a bounded cost.
     const std::size_t budget = options.reach_search_budget ? options.reach_search_budget : std::max<std::size_t>(2 * s.size(), 1u << 16);
-    auto answer = [&](const Question& q, detail::EarliestReach& reach, detail::SearchScratch& scratch) {
-        auto found = detail::search_earliest(s, g, tracepoint_graph.runs_backward_in_time(), *q.starts, q.classes, budget, scratch);
-        return found ? std::move(*found) : answer_by_passes(s, q, reach);
-    };
     r.intervals.resize(spec.intervals.size());
     auto finish_interval = [&](std::size_t i, std::vector<double>&& values) {
         IntervalResult& ir = r.intervals[i];
         ir.name = spec.intervals[i].name;
         ir.kind = spec.intervals[i].kind;
-        if (options.keep_values) {
-            ir.latency_ms = summarize(std::span<const double>(values));
-            ir.values_ms = std::move(values);
-        } else {
-            ir.latency_ms = summarize(std::move(values));
-        }
+        ir.latency_ms = summarize(values);
+        if (options.keep_values) ir.values_ms = std::move(values);
     };
+    auto finish_matrix = [&](const std::vector<detail::Reached>& reached) {
+        const std::size_t nodes = s.node_names.size();
+        std::vector<Moments> cells(nodes * nodes);
+        std::vector<double> maxima(nodes * nodes, 0);
+        for (const auto& x : reached) {
+            const std::size_t cell = s.tracepoint_of(x.from).node_id * nodes + x.target_class;
+            const double ms = double(x.latency_ns) / 1e6;
+            cells[cell].add(ms);
+            maxima[cell] = cells[cell].n == 1 ? ms : std::max(maxima[cell], ms);
+        }
+        for (std::size_t cell = 0; cell < cells.size(); ++cell)
+            if (cells[cell].n > 0)
+                r.node_latency.push_back({s.node_names[cell / nodes], s.node_names[cell % nodes], cells[cell].n, cells[cell].mean, maxima[cell]});
+    };
+    auto finish_question = [&](const Question& q, const std::vector<detail::Reached>& reached) {
+        std::vector<std::uint32_t> part_of_class(q.classes.count);
+        for (std::uint32_t p = 0; p < q.intervals.size(); ++p)
+            std::fill_n(part_of_class.begin() + q.intervals[p].first_class, q.intervals[p].class_count, p);
+        std::vector<std::vector<double>> values(q.intervals.size());
+        for (const auto& x : reached) values[part_of_class[x.target_class]].push_back(double(x.latency_ns) / 1e6);
+        for (std::uint32_t p = 0; p < q.intervals.size(); ++p) finish_interval(q.intervals[p].interval, std::move(values[p]));
+    };
+
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     using Task = std::function<void(detail::EarliestReach&, detail::SearchScratch&)>;
     // Each task writes its own part of the result. The edge metrics go first
     // (the longest), then the matrix, then the intervals.
     std::vector<Task> tasks;
     tasks.emplace_back([&](detail::EarliestReach&, detail::SearchScratch&) { detail::measure_edges(s, g, options, r); });
-    if (matrix)
-        tasks.emplace_back([&](detail::EarliestReach& reach, detail::SearchScratch& scratch) {
-            const std::size_t nodes = s.node_names.size();
-            std::vector<Moments> cells(nodes * nodes);
-            std::vector<double> maxima(nodes * nodes, 0);
-            for (const auto& reached : answer(*matrix, reach, scratch)) {
-                const std::size_t cell = s.tracepoint_of(reached.from).node_id * nodes + reached.target_class;
-                const double ms = ms_between(s, reached.from, reached.to);
-                cells[cell].add(ms);
-                maxima[cell] = cells[cell].n == 1 ? ms : std::max(maxima[cell], ms);
-            }
-            for (std::size_t cell = 0; cell < cells.size(); ++cell)
-                if (cells[cell].n > 0)
-                    r.node_latency.push_back({s.node_names[cell / nodes], s.node_names[cell % nodes], cells[cell].n, cells[cell].mean, maxima[cell]});
-        });
-    for (const Question& q : questions)
-        tasks.emplace_back([&](detail::EarliestReach& reach, detail::SearchScratch& scratch) {
-            const std::vector<detail::Reached> reached = answer(q, reach, scratch);
-            for (const Question::Part& part : q.intervals) {
-                std::vector<double> values;
-                for (const auto& x : reached)
-                    if (x.target_class - part.first_class < part.class_count) values.push_back(ms_between(s, x.from, x.to));
-                finish_interval(part.interval, std::move(values));
-            }
-        });
+    std::vector<Question*> chunked;
+    if (matrix) chunked.push_back(&*matrix);
+    for (Question& q : questions) chunked.push_back(&q);
+    const std::size_t chunk_count = 2 * std::size_t{threads};
+    std::vector<std::vector<Chunk>> chunks(chunked.size(), std::vector<Chunk>(chunk_count));
+    std::vector<std::atomic<std::size_t>> chunks_pending(chunked.size());
+    for (std::size_t k = 0; k < chunked.size(); ++k) {
+        chunks_pending[k] = chunk_count;
+        for (std::size_t c = 0; c < chunk_count; ++c)
+            tasks.emplace_back([&, k, c](detail::EarliestReach& reach, detail::SearchScratch& scratch) {
+                Question& q = *chunked[k];
+                Chunk& chunk = chunks[k][c];
+                const auto begin = static_cast<SampleIndex>(s.size() * c / chunk_count), end = static_cast<SampleIndex>(s.size() * (c + 1) / chunk_count);
+                chunk.starts = starts_between(s, g, q, begin, end);
+                chunk.found = detail::search_earliest(s, g, tracepoint_graph.runs_backward_in_time(), chunk.starts, q.classes,
+                                                      (budget * (end - begin) + s.size() - 1) / std::max<std::size_t>(s.size(), 1), scratch);
+                if (chunks_pending[k].fetch_sub(1) != 1) return;
+                const std::vector<detail::Reached> reached = assemble(s, q, chunks[k], reach);
+                if (q.from_roots) finish_matrix(reached);
+                else finish_question(q, reached);
+            });
+    }
     for (std::size_t i = 0; i < spec.intervals.size() && options.keep_all_targets; ++i)
         tasks.emplace_back([&, i](detail::EarliestReach&, detail::SearchScratch&) {
-            finish_interval(i, all_reachable_latencies(s, g, from_samples[i], to_sets[i]));
+            const Question from{false, from_sets[i], {}, {}};
+            finish_interval(i, all_reachable_latencies(s, g, starts_between(s, g, from, 0, static_cast<SampleIndex>(s.size())), to_sets[i]));
         });
 
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
     std::atomic<std::size_t> next_task{0};
     auto worker = [&] {

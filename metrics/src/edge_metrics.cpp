@@ -1,61 +1,50 @@
-// M3 is a sweep over the message edges' start and end times. Samples are in
-// time order, so edges sorted by producer give sorted start times and the
-// incoming rows (sorted by consumer) give sorted end times: no sorting and no
-// copies, the sweep reads both straight from the graph.
+// One pass over the edges gives M8, M11, M12 and, per sample, by how much
+// the number of message edges in flight (M3) changes there; M3 is then one
+// sweep over the samples in time order. Both loops are free of
+// data-dependent branches: whether an edge is local, or a sample starts or
+// ends edges, is as good as random, and mispredicted branches cost more
+// than everything else these loops do.
 #include "edge_metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
+#include <limits>
 
 namespace hashtrace::metrics::detail {
 namespace {
 
-// In flight at time t means start <= t < end (SPEC 5, M3): at equal times
-// ends are applied before starts. `next_start` / `next_end` yield the times in
-// ascending order, or nullopt when exhausted.
-template <typename Starts, typename Ends>
-ParallelismResult sweep_in_flight(Starts&& next_start, Ends&& next_end, std::int64_t first, std::int64_t last, const MetricOptions& options) {
+// In flight at time t means start <= t < end (SPEC 5, M3). `change[v]` is
+// the number of edges starting at sample v minus those ending there;
+// samples are in time order. The integrals of the count and its square are
+// summed exactly in integers (the count only changes at samples, and spans
+// are whole nanoseconds), so samples without a change cost no rounding.
+ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& time, const std::vector<std::int32_t>& change, const MetricOptions& options) {
     ParallelismResult r;
+    if (time.empty()) return r;
+    const std::int64_t first = time.front(), last = time.back();
     const double window = double(graph::elapsed_ns(first, last));
-    double integral = 0, integral_sq = 0;
-    std::int64_t count = 0, max = 0, now = first;
     // At most kMaxGridSamples observations: a run spanning days (or a damaged
     // timestamp) must not allocate one per millisecond.
     constexpr double kMaxGridSamples = 1e6;
     const auto period = static_cast<std::int64_t>(std::max(options.m3_sample_period_s * 1e9, window / kMaxGridSamples));
-    std::int64_t next_grid = first;
-    auto advance_to = [&](std::int64_t t) {
-        if (options.keep_values && period > 0)
-            while (next_grid < t && next_grid < last) {
-                r.samples.push_back(double(count));
-                next_grid = graph::elapsed_ns(next_grid, last) <= period ? last : next_grid + period;
-            }
-        const double span = double(graph::elapsed_ns(now, t));
-        integral += double(count) * span;
-        integral_sq += double(count) * double(count) * span;
-        now = t;
-    };
-    std::optional<std::int64_t> start = next_start(), end = next_end();
-    while (start || end) {
-        if (end && (!start || *end <= *start)) {
-            advance_to(*end);
-            --count;
-            end = next_end();
-        } else {
-            const std::int64_t t = *start;
-            advance_to(t);
-            ++count;
-            start = next_start();
-            // Several starts at one instant: the maximum is taken after all of
-            // them and after the ends at that instant (which sort first).
-            if (!start || *start != t) max = std::max(max, count);
-        }
+    // The grid observes the count just before the changes at a sample's time.
+    std::int64_t next_grid = options.keep_values && period > 0 ? first : std::numeric_limits<std::int64_t>::max();
+    unsigned __int128 integral = 0, integral_sq = 0;
+    std::int64_t count = 0, max = 0;
+    for (std::size_t v = 0; v < time.size(); ++v) {
+        for (; next_grid < time[v] && next_grid < last; next_grid = graph::elapsed_ns(next_grid, last) <= period ? last : next_grid + period)
+            r.samples.push_back(double(count));
+        count += change[v];
+        const std::int64_t span = v + 1 < time.size() ? graph::elapsed_ns(time[v], time[v + 1]) : 0;
+        integral += static_cast<unsigned __int128>(count) * static_cast<std::uint64_t>(span);
+        integral_sq += static_cast<unsigned __int128>(count * count) * static_cast<std::uint64_t>(span);
+        // The maximum counts all changes at one time: ends before starts.
+        max = span != 0 && count > max ? count : max;
     }
-    advance_to(last);
+    max = std::max(max, count);
     if (window > 0) {
-        r.mean = integral / window;
-        r.sd = std::sqrt(std::max(0.0, integral_sq / window - r.mean * r.mean));
+        r.mean = double(integral) / window;
+        r.sd = std::sqrt(std::max(0.0, double(integral_sq) / window - r.mean * r.mean));
     }
     r.max = double(max);
     return r;
@@ -67,50 +56,32 @@ void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const Metri
     // graph::is_local with the instance of each tracepoint in one flat array.
     std::vector<std::uint32_t> instance_of(s.tracepoints.size());
     for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = s.tracepoints[t].instance_id;
-    auto is_local = [&](const graph::Edge& e) {
-        return instance_of[s.tracepoint[e.from]] == instance_of[s.tracepoint[e.to]] && s.thread[e.from] == s.thread[e.to];
-    };
-    std::vector<double> waits_ms;
-    waits_ms.reserve(g.edges.size());
+    std::vector<double> waits_ms(g.edges.size());
+    std::vector<std::int32_t> change(s.size(), 0);
+    std::size_t messages = 0;
+    // Adding +0.0 leaves a sum as it is: each edge adds to both sums.
     double local_sum = 0, message_sum = 0;
     for (const graph::Edge& e : g.edges) {
         const std::int64_t dt = graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]);
-        if (is_local(e)) {
-            ++out.local_edges;
-            local_sum += double(dt);
-        } else {
-            ++out.message_edges;
-            message_sum += double(dt);
-            waits_ms.push_back(double(dt) / 1e6);
-        }
+        const bool message = instance_of[s.tracepoint[e.from]] != instance_of[s.tracepoint[e.to]] || s.thread[e.from] != s.thread[e.to];
+        local_sum += message ? 0.0 : double(dt);
+        message_sum += message ? double(dt) : 0.0;
+        waits_ms[messages] = double(dt) / 1e6;
+        messages += message;
+        // A zero or (clock-error) negative wait is never in flight.
+        const std::int32_t in_flight = message && s.time_ns[e.to] > s.time_ns[e.from];
+        change[e.from] += in_flight;
+        change[e.to] -= in_flight;
     }
+    waits_ms.resize(messages);
     out.edges = g.edges.size();
-    // A zero or (clock-error) negative wait is never in flight.
-    auto in_flight = [&](const graph::Edge& e) { return s.time_ns[e.to] > s.time_ns[e.from] && !is_local(e); };
-    std::size_t next_edge = 0;
-    auto next_start = [&]() -> std::optional<std::int64_t> {
-        for (; next_edge < g.edges.size(); ++next_edge)
-            if (in_flight(g.edges[next_edge])) return s.time_ns[g.edges[next_edge++].from];
-        return std::nullopt;
-    };
-    std::size_t next_in = 0;
-    auto next_end = [&]() -> std::optional<std::int64_t> {
-        for (; next_in < g.in_edges.size(); ++next_in)
-            if (const graph::Edge& e = g.edges[g.in_edges[next_in]]; in_flight(e)) {
-                ++next_in;
-                return s.time_ns[e.to];
-            }
-        return std::nullopt;
-    };
-    out.m3 = sweep_in_flight(next_start, next_end, out.first_time_ns, out.last_time_ns, options);
+    out.message_edges = messages;
+    out.local_edges = g.edges.size() - messages;
+    out.m3 = sweep_in_flight(s.time_ns, change, options);
     out.m8 = out.window_s > 0 ? double(out.message_edges) / out.window_s : 0;
     out.m12 = message_sum != 0 ? local_sum / message_sum : 0;
-    if (options.keep_values) {
-        out.m11_ms = summarize(std::span<const double>(waits_ms));
-        out.m11_values_ms = std::move(waits_ms);
-    } else {
-        out.m11_ms = summarize(std::move(waits_ms));
-    }
+    out.m11_ms = summarize(waits_ms);
+    if (options.keep_values) out.m11_values_ms = std::move(waits_ms);
 }
 
 }  // namespace hashtrace::metrics::detail

@@ -111,40 +111,57 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
     scratch.visited.assign((samples.size() + 63) / 64, 0);
     scratch.marked.clear();
     const std::int64_t* time = samples.time_ns.data();
+    const graph::TracepointId* tracepoint = samples.tracepoint.data();
+    const std::uint32_t* out_offset = graph.out_offset.data();
+    const graph::Edge* edges = graph.edges.data();
     std::vector<graph::SampleIndex> earliest(classes.count, kUnreached);
     std::vector<std::uint32_t> found;  // classes found for the current start
     auto& heap = scratch.heap;
-    const std::greater<std::pair<std::int64_t, graph::SampleIndex>> later;  // min-heap on (time, index)
+    // Samples are in time order, so the order of (time, index) is the order
+    // of the index alone: a min-heap of indices pops in time order.
+    const std::greater<graph::SampleIndex> later;
     std::size_t visited = 0;
-    for (const graph::SampleIndex v : starts) {
-        const auto start_classes = classes.of(samples.tracepoint[v]);
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        // The searches touch the samples and edges right after their start:
+        // fetch those of a start a few ahead while this one runs.
+        constexpr std::size_t kAhead = 8;
+        if (i + kAhead < starts.size()) {
+            const graph::SampleIndex ahead = starts[i + kAhead];
+            __builtin_prefetch(&out_offset[ahead]);
+            __builtin_prefetch(&tracepoint[ahead]);
+            __builtin_prefetch(&edges[out_offset[starts[i + kAhead / 2]]]);
+        }
+        const graph::SampleIndex v = starts[i];
+        const auto start_classes = classes.of(tracepoint[v]);
         const std::uint32_t own = classes.skip_start_class && !start_classes.empty() ? start_classes.front() : kNoClass;
         const std::size_t wanted = classes.count - (own != kNoClass);
         std::int64_t all_found_at = 0;  // time of the pop that found the last wanted class
         heap.clear();
         found.clear();
-        auto push_children = [&](graph::SampleIndex u) {
-            for (const graph::Edge& e : graph.out(u)) {
-                std::uint64_t& word = scratch.visited[e.to / 64];
-                const std::uint64_t bit = std::uint64_t{1} << (e.to % 64);
-                if (word & bit) continue;
-                word |= bit;
-                scratch.marked.push_back(e.to);
-                heap.emplace_back(time[e.to], e.to);
-                std::push_heap(heap.begin(), heap.end(), later);
-            }
-        };
-        push_children(v);
+        // Expands the start, then each popped sample after it is classified.
         // Times never decrease along a path, so samples are popped in time
         // order and the first of a class is at its earliest time; samples of
-        // equal time can still come out of index order, so the search goes on
-        // through the time at which the last class was found.
-        while (!heap.empty() && !(found.size() == wanted && heap.front().first > all_found_at)) {
+        // equal time can still come out of index order (an edge may go to a
+        // smaller index at the same time), so the search goes on through the
+        // time at which the last class was found.
+        for (graph::SampleIndex u = v;;) {
+            for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e) {
+                const graph::SampleIndex c = edges[e].to;
+                std::uint64_t& word = scratch.visited[c / 64];
+                const std::uint64_t bit = std::uint64_t{1} << (c % 64);
+                if (word & bit) continue;
+                word |= bit;
+                scratch.marked.push_back(c);
+                heap.push_back(c);
+                std::push_heap(heap.begin(), heap.end(), later);
+            }
+            if (heap.empty() || (found.size() == wanted && time[heap.front()] > all_found_at)) break;
             std::pop_heap(heap.begin(), heap.end(), later);
-            const auto [t, u] = heap.back();
+            u = heap.back();
             heap.pop_back();
             if (++visited > budget) return std::nullopt;
-            for (const std::uint32_t c : classes.of(samples.tracepoint[u])) {
+            const std::int64_t t = time[u];
+            for (const std::uint32_t c : classes.of(tracepoint[u])) {
                 if (c == own) continue;
                 if (earliest[c] == kUnreached) {
                     earliest[c] = u;
@@ -154,13 +171,12 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
                     earliest[c] = u;
                 }
             }
-            push_children(u);
         }
         for (graph::SampleIndex u : scratch.marked) scratch.visited[u / 64] = 0;
         scratch.marked.clear();
         std::sort(found.begin(), found.end());
         for (std::uint32_t c : found) {
-            out.push_back({v, c, earliest[c]});
+            out.push_back({v, c, graph::elapsed_ns(time[v], time[earliest[c]])});
             earliest[c] = kUnreached;
         }
     }

@@ -93,7 +93,7 @@ struct TargetClasses {
 struct Reached {
     graph::SampleIndex from;
     std::uint32_t target_class;
-    graph::SampleIndex to;
+    std::int64_t latency_ns;  // t(earliest sample of the class) - t(from)
 };
 
 // Reused across searches: visited marks (one bit per sample, so they stay
@@ -101,11 +101,11 @@ struct Reached {
 struct SearchScratch {
     std::vector<std::uint64_t> visited;
     std::vector<graph::SampleIndex> marked;
-    std::vector<std::pair<std::int64_t, graph::SampleIndex>> heap;  // (time, sample)
+    std::vector<graph::SampleIndex> heap;
 };
 
 // For each start (ascending), the earliest reachable sample of each class,
-// as (start, class, sample) in start then class order: a best-first search in
+// as (start, class, latency) in start then class order: a best-first search in
 // time order per start, which stops once every class is found. Exact only
 // when no edge goes back in time, so nullopt when one does
 // (TracepointGraph::runs_backward_in_time), or once the searches have visited

@@ -1,13 +1,16 @@
 // Intervals and the node latency matrix on random runs, checked against a
 // brute-force reference (a depth-first search from every start sample), so
 // that the fast reachability code (metrics/src/reach.cpp) can change without
-// changing a single result. The runs have hash reuse, fan-out, fan-in, equal
+// changing a single result; the edge metrics (M3, M8, M11, M12) likewise,
+// against the definitions of SPEC 5 evaluated edge by edge. The runs have hash reuse, fan-out, fan-in, equal
 // times and, with a tolerance, edges that run backwards in time.
 #include "../graph-builder/test_logs.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <tuple>
@@ -193,6 +196,68 @@ TEST_P(RandomRuns, IntervalsAndMatrixMatchBruteForce) {
         ASSERT_EQ(r.intervals.size(), want.size());
         for (std::size_t i = 0; i < want.size(); ++i) expect_same(want[i], r.intervals[i].latency_ms, r.intervals[i].name);
         EXPECT_EQ(want_matrix, matrix_of(r));
+    }
+}
+
+// M3 by its definition: the in-flight count (start <= t < end) evaluated
+// afresh, edge by edge, at every time where it can change and on the grid.
+TEST_P(RandomRuns, EdgeMetricsMatchBruteForce) {
+    const auto [seed, tolerance_ns, equal_times] = GetParam();
+    const RandomRun run = random_run(seed, tolerance_ns, equal_times);
+    const auto& s = run.samples;
+    std::vector<graph::Edge> in_flight;
+    std::vector<double> waits;
+    double local_sum = 0, message_sum = 0;
+    std::size_t local = 0;
+    for (const graph::Edge& e : run.graph.edges) {
+        const double dt = double(s.time_ns[e.to] - s.time_ns[e.from]);
+        if (graph::is_local(s, e)) {
+            ++local;
+            local_sum += dt;
+            continue;
+        }
+        message_sum += dt;
+        waits.push_back(dt / 1e6);
+        if (dt > 0) in_flight.push_back(e);
+    }
+    auto in_flight_at = [&](std::int64_t t) {
+        return std::int64_t(std::count_if(in_flight.begin(), in_flight.end(),
+                                          [&](const graph::Edge& e) { return s.time_ns[e.from] <= t && t < s.time_ns[e.to]; }));
+    };
+    const std::int64_t first = s.time_ns.front(), last = s.time_ns.back();
+    std::vector<std::int64_t> times{first, last};
+    for (const graph::Edge& e : in_flight) times.insert(times.end(), {s.time_ns[e.from], s.time_ns[e.to]});
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    double integral = 0, integral_sq = 0, max = 0;
+    for (std::size_t i = 0; i + 1 < times.size(); ++i) {
+        const double count = double(in_flight_at(times[i])), span = double(times[i + 1] - times[i]);
+        integral += count * span;
+        integral_sq += count * count * span;
+        max = std::max(max, count);
+    }
+    const double window = double(last - first), mean = integral / window;
+    const auto period = static_cast<std::int64_t>(std::max(1e6, window / 1e6));  // the default 1 ms grid
+    std::vector<double> grid;
+    for (std::int64_t t = first; t < last; t = last - t <= period ? last : t + period) grid.push_back(double(in_flight_at(t)));
+    ASSERT_GT(in_flight.size(), 100u);
+    for (unsigned threads : {1u, 2u, 3u}) {
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        MetricOptions options;
+        options.threads = threads;
+        options.keep_values = true;
+        const auto r = analyze(s, run.graph, run.spec, options);
+        EXPECT_EQ(r.edges, run.graph.edges.size());
+        EXPECT_EQ(r.local_edges, local);
+        EXPECT_EQ(r.message_edges, waits.size());
+        EXPECT_EQ(r.m12, local_sum / message_sum);
+        EXPECT_DOUBLE_EQ(r.m8, double(waits.size()) / (window / 1e9));
+        expect_same(summarize(waits), r.m11_ms, "M11");
+        EXPECT_EQ(r.m11_values_ms, waits);
+        EXPECT_NEAR(r.m3.mean, mean, 1e-12 * mean);
+        EXPECT_NEAR(r.m3.sd, std::sqrt(integral_sq / window - mean * mean), 1e-9);
+        EXPECT_EQ(r.m3.max, max);
+        EXPECT_EQ(r.m3.samples, grid);
     }
 }
 

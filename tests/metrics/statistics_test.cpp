@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 #include <vector>
 
 namespace hashtrace::metrics {
@@ -44,6 +47,57 @@ TEST(Statistics, EmptyAndSingle) {
     EXPECT_EQ(one.sd, 0);
     EXPECT_EQ(one.jitter, 0);
     EXPECT_EQ(one.p99, 4.5);
+}
+
+// summarize against the definitions computed the plain way (a full sort for
+// the nearest ranks; mean, sd and jitter by two passes in long double) on
+// random inputs with ties, negatives, zeros of both signs, extremes and
+// values crowded into one binade (one histogram bucket), at sizes from 1 up.
+TEST(Statistics, SummaryMatchesSortedReference) {
+    std::mt19937_64 rng(17);
+    constexpr double kMax = std::numeric_limits<double>::max(), kTiny = std::numeric_limits<double>::denorm_min();
+    const std::vector<double> extremes{kMax, -kMax, kTiny, -kTiny, 0.0, -0.0, 1e-300, -1e300, 1.0, 1.0 + 1e-15};
+    auto draw = [&](int kind) -> double {
+        switch (kind) {
+            case 0: return std::uniform_real_distribution<double>(-1e3, 1e3)(rng);
+            case 1: return 0.5 * double(std::uniform_int_distribution<int>(-3, 3)(rng));     // many ties
+            case 2: return extremes[rng() % extremes.size()];
+            case 3: return 0.3 + std::exponential_distribution<double>(20)(rng);          // latencies: one crowded binade
+            default: return 7.25;                                                         // all equal
+        }
+    };
+    // Population mean and sd of values(i), i in [0, n), in long double.
+    auto moments = [](std::size_t n, auto values) {
+        long double sum = 0, sq = 0;
+        for (std::size_t i = 0; i < n; ++i) sum += values(i);
+        const long double mean = n ? sum / n : 0;
+        for (std::size_t i = 0; i < n; ++i) sq += (values(i) - mean) * (values(i) - mean);
+        return std::pair<double, double>(double(mean), n ? double(std::sqrt(sq / n)) : 0.0);
+    };
+    auto close = [](double want, double got, double scale) { return std::abs(want - got) <= 1e-12 * scale; };
+    for (int trial = 0; trial < 400; ++trial) {
+        const int kind = trial % 5;
+        const std::size_t n = trial < 15 ? std::size_t(trial / 5 + 1) : std::size_t(rng() % (trial < 390 ? 3000 : 200000)) + 1;
+        std::vector<double> v(n);
+        for (double& x : v) x = draw(kind);
+        const Summary s = summarize(v);
+        std::vector<double> sorted = v;
+        std::sort(sorted.begin(), sorted.end());
+        const auto [mean, sd] = moments(n, [&](std::size_t i) -> long double { return v[i]; });
+        const double jitter = moments(n - 1, [&](std::size_t i) -> long double { return v[i + 1] - v[i]; }).second;
+        SCOPED_TRACE(testing::Message() << "trial " << trial << " kind " << kind << " n " << n);
+        EXPECT_EQ(s.count, n);
+        EXPECT_EQ(s.min, sorted.front());
+        EXPECT_EQ(s.max, sorted.back());
+        EXPECT_EQ(s.p50, nearest_rank(sorted, 50));
+        EXPECT_EQ(s.p95, nearest_rank(sorted, 95));
+        EXPECT_EQ(s.p99, nearest_rank(sorted, 99));
+        if (kind == 2) continue;  // sums of extremes overflow
+        const double magnitude = std::max(std::abs(sorted.front()), std::abs(sorted.back()));
+        EXPECT_PRED3(close, mean, s.mean, magnitude);
+        EXPECT_PRED3(close, sd, s.sd, magnitude);
+        EXPECT_PRED3(close, jitter, s.jitter, magnitude);
+    }
 }
 
 // Closed forms: I_x(2,3) = sum_{j=2..4} C(4,j) x^j (1-x)^(4-j); I_x(1/2,1/2) = 2/pi asin(sqrt x).

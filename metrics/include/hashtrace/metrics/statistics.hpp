@@ -4,7 +4,6 @@
 
 #include <cstddef>
 #include <span>
-#include <vector>
 
 namespace hashtrace::metrics {
 
@@ -16,8 +15,6 @@ struct Summary {
 
 // Values in the order they occurred (jitter depends on it); all zero when empty.
 Summary summarize(std::span<const double> values);
-// The same without a copy: reorders `values` (percentiles by selection in place).
-Summary summarize(std::vector<double>&& values);
 
 // Nearest rank: the value at 1-based rank ceil(p/100 * N) of sorted values (N > 0).
 double nearest_rank(std::span<const double> sorted, double p);
