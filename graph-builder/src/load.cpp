@@ -226,11 +226,12 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
             const auto& keys = chunks[c].hashes.keys();
             hash_map[c].resize(keys.size());
             constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;  // as in ChunkFiller::on_samples
-            auto mix_of = [&](std::size_t i) { return HashInterner::mix(keys[i].hash, keys[i].function); };
+            std::vector<std::uint64_t> mixes(keys.size());  // each key mixed once, as there
+            for (std::size_t i = 0; i < keys.size(); ++i) mixes[i] = HashInterner::mix(keys[i].hash, keys[i].function);
             for (std::size_t i = 0; i < keys.size(); ++i) {
-                if (i + kSlotAhead < keys.size()) global.prefetch_slot(keys[i + kSlotAhead].hash, keys[i + kSlotAhead].function, mix_of(i + kSlotAhead));
-                if (i + kKeyAhead < keys.size()) global.prefetch_key(keys[i + kKeyAhead].hash, keys[i + kKeyAhead].function, mix_of(i + kKeyAhead));
-                hash_map[c][i] = global.intern(keys[i].hash, keys[i].function);
+                if (i + kSlotAhead < keys.size()) global.prefetch_slot(keys[i + kSlotAhead].hash, keys[i + kSlotAhead].function, mixes[i + kSlotAhead]);
+                if (i + kKeyAhead < keys.size()) global.prefetch_key(keys[i + kKeyAhead].hash, keys[i + kKeyAhead].function, mixes[i + kKeyAhead]);
+                hash_map[c][i] = global.intern(keys[i].hash, keys[i].function, mixes[i]);
             }
             chunks[c].hashes = HashInterner{};
         }
