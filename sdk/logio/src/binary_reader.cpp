@@ -21,7 +21,7 @@ struct Corrupt {
 class BinaryParser {
 public:
     BinaryParser(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
-              const parsers::Consumed& consumed)
+                 const parsers::Consumed& consumed)
         : data_(reinterpret_cast<const unsigned char*>(data.data())), size_(data.size()), name_(name),
           visitor_(visitor), options_(options), consumed_(consumed) {
         report_.file = name;
@@ -311,7 +311,7 @@ private:
     std::array<Hash128, detail::kRingSize> ring_{};
     std::size_t ring_pos_ = 0, ring_used_ = 0;
     std::vector<SampleRecord> batch_;
-    const parsers::Consumed& consumed_;
+    const parsers::Consumed consumed_;  // a copy: the public reader passes a temporary
     std::size_t reported_ = 0;  // last passed to consumed_
 };
 

@@ -293,7 +293,7 @@ private:
     static constexpr std::size_t kKnown = 16;
     std::vector<Known> known_;
     std::vector<SampleRecord> batch_;
-    const parsers::Consumed& consumed_;
+    const parsers::Consumed consumed_;  // a copy: the public reader passes a temporary
     std::size_t reported_ = 0;  // last passed to consumed_
 };
 
