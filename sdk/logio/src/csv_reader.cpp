@@ -217,11 +217,10 @@ private:
             visitor_.on_tracepoint(it->second, {std::string(field(kNode)), std::string(field(kInstance)),
                                                 std::string(field(kTracepoint)), std::string(field(kInputType)),
                                                 std::string(field(kOutputType)), fn});
-            if (known_.size() < kKnown)
-                known_.push_back({{std::string(field(kTracepoint)), std::string(field(kInputType)), std::string(field(kOutputType)),
-                                   std::string(field(kNode)), std::string(field(kInstance))},
-                                  fn,
-                                  it->second});
+            if (known_.size() < kKnown) {
+                Known& k = known_.emplace_back(Known{{}, fn, it->second});
+                for (int i = 0; i < 5; ++i) k.fields[i] = field(kKeyColumns[i]);
+            }
         }
         return it->second;
     }
