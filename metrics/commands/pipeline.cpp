@@ -42,10 +42,10 @@ private:
 // A run's columns, tables and graph are a few large blocks each stage
 // allocates and the next frees. glibc raises its mmap threshold after the
 // first large free and then keeps such blocks in its heap, where the freed
-// ones of one stage stay resident under the next (+15% on the peak of a
+// ones of one stage stay resident under the next (+25-35% on the peak of a
 // 4M-sample analyze). A fixed threshold maps every block of 256 KiB or more
-// on its own and unmaps it when freed, for a few percent more page faults
-// (docs/benchmarks.md). The environment's MALLOC_MMAP_THRESHOLD_ still wins.
+// on its own and unmaps it when freed, for more page faults (~0.1 s there;
+// docs/benchmarks.md). The environment's MALLOC_MMAP_THRESHOLD_ still wins.
 void return_large_blocks_to_the_kernel() {
 #ifdef __GLIBC__
     if (!std::getenv("MALLOC_MMAP_THRESHOLD_")) mallopt(M_MMAP_THRESHOLD, 256 * 1024);
