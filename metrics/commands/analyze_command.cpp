@@ -48,24 +48,31 @@ int run_analyze(hashtrace::cli::Args& args) {
     args.finish();
     if (inputs.empty()) throw cli::UsageError("give the logs to analyze (files or directories)");
 
+    cli::StageTimings timings(pipeline.timings);
     const auto spec = cli::spec_stage(pipeline);
     auto samples = cli::load_stage(inputs, pipeline);
+    timings.mark("load");
     cli::report_input_health(samples);
     const auto clocks = clocksync::load_clock_analysis(samples);
     if (clock_correct) graph::correct_times(samples, clocksync::time_correction(clocks));
     const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
+    timings.mark("checks");
     const auto graph = cli::link_stage(samples, spec, pipeline);
     // Linked: only the HTML report still reads the hash ids (8 bytes a sample).
     if (!html) samples.input = samples.output = {};
+    timings.mark("link");
     auto result = metrics::analyze(samples, graph, spec, measure);
     result.warnings = warnings;
     clocksync::add_clock_report(clocks, samples, clock_correct, result);
+    timings.mark("metrics");
 
     std::fputs(metrics::render_table(result).c_str(), stdout);
     if (json) write_file(*json, metrics::render_json(result));
     if (markdown) write_file(*markdown, metrics::render_markdown(result));
     if (csv) write_file(*csv, metrics::render_csv(result));
     if (html) cli::write_html_report(*html, samples, graph, spec, result);
+    timings.mark("output");
+    timings.print();
     return 0;
 }
 

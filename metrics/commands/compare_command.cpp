@@ -36,6 +36,7 @@ int run_compare(hashtrace::cli::Args& args) {
     args.finish();
     if (runs_in.size() < 2) throw cli::UsageError("give at least two runs to compare");
 
+    cli::StageTimings timings(pipeline.timings);
     const auto spec = cli::spec_stage(pipeline);
     metrics::MetricOptions measure;
     measure.keep_values = true;
@@ -43,13 +44,16 @@ int run_compare(hashtrace::cli::Args& args) {
     std::vector<metrics::NamedRun> runs;
     for (const auto& run : runs_in) {
         const auto samples = cli::load_stage({run}, pipeline);
+        timings.mark("load");
         cli::report_input_health(samples);
         const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
         for (const auto& w : warnings) std::fprintf(stderr, "warning: %s: %s\n", run.c_str(), w.c_str());
         const auto graph = cli::link_stage(samples, spec, pipeline);
+        timings.mark("link");
         auto name = std::filesystem::path(run).filename().string();
         if (name.empty()) name = std::filesystem::path(run).parent_path().filename().string();
         runs.push_back({name, metrics::analyze(samples, graph, spec, measure)});
+        timings.mark("metrics");
     }
     const auto comparison = metrics::compare(runs);
     std::fputs(metrics::render_comparison_table(comparison).c_str(), stdout);
@@ -66,6 +70,8 @@ int run_compare(hashtrace::cli::Args& args) {
         report::write_report_html(report::comparison_report(title, runs), out);
         if (!out.flush()) throw std::runtime_error(*html + ": cannot write");
     }
+    timings.mark("output");
+    timings.print();
     return 0;
 }
 

@@ -9,6 +9,8 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace hashtrace::cli {
@@ -60,7 +62,8 @@ const char* const kPipelineOptionsHelp =
     "  --keep-all           link every candidate producer per source, not only the latest\n"
     "  --lenient            skip malformed log records and count them; unmatched spec selectors warn\n"
     "  --threads N          parsing/linking threads (default: all cores)\n"
-    "  --quiet              no progress line on stderr\n";
+    "  --quiet              no progress line on stderr\n"
+    "  --timings            print each stage's wall and CPU time and the peak memory to stderr\n";
 
 PipelineOptions read_pipeline_options(Args& args) {
     PipelineOptions o;
@@ -73,6 +76,7 @@ PipelineOptions read_pipeline_options(Args& args) {
     if (threads < 0 || threads > 256) throw UsageError("--threads must be between 0 and 256");
     o.threads = static_cast<unsigned>(threads);
     o.progress = !args.flag("--quiet") && isatty(STDERR_FILENO);
+    o.timings = args.flag("--timings");
     return o;
 }
 
@@ -127,6 +131,33 @@ void report_input_health(const graph::SampleSet& samples) {
             std::fprintf(stderr, "warning: %s: torn tail at byte %llu ignored (%s)\n", f.path.c_str(),
                          (unsigned long long)f.report.torn_tail.offset, f.report.torn_tail.reason.c_str());
     }
+}
+
+StageTimings::StageTimings(bool enabled) : enabled_(enabled) {
+    if (enabled_) marks_.push_back(now("start"));
+}
+
+void StageTimings::mark(const char* stage) {
+    if (enabled_) marks_.push_back(now(stage));
+}
+
+StageTimings::Mark StageTimings::now(const char* stage) {
+    timespec wall, cpu;
+    clock_gettime(CLOCK_MONOTONIC, &wall);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+    rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return {stage, wall.tv_sec + wall.tv_nsec * 1e-9, cpu.tv_sec + cpu.tv_nsec * 1e-9, usage.ru_maxrss};
+}
+
+void StageTimings::print() const {
+    if (marks_.size() < 2) return;
+    std::fprintf(stderr, "%-10s %9s %9s %12s\n", "stage", "wall ms", "cpu ms", "peak MiB");
+    for (std::size_t i = 1; i < marks_.size(); ++i)
+        std::fprintf(stderr, "%-10s %9.1f %9.1f %12.1f\n", marks_[i].stage, (marks_[i].wall_s - marks_[i - 1].wall_s) * 1e3,
+                     (marks_[i].cpu_s - marks_[i - 1].cpu_s) * 1e3, marks_[i].peak_kib / 1024.0);
+    std::fprintf(stderr, "%-10s %9.1f %9.1f %12.1f\n", "total", (marks_.back().wall_s - marks_.front().wall_s) * 1e3,
+                 (marks_.back().cpu_s - marks_.front().cpu_s) * 1e3, marks_.back().peak_kib / 1024.0);
 }
 
 }  // namespace hashtrace::cli

@@ -24,9 +24,10 @@ struct PipelineOptions {
     bool lenient = false;
     unsigned threads = 0;
     bool progress = false;  // stderr is a terminal and --quiet was not given
+    bool timings = false;   // --timings
 };
 
-// Reads --spec, --tolerance-ms, --keep-all, --lenient, --threads, --quiet.
+// Reads --spec, --tolerance-ms, --keep-all, --lenient, --threads, --quiet, --timings.
 PipelineOptions read_pipeline_options(Args& args);
 extern const char* const kPipelineOptionsHelp;
 
@@ -39,5 +40,26 @@ graph::Graph link_stage(const graph::SampleSet& samples, const graph::AnalysisSp
 
 // Bad records skipped and torn tails, one line per file, for stderr.
 void report_input_health(const graph::SampleSet& samples);
+
+// --timings: where a large run's time and memory go, without a profiler.
+// mark() ends a stage; print() writes each stage's wall time, CPU time (all
+// threads: CPU / wall shows how well it used the cores) and the process's
+// peak resident memory so far to stderr.
+class StageTimings {
+public:
+    explicit StageTimings(bool enabled);
+    void mark(const char* stage);
+    void print() const;
+
+private:
+    struct Mark {
+        const char* stage;
+        double wall_s, cpu_s;
+        long peak_kib;
+    };
+    static Mark now(const char* stage);
+    bool enabled_;
+    std::vector<Mark> marks_;
+};
 
 }  // namespace hashtrace::cli

@@ -38,11 +38,14 @@ int run_route(hashtrace::cli::Args& args) {
     if (inputs.empty()) throw cli::UsageError("give the logs (files or directories)");
     if (bool(from) == (sample >= 0)) throw cli::UsageError("give exactly one of --from and --sample");
 
+    cli::StageTimings timings(pipeline.timings);
     const auto spec = cli::spec_stage(pipeline);
     const auto samples = cli::load_stage(inputs, pipeline, /*keep_hash_values=*/true);
+    timings.mark("load");
     cli::report_input_health(samples);
     for (const auto& w : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", w.c_str());
     const auto graph = cli::link_stage(samples, spec, pipeline);
+    timings.mark("link");
 
     graph::SampleIndex origin;
     if (from) {
@@ -80,6 +83,8 @@ int run_route(hashtrace::cli::Args& args) {
             if (!out.flush()) throw std::runtime_error(*dot + ": cannot write");
         }
     }
+    timings.mark("route");
+    timings.print();
     return 0;
 }
 

@@ -50,13 +50,17 @@ int run_export(hashtrace::cli::Args& args) {
     if (!chrome && !perfetto) throw cli::UsageError("give --chrome FILE and/or --perfetto FILE");
     if (!(slice_us >= 0) || !std::isfinite(slice_us)) throw cli::UsageError("--slice-us must be a finite number >= 0");
 
+    cli::StageTimings timings(pipeline.timings);
     const auto spec = cli::spec_stage(pipeline);
     auto samples = cli::load_stage(inputs, pipeline, /*keep_hash_values=*/true);
+    timings.mark("load");
     cli::report_input_health(samples);
     if (clock_correct) graph::correct_times(samples, clocksync::time_correction(clocksync::load_clock_analysis(samples)));
     for (const auto& warning : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
     const auto graph = cli::link_stage(samples, spec, pipeline);
+    timings.mark("link");
     const auto model = report::build_trace_model(samples, graph, std::llround(slice_us * 1000));
+    timings.mark("model");
 
     if (const auto backward = report::count_backward_flows(model))
         std::fprintf(stderr,
@@ -68,6 +72,8 @@ int run_export(hashtrace::cli::Args& args) {
         write_file(*perfetto, std::ios::out | std::ios::binary, [&](std::ostream& out) { report::write_perfetto_trace(model, out); });
     std::printf("exported %zu samples on %zu node instances (%zu thread tracks) and %zu edges as flows\n", model.events.size(),
                 model.processes.size(), model.threads.size(), model.flows.size());
+    timings.mark("output");
+    timings.print();
     return 0;
 }
 

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -97,6 +99,37 @@ TEST_F(Cli, MalformedLineNamesFileAndLineLenientCounts) {
     const auto lenient = run("analyze " + path("run1") + " --lenient --json " + path("l.json"));
     EXPECT_EQ(lenient.status, 0) << lenient.output;
     EXPECT_EQ(nlohmann::json::parse(slurp(dir / "l.json"))["bad_records"], 1);
+}
+
+TEST_F(Cli, TimingsListEveryStageOnlyWhenAsked) {
+    const auto quiet = run("analyze " + path("run1") + " --spec " + path("spec.toml"));
+    ASSERT_EQ(quiet.status, 0) << quiet.output;
+    EXPECT_EQ(quiet.output.find("cpu ms"), std::string::npos) << quiet.output;
+
+    const auto timed = run("analyze " + path("run1") + " --spec " + path("spec.toml") + " --timings");
+    ASSERT_EQ(timed.status, 0) << timed.output;
+    EXPECT_NE(timed.output.find("M5 force to receive"), std::string::npos) << timed.output;
+    const auto header = timed.output.find("stage        wall ms    cpu ms     peak MiB\n");
+    ASSERT_NE(header, std::string::npos) << timed.output;
+    std::istringstream rows(timed.output.substr(header));
+    std::string line, stage;
+    std::getline(rows, line);
+    std::vector<std::string> stages;
+    while (stages.empty() || stages.back() != "total") {  // stdout's table may follow
+        ASSERT_TRUE(std::getline(rows, line)) << timed.output;
+        double wall = -1, cpu = -1, peak = -1;
+        std::istringstream fields(line);
+        ASSERT_TRUE(fields >> stage >> wall >> cpu >> peak) << line;
+        EXPECT_GE(wall, 0) << line;
+        EXPECT_GE(cpu, 0) << line;
+        EXPECT_GT(peak, 0) << line;
+        stages.push_back(stage);
+    }
+    EXPECT_EQ(stages, (std::vector<std::string>{"load", "checks", "link", "metrics", "output", "total"}));
+
+    const auto compared = run("compare " + path("run1") + " " + path("run2") + " --spec " + path("spec.toml") + " --timings");
+    ASSERT_EQ(compared.status, 0) << compared.output;
+    EXPECT_NE(compared.output.find("\nmetrics "), compared.output.rfind("\nmetrics ")) << "one row per run:\n" << compared.output;
 }
 
 TEST_F(Cli, UsageErrors) {
