@@ -28,6 +28,8 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace hashtrace::graph {
@@ -272,6 +274,10 @@ void place_edges(const std::vector<Edge>& edges, Graph& g) {
 }  // namespace
 
 Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& options) {
+    // A negative tolerance would demand producers strictly before their
+    // consumers by some margin: not what SPEC 4's tolerance means (and the
+    // join's limit arithmetic assumes >= 0).
+    if (options.tolerance_ns < 0) throw std::invalid_argument("link: tolerance_ns must be >= 0, not " + std::to_string(options.tolerance_ns));
     const unsigned threads = std::clamp<unsigned>(options.threads ? options.threads : std::thread::hardware_concurrency(), 1, 64);
     const JoinPlan plan = plan_join(s, s.size() < 100000 ? 1 : 2 * std::size_t{threads}, threads);
     const std::size_t partitions = plan.bounds.size() - 1;

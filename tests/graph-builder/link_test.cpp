@@ -99,6 +99,8 @@ TEST(Link, HappenedBeforeWithTolerance) {
     EXPECT_TRUE(link(s, {}, tolerant).edges.empty()) << "1.999999 ms does not cover a 2 ms gap";
     tolerant.tolerance_ns = 2'000'000;
     EXPECT_EQ(link(s, {}, tolerant).edges.size(), 1u);
+    tolerant.tolerance_ns = -1;
+    EXPECT_THROW(link(s, {}, tolerant), std::invalid_argument) << "a negative tolerance has no meaning in SPEC 4";
 }
 
 TEST(Link, EqualTimesLink) {

@@ -44,6 +44,7 @@ struct Graph {
     }
 };
 
+// Throws std::invalid_argument for a negative tolerance.
 Graph link(const SampleSet& samples, const AnalysisSpec& spec, const LinkOptions& options = {});
 
 // SPEC 5: an edge is local when both ends share node instance and thread (or
