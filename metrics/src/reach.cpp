@@ -102,14 +102,12 @@ TargetClasses TargetClasses::from_lists(const std::vector<std::vector<std::uint3
     return c;
 }
 
-std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, bool backward_in_time,
-                                                    std::span<const graph::SampleIndex> starts, const TargetClasses& classes,
-                                                    std::size_t budget, SearchScratch& scratch) {
-    if (backward_in_time) return std::nullopt;
-    std::vector<Reached> out;
-    if (classes.count == 0) return out;
-    scratch.visited.assign((samples.size() + 63) / 64, 0);
-    scratch.marked.clear();
+bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, bool backward_in_time,
+                     std::span<const graph::SampleIndex> starts, const TargetClasses& classes, std::size_t& budget,
+                     SearchScratch& scratch, std::vector<Reached>& out) {
+    if (backward_in_time) return false;
+    if (classes.count == 0) return true;
+    if (scratch.visited.size() != (samples.size() + 63) / 64) scratch.visited.assign((samples.size() + 63) / 64, 0);
     const std::int64_t* time = samples.time_ns.data();
     const graph::TracepointId* tracepoint = samples.tracepoint.data();
     const std::uint32_t* out_offset = graph.out_offset.data();
@@ -120,7 +118,10 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
     // Samples are in time order, so the order of (time, index) is the order
     // of the index alone: a min-heap of indices pops in time order.
     const std::greater<graph::SampleIndex> later;
-    std::size_t visited = 0;
+    auto clear_marks = [&] {
+        for (graph::SampleIndex u : scratch.marked) scratch.visited[u / 64] = 0;
+        scratch.marked.clear();
+    };
     for (std::size_t i = 0; i < starts.size(); ++i) {
         // The searches touch the samples and edges right after their start:
         // fetch those of a start a few ahead while this one runs.
@@ -159,7 +160,10 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
             std::pop_heap(heap.begin(), heap.end(), later);
             u = heap.back();
             heap.pop_back();
-            if (++visited > budget) return std::nullopt;
+            if (budget-- == 0) {
+                clear_marks();
+                return false;
+            }
             const std::int64_t t = time[u];
             for (const std::uint32_t c : classes.of(tracepoint[u])) {
                 if (c == own) continue;
@@ -172,15 +176,14 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
                 }
             }
         }
-        for (graph::SampleIndex u : scratch.marked) scratch.visited[u / 64] = 0;
-        scratch.marked.clear();
+        clear_marks();
         std::sort(found.begin(), found.end());
         for (std::uint32_t c : found) {
             out.push_back({v, c, graph::elapsed_ns(time[v], time[earliest[c]])});
             earliest[c] = kUnreached;
         }
     }
-    return out;
+    return true;
 }
 
 }  // namespace hashtrace::metrics::detail

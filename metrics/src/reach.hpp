@@ -26,7 +26,6 @@
 #include "hashtrace/graph/sample_set.hpp"
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -97,7 +96,8 @@ struct Reached {
 };
 
 // Reused across searches: visited marks (one bit per sample, so they stay
-// in cache; cleared after each search through the list of marked samples).
+// in cache; all clear between searches: each search clears the marks it set,
+// through the list of marked samples, so a call costs nothing per sample).
 struct SearchScratch {
     std::vector<std::uint64_t> visited;
     std::vector<graph::SampleIndex> marked;
@@ -105,13 +105,14 @@ struct SearchScratch {
 };
 
 // For each start (ascending), the earliest reachable sample of each class,
-// as (start, class, latency) in start then class order: a best-first search in
-// time order per start, which stops once every class is found. Exact only
-// when no edge goes back in time, so nullopt when one does
+// appended to `out` as (start, class, latency) in start then class order: a
+// best-first search in time order per start, which stops once every class is
+// found. Exact only when no edge goes back in time, so false when one does
 // (TracepointGraph::runs_backward_in_time), or once the searches have visited
-// more than `budget` samples in total (the caller then runs EarliestReach passes).
-std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, bool backward_in_time,
-                                                    std::span<const graph::SampleIndex> starts, const TargetClasses& classes,
-                                                    std::size_t budget, SearchScratch& scratch);
+// more than `budget` samples (counted down across calls); the caller then runs
+// EarliestReach passes, and `out` holds a part of the answer.
+bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, bool backward_in_time,
+                     std::span<const graph::SampleIndex> starts, const TargetClasses& classes, std::size_t& budget,
+                     SearchScratch& scratch, std::vector<Reached>& out);
 
 }  // namespace hashtrace::metrics::detail
