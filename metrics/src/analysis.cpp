@@ -5,6 +5,7 @@
 #include "hashtrace/metrics/analysis.hpp"
 
 #include "edge_metrics.hpp"
+#include "hashtrace/graph/detail/huge_pages.hpp"
 #include "reach.hpp"
 
 #include <algorithm>
@@ -204,7 +205,8 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         matrix->classes.skip_start_class = true;
     }
 
-    const detail::TracepointGraph tracepoint_graph(s, g);
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    const detail::TracepointGraph tracepoint_graph(s, g, threads);
     // A visit of the search costs about what a pass costs per sample: a
     // question whose searches visit more than two passes' worth is wandering
     // along loop chains, and the passes finish it at a bounded cost.
@@ -245,16 +247,22 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             std::fill_n(part_of_class.back().begin() + q->intervals[p].first_class, q->intervals[p].class_count, p);
     }
 
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     using Task = std::function<void(detail::EarliestReach&, Scratch&)>;
     // Each task writes its own part of the result. The edge metrics go first
     // (the longest); then the questions, answered in chunks of the sample
     // range, each chunk all questions at once, a block of samples at a time
     // (the block's starts and the samples its searches visit stay in cache,
     // and no buffer the size of the run is filled per question); then the
-    // summaries, once every chunk is done.
+    // summaries, the longest (M11's, usually) first: the last tasks should be
+    // short, so that no thread is left alone with one.
     std::vector<Task> tasks;
-    tasks.emplace_back([&](detail::EarliestReach&, Scratch&) { detail::measure_edges(s, g, options, r); });
+    std::vector<double> waits_ms;
+    std::atomic<bool> edges_measured{false};
+    tasks.emplace_back([&](detail::EarliestReach&, Scratch&) {
+        waits_ms = detail::measure_edges(s, g, options, r);
+        edges_measured = true;
+        edges_measured.notify_all();
+    });
     const std::size_t chunk_count = asked.empty() ? 0 : 4 * std::size_t{threads};
     std::vector<std::vector<Answer>> answers(asked.size());  // per question, per chunk
     for (std::size_t k = 0; k < asked.size(); ++k) answers[k].assign(chunk_count, Answer(*asked[k]));
@@ -277,6 +285,11 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
                 }
             if (chunks_pending.fetch_sub(1) == 1) chunks_pending.notify_all();
         });
+    tasks.emplace_back([&](detail::EarliestReach&, Scratch&) {
+        edges_measured.wait(false);
+        r.m11_ms = summarize(waits_ms);
+        if (options.keep_values) r.m11_values_ms = std::move(waits_ms);
+    });
     // A question some search gave up on is answered by passes, once, by the
     // first summary that needs it.
     std::vector<std::once_flag> by_passes(asked.size());
@@ -299,8 +312,12 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         for (std::size_t p = 0; p < asked[k]->intervals.size(); ++p)
             tasks.emplace_back([&, k, p](detail::EarliestReach& reach, Scratch&) {
                 // Each chunk's values freed once copied: the whole answer is never held twice.
+                const std::span<Answer> chunk_answers = answers_of(k, reach);
+                std::size_t count = 0;
+                for (const Answer& answer : chunk_answers) count += answer.values_ms[p].size();
                 std::vector<double> values;
-                for (Answer& answer : answers_of(k, reach)) {
+                graph::detail::reserve_on_huge_pages(values, count);
+                for (Answer& answer : chunk_answers) {
                     values.insert(values.end(), answer.values_ms[p].begin(), answer.values_ms[p].end());
                     answer.values_ms[p] = {};
                 }

@@ -54,7 +54,7 @@ ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& time, const s
 
 }  // namespace
 
-void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const MetricOptions& options, AnalysisResult& out) {
+std::vector<double> measure_edges(const graph::SampleSet& s, const graph::Graph& g, const MetricOptions& options, AnalysisResult& out) {
     // graph::is_local with the instance of each tracepoint in one flat array.
     std::vector<std::uint32_t> instance_of(s.tracepoints.size());
     for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = s.tracepoints[t].instance_id;
@@ -88,8 +88,7 @@ void measure_edges(const graph::SampleSet& s, const graph::Graph& g, const Metri
     out.m3 = sweep_in_flight(s.time_ns, change, options);
     out.m8 = out.window_s > 0 ? double(out.message_edges) / out.window_s : 0;
     out.m12 = message_sum != 0 ? double(local_sum) / double(message_sum) : 0;
-    out.m11_ms = summarize(waits_ms);
-    if (options.keep_values) out.m11_values_ms = std::move(waits_ms);
+    return waits_ms;
 }
 
 }  // namespace hashtrace::metrics::detail

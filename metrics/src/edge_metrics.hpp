@@ -4,10 +4,13 @@
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 
+#include <vector>
+
 namespace hashtrace::metrics::detail {
 
-// Fills edges, message_edges, local_edges, m3, m8, m11_ms (+ values), m12 of `out`;
-// needs out.window_s and out.first/last_time_ns set.
-void measure_edges(const graph::SampleSet& samples, const graph::Graph& graph, const MetricOptions& options, AnalysisResult& out);
+// Fills edges, message_edges, local_edges, m3, m8, m12 of `out` and returns
+// M11's observations (message edge durations in ms, in edge order) for the
+// caller to summarize; needs out.window_s and out.first/last_time_ns set.
+std::vector<double> measure_edges(const graph::SampleSet& samples, const graph::Graph& graph, const MetricOptions& options, AnalysisResult& out);
 
 }  // namespace hashtrace::metrics::detail

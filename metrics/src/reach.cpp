@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <thread>
 
 namespace hashtrace::metrics::detail {
 namespace {
@@ -27,23 +28,45 @@ std::vector<std::uint8_t> closure(const std::vector<std::vector<graph::Tracepoin
 
 }  // namespace
 
-TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g)
+TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g, unsigned threads)
     : successors_(s.tracepoints.size()), predecessors_(s.tracepoints.size()) {
-    // Distinct (from, to) tracepoint pairs of the edges. Consecutive edges
-    // mostly repeat a few pairs: a small direct-mapped filter keeps the list
-    // short before the final sort.
+    // Distinct (from, to) tracepoint pairs of the edges, each range of the
+    // edges on its own thread (a pass over every edge, before any question
+    // can be searched). Consecutive edges mostly repeat a few pairs: a small
+    // direct-mapped filter keeps each range's list short before the final sort.
     const std::uint64_t tracepoints = s.tracepoints.size();
-    constexpr std::size_t kFilter = 4096;
-    std::vector<std::uint64_t> filter(kFilter, ~std::uint64_t{0});
+    struct Range {
+        std::vector<std::uint64_t> pairs;
+        bool backward_edges = false, backward_in_time = false;
+    };
+    threads = static_cast<unsigned>(std::clamp<std::size_t>(g.edges.size() / (1u << 16), 1, std::max(threads, 1u)));
+    std::vector<Range> ranges(threads);
+    auto scan = [&](unsigned r) {
+        constexpr std::size_t kFilter = 4096;
+        std::vector<std::uint64_t> filter(kFilter, ~std::uint64_t{0});
+        Range& out = ranges[r];
+        const std::size_t begin = g.edges.size() * r / threads, end = g.edges.size() * (r + 1) / threads;
+        for (std::size_t i = begin; i < end; ++i) {
+            const graph::Edge& e = g.edges[i];
+            out.backward_edges |= e.from >= e.to;
+            out.backward_in_time |= s.time_ns[e.from] > s.time_ns[e.to];
+            const std::uint64_t key = s.tracepoint[e.from] * tracepoints + s.tracepoint[e.to];
+            std::uint64_t& slot = filter[(key * 0x9E3779B97F4A7C15ull) >> 52];
+            if (slot == key) continue;
+            slot = key;
+            out.pairs.push_back(key);
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned r = 1; r < threads; ++r) pool.emplace_back(scan, r);
+        scan(0);
+    }
     std::vector<std::uint64_t> pairs;
-    for (const graph::Edge& e : g.edges) {
-        backward_edges_ |= e.from >= e.to;
-        backward_in_time_ |= s.time_ns[e.from] > s.time_ns[e.to];
-        const std::uint64_t key = s.tracepoint[e.from] * tracepoints + s.tracepoint[e.to];
-        std::uint64_t& slot = filter[(key * 0x9E3779B97F4A7C15ull) >> 52];
-        if (slot == key) continue;
-        slot = key;
-        pairs.push_back(key);
+    for (const Range& r : ranges) {
+        pairs.insert(pairs.end(), r.pairs.begin(), r.pairs.end());
+        backward_edges_ |= r.backward_edges;
+        backward_in_time_ |= r.backward_in_time;
     }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());

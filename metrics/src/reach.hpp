@@ -40,7 +40,8 @@ using TracepointSet = std::vector<bool>;
 // run's tracepoints (tens to thousands of nodes), computed once per analysis.
 class TracepointGraph {
 public:
-    TracepointGraph(const graph::SampleSet& samples, const graph::Graph& graph);
+    // `threads`: how many threads may share the pass over the edges.
+    TracepointGraph(const graph::SampleSet& samples, const graph::Graph& graph, unsigned threads = 1);
 
     // Tracepoints whose samples may lie on a path from a `from` sample to a
     // `to` sample: reachable from `from` (or in it), and with a path of at
