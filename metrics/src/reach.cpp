@@ -159,15 +159,16 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
         const auto start_classes = classes.of(tracepoint[v]);
         const std::uint32_t own = classes.skip_start_class && !start_classes.empty() ? start_classes.front() : kNoClass;
         const std::size_t wanted = classes.count - (own != kNoClass);
-        std::int64_t all_found_at = 0;  // time of the pop that found the last wanted class
         heap.clear();
         found.clear();
         // Expands the start, then each popped sample after it is classified.
         // Times never decrease along a path, so samples are popped in time
-        // order and the first of a class is at its earliest time; samples of
-        // equal time can still come out of index order (an edge may go to a
-        // smaller index at the same time), so the search goes on through the
-        // time at which the last class was found.
+        // order (a min-heap of indices, the samples being in time order) and
+        // the first sample popped of a class is at its earliest time: the
+        // search ends as soon as every wanted class is found. (Samples of
+        // equal time can come out of index order, where an edge goes to a
+        // smaller index at the same time; only the latency is reported, and
+        // that is the same.)
         for (graph::SampleIndex u = v;;) {
             for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e) {
                 const graph::SampleIndex c = edges[e].to;
@@ -179,7 +180,7 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
                 heap.push_back(c);
                 std::push_heap(heap.begin(), heap.end(), later);
             }
-            if (heap.empty() || (found.size() == wanted && time[heap.front()] > all_found_at)) break;
+            if (heap.empty()) break;
             std::pop_heap(heap.begin(), heap.end(), later);
             u = heap.back();
             heap.pop_back();
@@ -187,20 +188,19 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
                 clear_marks();
                 return false;
             }
-            const std::int64_t t = time[u];
-            for (const std::uint32_t c : classes.of(tracepoint[u])) {
-                if (c == own) continue;
-                if (earliest[c] == kUnreached) {
+            for (const std::uint32_t c : classes.of(tracepoint[u]))
+                if (c != own && earliest[c] == kUnreached) {
                     earliest[c] = u;
                     found.push_back(c);
-                    if (found.size() == wanted) all_found_at = t;
-                } else if (u < earliest[c] && time[earliest[c]] == t) {
-                    earliest[c] = u;
                 }
-            }
+            if (found.size() == wanted) break;
         }
         clear_marks();
-        std::sort(found.begin(), found.end());
+        // Classes in ascending order. A search mostly finds a few: sorted
+        // in place, without a call into std::sort per start.
+        if (found.size() > 16) std::sort(found.begin(), found.end());
+        for (std::size_t k = 1; k < found.size(); ++k)
+            for (std::size_t j = k; j > 0 && found[j - 1] > found[j]; --j) std::swap(found[j - 1], found[j]);
         for (std::uint32_t c : found) {
             out.push_back({v, c, graph::elapsed_ns(time[v], time[earliest[c]])});
             earliest[c] = kUnreached;
