@@ -206,7 +206,6 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     }
 
     unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    const detail::TracepointGraph tracepoint_graph(s, g, threads);
     // A visit of the search costs about what a pass costs per sample: a
     // question whose searches visit more than two passes' worth is wandering
     // along loop chains, and the passes finish it at a bounded cost.
@@ -247,7 +246,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             std::fill_n(part_of_class.back().begin() + q->intervals[p].first_class, q->intervals[p].class_count, p);
     }
 
-    using Task = std::function<void(detail::EarliestReach&, Scratch&)>;
+    using Task = std::function<void(Scratch&)>;
     // Each task writes its own part of the result. The edge metrics go first
     // (the longest); then the questions, answered in chunks of the sample
     // range, each chunk all questions at once, a block of samples at a time
@@ -257,9 +256,15 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // short, so that no thread is left alone with one.
     std::vector<Task> tasks;
     std::vector<double> waits_ms;
+    // The tracepoint graph comes from the edge metrics' pass over the edges.
+    // The searches run without it: they are exact unless an edge runs back
+    // in time, which the summaries check before they read an answer.
+    detail::TracepointGraph tracepoint_graph;
     std::atomic<bool> edges_measured{false};
-    tasks.emplace_back([&](detail::EarliestReach&, Scratch&) {
-        waits_ms = detail::measure_edges(s, g, options, r);
+    tasks.emplace_back([&](Scratch&) {
+        detail::TracepointGraph::Collector tracepoint_pairs(s);
+        waits_ms = detail::measure_edges(s, g, options, r, tracepoint_pairs);
+        tracepoint_graph = detail::TracepointGraph(s, {&tracepoint_pairs, 1});
         edges_measured = true;
         edges_measured.notify_all();
     });
@@ -268,7 +273,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     for (std::size_t k = 0; k < asked.size(); ++k) answers[k].assign(chunk_count, Answer(*asked[k]));
     std::atomic<std::size_t> chunks_pending{chunk_count};
     for (std::size_t c = 0; c < chunk_count; ++c)
-        tasks.emplace_back([&, c](detail::EarliestReach&, Scratch& scratch) {
+        tasks.emplace_back([&, c](Scratch& scratch) {
             constexpr SampleIndex kBlock = 1 << 14;
             const auto begin = static_cast<SampleIndex>(s.size() * c / chunk_count), end = static_cast<SampleIndex>(s.size() * (c + 1) / chunk_count);
             std::vector<std::size_t> budgets(asked.size(), (budget * (end - begin) + s.size() - 1) / std::max<std::size_t>(s.size(), 1));
@@ -279,25 +284,29 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
                     if (!answer.complete) continue;
                     const std::size_t n = find_starts(s, g, *asked[k], is_start[k], block, std::min(block + kBlock, end), scratch.starts.data());
                     scratch.found.clear();
-                    answer.complete = detail::search_earliest(s, g, tracepoint_graph.runs_backward_in_time(), {scratch.starts.data(), n},
-                                                              asked[k]->classes, budgets[k], scratch.search, scratch.found);
+                    answer.complete = detail::search_earliest(s, g, {scratch.starts.data(), n}, asked[k]->classes, budgets[k], scratch.search,
+                                                              scratch.found);
                     if (answer.complete) answer.add(*asked[k], part_of_class[k], scratch.found);
                 }
             if (chunks_pending.fetch_sub(1) == 1) chunks_pending.notify_all();
         });
-    tasks.emplace_back([&](detail::EarliestReach&, Scratch&) {
+    tasks.emplace_back([&](Scratch&) {
         edges_measured.wait(false);
         r.m11_ms = summarize(waits_ms);
         if (options.keep_values) r.m11_values_ms = std::move(waits_ms);
     });
-    // A question some search gave up on is answered by passes, once, by the
-    // first summary that needs it.
+    // A question some search gave up on, or any question where an edge runs
+    // back in time, is answered by passes, once, by the first summary that needs it.
     std::vector<std::once_flag> by_passes(asked.size());
-    auto answers_of = [&](std::size_t k, detail::EarliestReach& reach) -> std::span<Answer> {
+    auto answers_of = [&](std::size_t k) -> std::span<Answer> {
         for (std::size_t left; (left = chunks_pending.load()) != 0;) chunks_pending.wait(left);
+        edges_measured.wait(false);
         std::call_once(by_passes[k], [&] {
-            if (std::all_of(answers[k].begin(), answers[k].end(), [](const Answer& a) { return a.complete; })) return;
+            if (!tracepoint_graph.runs_backward_in_time() &&
+                std::all_of(answers[k].begin(), answers[k].end(), [](const Answer& a) { return a.complete; }))
+                return;
             Question& q = *asked[k];
+            detail::EarliestReach reach(s, g, tracepoint_graph);
             const std::vector<SampleIndex> starts = all_starts(s, g, q);
             if (q.from_roots)
                 for (SampleIndex v : starts) q.start_tracepoints[s.tracepoint[v]] = true;
@@ -308,11 +317,11 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     };
     for (std::size_t k = 0; k < asked.size(); ++k) {
         if (asked[k]->from_roots)
-            tasks.emplace_back([&, k](detail::EarliestReach& reach, Scratch&) { finish_matrix(answers_of(k, reach)); });
+            tasks.emplace_back([&, k](Scratch&) { finish_matrix(answers_of(k)); });
         for (std::size_t p = 0; p < asked[k]->intervals.size(); ++p)
-            tasks.emplace_back([&, k, p](detail::EarliestReach& reach, Scratch&) {
+            tasks.emplace_back([&, k, p](Scratch&) {
                 // Each chunk's values freed once copied: the whole answer is never held twice.
-                const std::span<Answer> chunk_answers = answers_of(k, reach);
+                const std::span<Answer> chunk_answers = answers_of(k);
                 std::size_t count = 0;
                 for (const Answer& answer : chunk_answers) count += answer.values_ms[p].size();
                 std::vector<double> values;
@@ -325,7 +334,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             });
     }
     for (std::size_t i = 0; i < spec.intervals.size() && options.keep_all_targets; ++i)
-        tasks.emplace_back([&, i](detail::EarliestReach&, Scratch&) {
+        tasks.emplace_back([&, i](Scratch&) {
             const Question from{false, from_sets[i], {}, {}};
             finish_interval(i, all_reachable_latencies(s, g, all_starts(s, g, from), to_sets[i]));
         });
@@ -333,9 +342,8 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
     std::atomic<std::size_t> next_task{0};
     auto worker = [&] {
-        detail::EarliestReach reach(s, g, tracepoint_graph);
         Scratch scratch;
-        for (std::size_t k; (k = next_task.fetch_add(1)) < tasks.size();) tasks[k](reach, scratch);
+        for (std::size_t k; (k = next_task.fetch_add(1)) < tasks.size();) tasks[k](scratch);
     };
     {
         std::vector<std::jthread> pool;

@@ -1,9 +1,11 @@
-// One pass over the edges gives M8, M11, M12 and, per sample, by how much
-// the number of message edges in flight (M3) changes there; M3 is then one
+// One pass over the edges gives M8, M11, M12, the tracepoint graph's pairs
+// (reach.hpp; the same columns are read) and, per sample, by how much the
+// number of message edges in flight (M3) changes there; M3 is then one
 // sweep over the samples in time order. Both loops are free of
-// data-dependent branches: whether an edge is local, or a sample starts or
-// ends edges, is as good as random, and mispredicted branches cost more
-// than everything else these loops do.
+// data-dependent branches but the pair filter's (consecutive edges mostly
+// repeat a pair): whether an edge is local, or a sample starts or ends
+// edges, is as good as random, and mispredicted branches cost more than
+// everything else these loops do.
 #include "edge_metrics.hpp"
 
 #include "hashtrace/graph/detail/huge_pages.hpp"
@@ -54,7 +56,8 @@ ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& time, const s
 
 }  // namespace
 
-std::vector<double> measure_edges(const graph::SampleSet& s, const graph::Graph& g, const MetricOptions& options, AnalysisResult& out) {
+std::vector<double> measure_edges(const graph::SampleSet& s, const graph::Graph& g, const MetricOptions& options, AnalysisResult& out,
+                                  TracepointGraph::Collector& tracepoint_pairs) {
     // graph::is_local with the instance of each tracepoint in one flat array.
     std::vector<std::uint32_t> instance_of(s.tracepoints.size());
     for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = s.tracepoints[t].instance_id;
@@ -69,9 +72,12 @@ std::vector<double> measure_edges(const graph::SampleSet& s, const graph::Graph&
     // 104 days), and more accurate beyond.
     __int128 local_sum = 0, message_sum = 0;
     for (const graph::Edge& e : g.edges) {
-        const std::int64_t dt = graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]);
+        const std::int64_t from_time = s.time_ns[e.from], to_time = s.time_ns[e.to];
+        const graph::TracepointId from_tracepoint = s.tracepoint[e.from], to_tracepoint = s.tracepoint[e.to];
+        tracepoint_pairs.add(e.from, e.to, from_tracepoint, to_tracepoint, from_time, to_time);
+        const std::int64_t dt = graph::elapsed_ns(from_time, to_time);
         // `|`, not `||`: a short circuit is a branch on whether the edge is local.
-        const bool message = (instance_of[s.tracepoint[e.from]] != instance_of[s.tracepoint[e.to]]) | (s.thread[e.from] != s.thread[e.to]);
+        const bool message = (instance_of[from_tracepoint] != instance_of[to_tracepoint]) | (s.thread[e.from] != s.thread[e.to]);
         local_sum += message ? 0 : dt;
         message_sum += message ? dt : 0;
         waits_ms[messages] = double(dt) / 1e6;

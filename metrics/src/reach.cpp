@@ -28,45 +28,14 @@ std::vector<std::uint8_t> closure(const std::vector<std::vector<graph::Tracepoin
 
 }  // namespace
 
-TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g, unsigned threads)
+TracepointGraph::TracepointGraph(const graph::SampleSet& s, std::span<const Collector> ranges)
     : successors_(s.tracepoints.size()), predecessors_(s.tracepoints.size()) {
-    // Distinct (from, to) tracepoint pairs of the edges, each range of the
-    // edges on its own thread (a pass over every edge, before any question
-    // can be searched). Consecutive edges mostly repeat a few pairs: a small
-    // direct-mapped filter keeps each range's list short before the final sort.
     const std::uint64_t tracepoints = s.tracepoints.size();
-    struct Range {
-        std::vector<std::uint64_t> pairs;
-        bool backward_edges = false, backward_in_time = false;
-    };
-    threads = static_cast<unsigned>(std::clamp<std::size_t>(g.edges.size() / (1u << 16), 1, std::max(threads, 1u)));
-    std::vector<Range> ranges(threads);
-    auto scan = [&](unsigned r) {
-        constexpr std::size_t kFilter = 4096;
-        std::vector<std::uint64_t> filter(kFilter, ~std::uint64_t{0});
-        Range& out = ranges[r];
-        const std::size_t begin = g.edges.size() * r / threads, end = g.edges.size() * (r + 1) / threads;
-        for (std::size_t i = begin; i < end; ++i) {
-            const graph::Edge& e = g.edges[i];
-            out.backward_edges |= e.from >= e.to;
-            out.backward_in_time |= s.time_ns[e.from] > s.time_ns[e.to];
-            const std::uint64_t key = s.tracepoint[e.from] * tracepoints + s.tracepoint[e.to];
-            std::uint64_t& slot = filter[(key * 0x9E3779B97F4A7C15ull) >> 52];
-            if (slot == key) continue;
-            slot = key;
-            out.pairs.push_back(key);
-        }
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned r = 1; r < threads; ++r) pool.emplace_back(scan, r);
-        scan(0);
-    }
     std::vector<std::uint64_t> pairs;
-    for (const Range& r : ranges) {
-        pairs.insert(pairs.end(), r.pairs.begin(), r.pairs.end());
-        backward_edges_ |= r.backward_edges;
-        backward_in_time_ |= r.backward_in_time;
+    for (const Collector& r : ranges) {
+        pairs.insert(pairs.end(), r.pairs_.begin(), r.pairs_.end());
+        backward_edges_ |= r.backward_edges_;
+        backward_in_time_ |= r.backward_in_time_;
     }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
@@ -75,6 +44,23 @@ TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& 
         successors_[from].push_back(to);
         predecessors_[to].push_back(from);
     }
+}
+
+TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g, unsigned threads) {
+    threads = static_cast<unsigned>(std::clamp<std::size_t>(g.edges.size() / (1u << 16), 1, std::max(threads, 1u)));
+    std::vector<Collector> ranges(threads, Collector(s));
+    auto scan = [&](unsigned r) {
+        for (std::size_t i = g.edges.size() * r / threads, end = g.edges.size() * (r + 1) / threads; i < end; ++i) {
+            const graph::Edge& e = g.edges[i];
+            ranges[r].add(e.from, e.to, s.tracepoint[e.from], s.tracepoint[e.to], s.time_ns[e.from], s.time_ns[e.to]);
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned r = 1; r < threads; ++r) pool.emplace_back(scan, r);
+        scan(0);
+    }
+    *this = TracepointGraph(s, ranges);
 }
 
 std::vector<std::uint8_t> TracepointGraph::between(const TracepointSet& from, const TracepointSet& to) const {
@@ -125,10 +111,8 @@ TargetClasses TargetClasses::from_lists(const std::vector<std::vector<std::uint3
     return c;
 }
 
-bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, bool backward_in_time,
-                     std::span<const graph::SampleIndex> starts, const TargetClasses& classes, std::size_t& budget,
-                     SearchScratch& scratch, std::vector<Reached>& out) {
-    if (backward_in_time) return false;
+bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
+                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, std::vector<Reached>& out) {
     if (classes.count == 0) return true;
     if (scratch.visited.size() != (samples.size() + 63) / 64) scratch.visited.assign((samples.size() + 63) / 64, 0);
     const std::int64_t* time = samples.time_ns.data();
