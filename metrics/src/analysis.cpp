@@ -277,6 +277,16 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             constexpr SampleIndex kBlock = 1 << 14;
             const auto begin = static_cast<SampleIndex>(s.size() * c / chunk_count), end = static_cast<SampleIndex>(s.size() * (c + 1) / chunk_count);
             std::vector<std::size_t> budgets(asked.size(), (budget * (end - begin) + s.size() - 1) / std::max<std::size_t>(s.size(), 1));
+            // Room for one latency per start in each interval's values (an
+            // interval's usual class count is one instance): values that
+            // never move while they grow, and no pages touched twice.
+            std::vector<std::size_t> samples_of(s.tracepoints.size(), 0);
+            for (SampleIndex v = begin; v < end; ++v) ++samples_of[s.tracepoint[v]];
+            for (std::size_t k = 0; k < asked.size(); ++k) {
+                std::size_t starts = 0;
+                for (std::size_t t = 0; t < samples_of.size(); ++t) starts += is_start[k][t] ? samples_of[t] : 0;
+                for (auto& values : answers[k][c].values_ms) values.reserve(starts);
+            }
             scratch.starts.resize(kBlock);
             for (SampleIndex block = begin; block < end; block += std::min(kBlock, end - block))
                 for (std::size_t k = 0; k < asked.size(); ++k) {
