@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <thread>
 
 namespace hashtrace::metrics::detail {
 namespace {
@@ -46,21 +45,10 @@ TracepointGraph::TracepointGraph(const graph::SampleSet& s, std::span<const Coll
     }
 }
 
-TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g, unsigned threads) {
-    threads = static_cast<unsigned>(std::clamp<std::size_t>(g.edges.size() / (1u << 16), 1, std::max(threads, 1u)));
-    std::vector<Collector> ranges(threads, Collector(s));
-    auto scan = [&](unsigned r) {
-        for (std::size_t i = g.edges.size() * r / threads, end = g.edges.size() * (r + 1) / threads; i < end; ++i) {
-            const graph::Edge& e = g.edges[i];
-            ranges[r].add(e.from, e.to, s.tracepoint[e.from], s.tracepoint[e.to], s.time_ns[e.from], s.time_ns[e.to]);
-        }
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned r = 1; r < threads; ++r) pool.emplace_back(scan, r);
-        scan(0);
-    }
-    *this = TracepointGraph(s, ranges);
+TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g) {
+    Collector pairs(s);
+    for (const graph::Edge& e : g.edges) pairs.add(e.from, e.to, s.tracepoint[e.from], s.tracepoint[e.to], s.time_ns[e.from], s.time_ns[e.to]);
+    *this = TracepointGraph(s, {&pairs, 1});
 }
 
 std::vector<std::uint8_t> TracepointGraph::between(const TracepointSet& from, const TracepointSet& to) const {

@@ -69,8 +69,8 @@ public:
     TracepointGraph() = default;  // of no edges
     // From the collectors of all the edges' ranges.
     TracepointGraph(const graph::SampleSet& samples, std::span<const Collector> ranges);
-    // With a pass of its own over the edges; `threads`: how many threads may share it.
-    TracepointGraph(const graph::SampleSet& samples, const graph::Graph& graph, unsigned threads = 1);
+    // With a pass of its own over the edges.
+    TracepointGraph(const graph::SampleSet& samples, const graph::Graph& graph);
 
     // Tracepoints whose samples may lie on a path from a `from` sample to a
     // `to` sample: reachable from `from` (or in it), and with a path of at
