@@ -5,12 +5,15 @@
 #include "hashtrace/metrics/analysis.hpp"
 
 #include "edge_metrics.hpp"
+#include "hashtrace/graph/detail/huge_pages.hpp"
 #include "reach.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <tuple>
 
@@ -45,25 +48,32 @@ struct Question {
     std::vector<Part> intervals;  // empty for the matrix
 };
 
-// The start samples of `q` in [begin, end), ascending. Every sample is
-// written and the end advances only past starts: whether a sample is a
-// start is as good as random, and a branch on it would mispredict often.
-std::vector<SampleIndex> starts_between(const SampleSet& s, const graph::Graph& g, const Question& q, SampleIndex begin, SampleIndex end) {
-    std::vector<SampleIndex> candidates(end - begin);
+// The start samples of `q` in [begin, end), ascending, written to `out`
+// (room for end - begin); returns how many. Every sample is written and the
+// end advances only past starts: whether a sample is a start is as good as
+// random, and a branch on it would mispredict often.
+std::size_t find_starts(const SampleSet& s, const graph::Graph& g, const Question& q, const std::vector<std::uint8_t>& is_start,
+                        SampleIndex begin, SampleIndex end, SampleIndex* out) {
     std::size_t count = 0;
     if (q.from_roots) {
         for (SampleIndex v = begin; v < end; ++v) {
-            candidates[count] = v;
+            out[count] = v;
             count += g.in_offset[v] == g.in_offset[v + 1];
         }
     } else {
-        const std::vector<std::uint8_t> is_start(q.start_tracepoints.begin(), q.start_tracepoints.end());
         for (SampleIndex v = begin; v < end; ++v) {
-            candidates[count] = v;
+            out[count] = v;
             count += is_start[s.tracepoint[v]];
         }
     }
-    return {candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(count)};
+    return count;
+}
+
+std::vector<SampleIndex> all_starts(const SampleSet& s, const graph::Graph& g, const Question& q) {
+    std::vector<SampleIndex> starts(s.size());
+    const std::vector<std::uint8_t> is_start(q.start_tracepoints.begin(), q.start_tracepoints.end());
+    starts.resize(find_starts(s, g, q, is_start, 0, static_cast<SampleIndex>(s.size()), starts.data()));
+    return starts;
 }
 
 // The exact fallback: one EarliestReach pass per class.
@@ -87,32 +97,28 @@ std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question
     return out;
 }
 
-// A question is answered in chunks of the sample range, one task each (the
-// largest question alone would otherwise keep one core busy after the other
-// has finished): each chunk finds its starts and searches from them. The
-// task that finishes a question's last chunk puts the answer together, or,
-// where a chunk's searches gave up, answers the whole question by passes.
-struct Chunk {
-    std::vector<SampleIndex> starts;
-    std::optional<std::vector<detail::Reached>> found;
+// A question's answer over a range of start samples, in start order: the
+// intervals' latencies per part (as the summaries take them), the matrix's
+// reached samples as they are.
+struct Answer {
+    bool complete = true;  // false where a search gave up: the question is then answered by passes
+    std::vector<std::vector<double>> values_ms;  // per part of the question (intervals)
+    std::vector<detail::Reached> reached;        // the matrix
+
+    explicit Answer(const Question& q) : values_ms(q.intervals.size()) {}
+    void add(const Question& q, const std::vector<std::uint32_t>& part_of_class, std::span<const detail::Reached> found) {
+        if (q.from_roots) reached.insert(reached.end(), found.begin(), found.end());
+        else
+            for (const auto& x : found) values_ms[part_of_class[x.target_class]].push_back(double(x.latency_ns) / 1e6);
+    }
 };
 
-std::vector<detail::Reached> assemble(const SampleSet& s, Question& q, std::vector<Chunk>& chunks, detail::EarliestReach& reach) {
-    std::vector<detail::Reached> out;
-    if (std::all_of(chunks.begin(), chunks.end(), [](const Chunk& c) { return c.found.has_value(); })) {
-        // Each chunk's answer freed once copied: the whole answer is never held twice.
-        for (Chunk& c : chunks) {
-            out.insert(out.end(), c.found->begin(), c.found->end());
-            c.found.reset();
-        }
-        return out;
-    }
+// Per worker: the start samples of one block and what its searches found.
+struct Scratch {
+    detail::SearchScratch search;
     std::vector<SampleIndex> starts;
-    for (const Chunk& c : chunks) starts.insert(starts.end(), c.starts.begin(), c.starts.end());
-    if (q.from_roots)
-        for (SampleIndex v : starts) q.start_tracepoints[s.tracepoint[v]] = true;
-    return answer_by_passes(s, q, starts, reach);
-}
+    std::vector<detail::Reached> found;
+};
 
 // Keep-all mode: every `to` sample reachable from each `from` sample without
 // passing through another `to` sample (a path ends at its first `to`).
@@ -199,7 +205,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         matrix->classes.skip_start_class = true;
     }
 
-    const detail::TracepointGraph tracepoint_graph(s, g);
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     // A visit of the search costs about what a pass costs per sample: a
     // question whose searches visit more than two passes' worth is wandering
     // along loop chains, and the passes finish it at a bounded cost.
@@ -212,69 +218,142 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         ir.latency_ms = summarize(values);
         if (options.keep_values) ir.values_ms = std::move(values);
     };
-    auto finish_matrix = [&](const std::vector<detail::Reached>& reached) {
+    auto finish_matrix = [&](std::span<const Answer> answers) {
         const std::size_t nodes = s.node_names.size();
         std::vector<Moments> cells(nodes * nodes);
         std::vector<double> maxima(nodes * nodes, 0);
-        for (const auto& x : reached) {
-            const std::size_t cell = s.tracepoint_of(x.from).node_id * nodes + x.target_class;
-            const double ms = double(x.latency_ns) / 1e6;
-            cells[cell].add(ms);
-            maxima[cell] = cells[cell].n == 1 ? ms : std::max(maxima[cell], ms);
-        }
+        for (const Answer& answer : answers)
+            for (const auto& x : answer.reached) {
+                const std::size_t cell = s.tracepoint_of(x.from).node_id * nodes + x.target_class;
+                const double ms = double(x.latency_ns) / 1e6;
+                cells[cell].add(ms);
+                maxima[cell] = cells[cell].n == 1 ? ms : std::max(maxima[cell], ms);
+            }
         for (std::size_t cell = 0; cell < cells.size(); ++cell)
             if (cells[cell].n > 0)
                 r.node_latency.push_back({s.node_names[cell / nodes], s.node_names[cell % nodes], cells[cell].n, cells[cell].mean, maxima[cell]});
     };
-    auto finish_question = [&](const Question& q, const std::vector<detail::Reached>& reached) {
-        std::vector<std::uint32_t> part_of_class(q.classes.count);
-        for (std::uint32_t p = 0; p < q.intervals.size(); ++p)
-            std::fill_n(part_of_class.begin() + q.intervals[p].first_class, q.intervals[p].class_count, p);
-        std::vector<std::vector<double>> values(q.intervals.size());
-        for (const auto& x : reached) values[part_of_class[x.target_class]].push_back(double(x.latency_ns) / 1e6);
-        for (std::uint32_t p = 0; p < q.intervals.size(); ++p) finish_interval(q.intervals[p].interval, std::move(values[p]));
-    };
 
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    using Task = std::function<void(detail::EarliestReach&, detail::SearchScratch&)>;
+    std::vector<Question*> asked;
+    if (matrix) asked.push_back(&*matrix);
+    for (Question& q : questions) asked.push_back(&q);
+    std::vector<std::vector<std::uint8_t>> is_start;
+    std::vector<std::vector<std::uint32_t>> part_of_class;
+    for (const Question* q : asked) {
+        is_start.emplace_back(q->start_tracepoints.begin(), q->start_tracepoints.end());
+        part_of_class.emplace_back(q->classes.count);
+        for (std::uint32_t p = 0; p < q->intervals.size(); ++p)
+            std::fill_n(part_of_class.back().begin() + q->intervals[p].first_class, q->intervals[p].class_count, p);
+    }
+
+    using Task = std::function<void(Scratch&)>;
     // Each task writes its own part of the result. The edge metrics go first
-    // (the longest), then the matrix, then the intervals.
+    // (the longest); then the questions, answered in chunks of the sample
+    // range, each chunk all questions at once, a block of samples at a time
+    // (the block's starts and the samples its searches visit stay in cache,
+    // and no buffer the size of the run is filled per question); then the
+    // summaries, the longest (M11's, usually) first: the last tasks should be
+    // short, so that no thread is left alone with one.
     std::vector<Task> tasks;
-    tasks.emplace_back([&](detail::EarliestReach&, detail::SearchScratch&) { detail::measure_edges(s, g, options, r); });
-    std::vector<Question*> chunked;
-    if (matrix) chunked.push_back(&*matrix);
-    for (Question& q : questions) chunked.push_back(&q);
-    const std::size_t chunk_count = 2 * std::size_t{threads};
-    std::vector<std::vector<Chunk>> chunks(chunked.size(), std::vector<Chunk>(chunk_count));
-    std::vector<std::atomic<std::size_t>> chunks_pending(chunked.size());
-    for (std::size_t k = 0; k < chunked.size(); ++k) {
-        chunks_pending[k] = chunk_count;
-        for (std::size_t c = 0; c < chunk_count; ++c)
-            tasks.emplace_back([&, k, c](detail::EarliestReach& reach, detail::SearchScratch& scratch) {
-                Question& q = *chunked[k];
-                Chunk& chunk = chunks[k][c];
-                const auto begin = static_cast<SampleIndex>(s.size() * c / chunk_count), end = static_cast<SampleIndex>(s.size() * (c + 1) / chunk_count);
-                chunk.starts = starts_between(s, g, q, begin, end);
-                chunk.found = detail::search_earliest(s, g, tracepoint_graph.runs_backward_in_time(), chunk.starts, q.classes,
-                                                      (budget * (end - begin) + s.size() - 1) / std::max<std::size_t>(s.size(), 1), scratch);
-                if (chunks_pending[k].fetch_sub(1) != 1) return;
-                const std::vector<detail::Reached> reached = assemble(s, q, chunks[k], reach);
-                if (q.from_roots) finish_matrix(reached);
-                else finish_question(q, reached);
+    std::vector<double> waits_ms;
+    // The tracepoint graph comes from the edge metrics' pass over the edges.
+    // The searches run without it: they are exact unless an edge runs back
+    // in time, which the summaries check before they read an answer.
+    detail::TracepointGraph tracepoint_graph;
+    std::atomic<bool> edges_measured{false};
+    tasks.emplace_back([&](Scratch&) {
+        detail::TracepointGraph::Collector tracepoint_pairs(s);
+        waits_ms = detail::measure_edges(s, g, options, r, tracepoint_pairs);
+        tracepoint_graph = detail::TracepointGraph(s, {&tracepoint_pairs, 1});
+        edges_measured = true;
+        edges_measured.notify_all();
+    });
+    const std::size_t chunk_count = asked.empty() ? 0 : 4 * std::size_t{threads};
+    std::vector<std::vector<Answer>> answers(asked.size());  // per question, per chunk
+    for (std::size_t k = 0; k < asked.size(); ++k) answers[k].assign(chunk_count, Answer(*asked[k]));
+    std::atomic<std::size_t> chunks_pending{chunk_count};
+    for (std::size_t c = 0; c < chunk_count; ++c)
+        tasks.emplace_back([&, c](Scratch& scratch) {
+            constexpr SampleIndex kBlock = 1 << 14;
+            const auto begin = static_cast<SampleIndex>(s.size() * c / chunk_count), end = static_cast<SampleIndex>(s.size() * (c + 1) / chunk_count);
+            std::vector<std::size_t> budgets(asked.size(), (budget * (end - begin) + s.size() - 1) / std::max<std::size_t>(s.size(), 1));
+            // Room for one latency per start in each interval's values (an
+            // interval's usual class count is one instance): values that
+            // never move while they grow, and no pages touched twice.
+            std::vector<std::size_t> samples_of(s.tracepoints.size(), 0);
+            for (SampleIndex v = begin; v < end; ++v) ++samples_of[s.tracepoint[v]];
+            for (std::size_t k = 0; k < asked.size(); ++k) {
+                std::size_t starts = 0;
+                for (std::size_t t = 0; t < samples_of.size(); ++t) starts += is_start[k][t] ? samples_of[t] : 0;
+                for (auto& values : answers[k][c].values_ms) values.reserve(starts);
+            }
+            scratch.starts.resize(kBlock);
+            for (SampleIndex block = begin; block < end; block += std::min(kBlock, end - block))
+                for (std::size_t k = 0; k < asked.size(); ++k) {
+                    Answer& answer = answers[k][c];
+                    if (!answer.complete) continue;
+                    const std::size_t n = find_starts(s, g, *asked[k], is_start[k], block, std::min(block + kBlock, end), scratch.starts.data());
+                    scratch.found.clear();
+                    answer.complete = detail::search_earliest(s, g, {scratch.starts.data(), n}, asked[k]->classes, budgets[k], scratch.search,
+                                                              scratch.found);
+                    if (answer.complete) answer.add(*asked[k], part_of_class[k], scratch.found);
+                }
+            if (chunks_pending.fetch_sub(1) == 1) chunks_pending.notify_all();
+        });
+    tasks.emplace_back([&](Scratch&) {
+        edges_measured.wait(false);
+        r.m11_ms = summarize(waits_ms);
+        if (options.keep_values) r.m11_values_ms = std::move(waits_ms);
+    });
+    // A question some search gave up on, or any question where an edge runs
+    // back in time, is answered by passes, once, by the first summary that needs it.
+    std::vector<std::once_flag> by_passes(asked.size());
+    auto answers_of = [&](std::size_t k) -> std::span<Answer> {
+        for (std::size_t left; (left = chunks_pending.load()) != 0;) chunks_pending.wait(left);
+        edges_measured.wait(false);
+        std::call_once(by_passes[k], [&] {
+            if (!tracepoint_graph.runs_backward_in_time() &&
+                std::all_of(answers[k].begin(), answers[k].end(), [](const Answer& a) { return a.complete; }))
+                return;
+            Question& q = *asked[k];
+            detail::EarliestReach reach(s, g, tracepoint_graph);
+            const std::vector<SampleIndex> starts = all_starts(s, g, q);
+            if (q.from_roots)
+                for (SampleIndex v : starts) q.start_tracepoints[s.tracepoint[v]] = true;
+            answers[k].assign(1, Answer(q));
+            answers[k][0].add(q, part_of_class[k], answer_by_passes(s, q, starts, reach));
+        });
+        return answers[k];
+    };
+    for (std::size_t k = 0; k < asked.size(); ++k) {
+        if (asked[k]->from_roots)
+            tasks.emplace_back([&, k](Scratch&) { finish_matrix(answers_of(k)); });
+        for (std::size_t p = 0; p < asked[k]->intervals.size(); ++p)
+            tasks.emplace_back([&, k, p](Scratch&) {
+                // Each chunk's values freed once copied: the whole answer is never held twice.
+                const std::span<Answer> chunk_answers = answers_of(k);
+                std::size_t count = 0;
+                for (const Answer& answer : chunk_answers) count += answer.values_ms[p].size();
+                std::vector<double> values;
+                graph::detail::reserve_on_huge_pages(values, count);
+                for (Answer& answer : chunk_answers) {
+                    values.insert(values.end(), answer.values_ms[p].begin(), answer.values_ms[p].end());
+                    answer.values_ms[p] = {};
+                }
+                finish_interval(asked[k]->intervals[p].interval, std::move(values));
             });
     }
     for (std::size_t i = 0; i < spec.intervals.size() && options.keep_all_targets; ++i)
-        tasks.emplace_back([&, i](detail::EarliestReach&, detail::SearchScratch&) {
+        tasks.emplace_back([&, i](Scratch&) {
             const Question from{false, from_sets[i], {}, {}};
-            finish_interval(i, all_reachable_latencies(s, g, starts_between(s, g, from, 0, static_cast<SampleIndex>(s.size())), to_sets[i]));
+            finish_interval(i, all_reachable_latencies(s, g, all_starts(s, g, from), to_sets[i]));
         });
 
     threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
     std::atomic<std::size_t> next_task{0};
     auto worker = [&] {
-        detail::EarliestReach reach(s, g, tracepoint_graph);
-        detail::SearchScratch scratch;
-        for (std::size_t k; (k = next_task.fetch_add(1)) < tasks.size();) tasks[k](reach, scratch);
+        Scratch scratch;
+        for (std::size_t k; (k = next_task.fetch_add(1)) < tasks.size();) tasks[k](scratch);
     };
     {
         std::vector<std::jthread> pool;

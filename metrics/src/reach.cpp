@@ -27,23 +27,14 @@ std::vector<std::uint8_t> closure(const std::vector<std::vector<graph::Tracepoin
 
 }  // namespace
 
-TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g)
+TracepointGraph::TracepointGraph(const graph::SampleSet& s, std::span<const Collector> ranges)
     : successors_(s.tracepoints.size()), predecessors_(s.tracepoints.size()) {
-    // Distinct (from, to) tracepoint pairs of the edges. Consecutive edges
-    // mostly repeat a few pairs: a small direct-mapped filter keeps the list
-    // short before the final sort.
     const std::uint64_t tracepoints = s.tracepoints.size();
-    constexpr std::size_t kFilter = 4096;
-    std::vector<std::uint64_t> filter(kFilter, ~std::uint64_t{0});
     std::vector<std::uint64_t> pairs;
-    for (const graph::Edge& e : g.edges) {
-        backward_edges_ |= e.from >= e.to;
-        backward_in_time_ |= s.time_ns[e.from] > s.time_ns[e.to];
-        const std::uint64_t key = s.tracepoint[e.from] * tracepoints + s.tracepoint[e.to];
-        std::uint64_t& slot = filter[(key * 0x9E3779B97F4A7C15ull) >> 52];
-        if (slot == key) continue;
-        slot = key;
-        pairs.push_back(key);
+    for (const Collector& r : ranges) {
+        pairs.insert(pairs.end(), r.pairs_.begin(), r.pairs_.end());
+        backward_edges_ |= r.backward_edges_;
+        backward_in_time_ |= r.backward_in_time_;
     }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
@@ -52,6 +43,12 @@ TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& 
         successors_[from].push_back(to);
         predecessors_[to].push_back(from);
     }
+}
+
+TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g) {
+    Collector pairs(s);
+    for (const graph::Edge& e : g.edges) pairs.add(e.from, e.to, s.tracepoint[e.from], s.tracepoint[e.to], s.time_ns[e.from], s.time_ns[e.to]);
+    *this = TracepointGraph(s, {&pairs, 1});
 }
 
 std::vector<std::uint8_t> TracepointGraph::between(const TracepointSet& from, const TracepointSet& to) const {
@@ -102,14 +99,10 @@ TargetClasses TargetClasses::from_lists(const std::vector<std::vector<std::uint3
     return c;
 }
 
-std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, bool backward_in_time,
-                                                    std::span<const graph::SampleIndex> starts, const TargetClasses& classes,
-                                                    std::size_t budget, SearchScratch& scratch) {
-    if (backward_in_time) return std::nullopt;
-    std::vector<Reached> out;
-    if (classes.count == 0) return out;
-    scratch.visited.assign((samples.size() + 63) / 64, 0);
-    scratch.marked.clear();
+bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
+                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, std::vector<Reached>& out) {
+    if (classes.count == 0) return true;
+    if (scratch.visited.size() != (samples.size() + 63) / 64) scratch.visited.assign((samples.size() + 63) / 64, 0);
     const std::int64_t* time = samples.time_ns.data();
     const graph::TracepointId* tracepoint = samples.tracepoint.data();
     const std::uint32_t* out_offset = graph.out_offset.data();
@@ -120,7 +113,10 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
     // Samples are in time order, so the order of (time, index) is the order
     // of the index alone: a min-heap of indices pops in time order.
     const std::greater<graph::SampleIndex> later;
-    std::size_t visited = 0;
+    auto clear_marks = [&] {
+        for (graph::SampleIndex u : scratch.marked) scratch.visited[u / 64] = 0;
+        scratch.marked.clear();
+    };
     for (std::size_t i = 0; i < starts.size(); ++i) {
         // The searches touch the samples and edges right after their start:
         // fetch those of a start a few ahead while this one runs.
@@ -135,15 +131,16 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
         const auto start_classes = classes.of(tracepoint[v]);
         const std::uint32_t own = classes.skip_start_class && !start_classes.empty() ? start_classes.front() : kNoClass;
         const std::size_t wanted = classes.count - (own != kNoClass);
-        std::int64_t all_found_at = 0;  // time of the pop that found the last wanted class
         heap.clear();
         found.clear();
         // Expands the start, then each popped sample after it is classified.
         // Times never decrease along a path, so samples are popped in time
-        // order and the first of a class is at its earliest time; samples of
-        // equal time can still come out of index order (an edge may go to a
-        // smaller index at the same time), so the search goes on through the
-        // time at which the last class was found.
+        // order (a min-heap of indices, the samples being in time order) and
+        // the first sample popped of a class is at its earliest time: the
+        // search ends as soon as every wanted class is found. (Samples of
+        // equal time can come out of index order, where an edge goes to a
+        // smaller index at the same time; only the latency is reported, and
+        // that is the same.)
         for (graph::SampleIndex u = v;;) {
             for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e) {
                 const graph::SampleIndex c = edges[e].to;
@@ -155,32 +152,33 @@ std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samp
                 heap.push_back(c);
                 std::push_heap(heap.begin(), heap.end(), later);
             }
-            if (heap.empty() || (found.size() == wanted && time[heap.front()] > all_found_at)) break;
+            if (heap.empty()) break;
             std::pop_heap(heap.begin(), heap.end(), later);
             u = heap.back();
             heap.pop_back();
-            if (++visited > budget) return std::nullopt;
-            const std::int64_t t = time[u];
-            for (const std::uint32_t c : classes.of(tracepoint[u])) {
-                if (c == own) continue;
-                if (earliest[c] == kUnreached) {
+            if (budget-- == 0) {
+                clear_marks();
+                return false;
+            }
+            for (const std::uint32_t c : classes.of(tracepoint[u]))
+                if (c != own && earliest[c] == kUnreached) {
                     earliest[c] = u;
                     found.push_back(c);
-                    if (found.size() == wanted) all_found_at = t;
-                } else if (u < earliest[c] && time[earliest[c]] == t) {
-                    earliest[c] = u;
                 }
-            }
+            if (found.size() == wanted) break;
         }
-        for (graph::SampleIndex u : scratch.marked) scratch.visited[u / 64] = 0;
-        scratch.marked.clear();
-        std::sort(found.begin(), found.end());
+        clear_marks();
+        // Classes in ascending order. A search mostly finds a few: sorted
+        // in place, without a call into std::sort per start.
+        if (found.size() > 16) std::sort(found.begin(), found.end());
+        for (std::size_t k = 1; k < found.size(); ++k)
+            for (std::size_t j = k; j > 0 && found[j - 1] > found[j]; --j) std::swap(found[j - 1], found[j]);
         for (std::uint32_t c : found) {
             out.push_back({v, c, graph::elapsed_ns(time[v], time[earliest[c]])});
             earliest[c] = kUnreached;
         }
     }
-    return out;
+    return true;
 }
 
 }  // namespace hashtrace::metrics::detail

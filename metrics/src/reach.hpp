@@ -26,7 +26,6 @@
 #include "hashtrace/graph/sample_set.hpp"
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -41,6 +40,36 @@ using TracepointSet = std::vector<bool>;
 // run's tracepoints (tens to thousands of nodes), computed once per analysis.
 class TracepointGraph {
 public:
+    // The distinct tracepoint pairs of a range of edges, collected along a
+    // pass over them (the edge metrics' pass reads the same columns).
+    // Consecutive edges mostly repeat a few pairs: a small direct-mapped
+    // filter keeps the list short before the graph sorts it.
+    class Collector {
+    public:
+        explicit Collector(const graph::SampleSet& samples) : tracepoints_(samples.tracepoints.size()), filter_(kFilter, ~std::uint64_t{0}) {}
+        void add(graph::SampleIndex from, graph::SampleIndex to, graph::TracepointId from_tracepoint, graph::TracepointId to_tracepoint,
+                 std::int64_t from_time, std::int64_t to_time) {
+            backward_edges_ |= from >= to;
+            backward_in_time_ |= from_time > to_time;
+            const std::uint64_t key = from_tracepoint * tracepoints_ + to_tracepoint;
+            std::uint64_t& slot = filter_[(key * 0x9E3779B97F4A7C15ull) >> 52];
+            if (slot == key) return;
+            slot = key;
+            pairs_.push_back(key);
+        }
+
+    private:
+        friend class TracepointGraph;
+        static constexpr std::size_t kFilter = 4096;  // the hash's top 12 bits
+        std::uint64_t tracepoints_;
+        std::vector<std::uint64_t> filter_, pairs_;
+        bool backward_edges_ = false, backward_in_time_ = false;
+    };
+
+    TracepointGraph() = default;  // of no edges
+    // From the collectors of all the edges' ranges.
+    TracepointGraph(const graph::SampleSet& samples, std::span<const Collector> ranges);
+    // With a pass of its own over the edges.
     TracepointGraph(const graph::SampleSet& samples, const graph::Graph& graph);
 
     // Tracepoints whose samples may lie on a path from a `from` sample to a
@@ -97,7 +126,8 @@ struct Reached {
 };
 
 // Reused across searches: visited marks (one bit per sample, so they stay
-// in cache; cleared after each search through the list of marked samples).
+// in cache; all clear between searches: each search clears the marks it set,
+// through the list of marked samples, so a call costs nothing per sample).
 struct SearchScratch {
     std::vector<std::uint64_t> visited;
     std::vector<graph::SampleIndex> marked;
@@ -105,13 +135,14 @@ struct SearchScratch {
 };
 
 // For each start (ascending), the earliest reachable sample of each class,
-// as (start, class, latency) in start then class order: a best-first search in
-// time order per start, which stops once every class is found. Exact only
-// when no edge goes back in time, so nullopt when one does
-// (TracepointGraph::runs_backward_in_time), or once the searches have visited
-// more than `budget` samples in total (the caller then runs EarliestReach passes).
-std::optional<std::vector<Reached>> search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, bool backward_in_time,
-                                                    std::span<const graph::SampleIndex> starts, const TargetClasses& classes,
-                                                    std::size_t budget, SearchScratch& scratch);
+// appended to `out` as (start, class, latency) in start then class order: a
+// best-first search in time order per start, which stops once every class is
+// found. Exact only when no edge goes back in time (the caller checks
+// TracepointGraph::runs_backward_in_time). False once the searches have
+// visited more than `budget` samples (counted down across calls); the caller
+// then runs EarliestReach passes, and `out` holds a part of the answer.
+bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
+                     const TargetClasses& classes, std::size_t& budget,
+                     SearchScratch& scratch, std::vector<Reached>& out);
 
 }  // namespace hashtrace::metrics::detail

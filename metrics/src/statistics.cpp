@@ -5,6 +5,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <vector>
 
 namespace hashtrace::metrics {
@@ -33,12 +36,25 @@ public:
     // one table would make each count wait for the previous increment of
     // the same counter. Each table counts at most a quarter of the values,
     // so 32 bits suffice below 2^34 values.
-    explicit RankHistogram(std::span<const double> values) : values_(values), count_(kTables * kBuckets, 0) {
+    explicit RankHistogram(std::span<const double> values)
+        : values_(values), count_(static_cast<std::uint32_t*>(std::calloc(kTables * kBuckets, sizeof(std::uint32_t))), &std::free) {
+        if (!count_) throw std::bad_alloc();
+        std::array<std::size_t, kTables> lowest;  // per table: its lowest bucket counted
+        lowest.fill(kBuckets);
         std::size_t i = 0;
         for (; i + kTables <= values.size(); i += kTables)
 #pragma GCC unroll 4  // the loops over tables and buckets: unrolled, their state stays in registers
-            for (std::size_t t = 0; t < kTables; ++t) ++count_[t * kBuckets + bucket_of(values[i + t])];
-        for (; i < values.size(); ++i) ++count_[bucket_of(values[i])];
+            for (std::size_t t = 0; t < kTables; ++t) {
+                const std::size_t b = bucket_of(values[i + t]);
+                ++count_[t * kBuckets + b];
+                lowest[t] = std::min(lowest[t], b);
+            }
+        for (; i < values.size(); ++i) {
+            const std::size_t b = bucket_of(values[i]);
+            ++count_[b];
+            lowest[0] = std::min(lowest[0], b);
+        }
+        first_bucket_ = *std::min_element(lowest.begin(), lowest.end());
     }
 
     // The values at the ascending 0-based `ranks`.
@@ -46,7 +62,7 @@ public:
     std::array<double, N> select(const std::array<std::size_t, N>& ranks) const {
         // Each rank's bucket and its rank within the bucket.
         std::array<std::size_t, N> bucket{}, rank_in_bucket{};
-        std::size_t b = 0, below = 0;
+        std::size_t b = first_bucket_, below = 0;
         for (std::size_t i = 0; i < N; ++i) {
             for (; below + count(b) <= ranks[i]; ++b) below += count(b);
             bucket[i] = b;
@@ -107,7 +123,11 @@ private:
         return n;
     }
     std::span<const double> values_;
-    std::vector<std::uint32_t> count_;
+    std::size_t first_bucket_ = 0;  // no value lies below: the ranks are counted from here
+    // Zeroed by calloc, not by writing: a fresh mapping is zero already, so
+    // the 1 MiB of counters costs pages only where values fall (and the
+    // buckets below the lowest value, never read, cost none).
+    std::unique_ptr<std::uint32_t[], decltype(&std::free)> count_{nullptr, &std::free};
 };
 
 }  // namespace

@@ -85,21 +85,35 @@ to = "*/*"
     return run;
 }
 
-// Samples reachable from v by at least one edge.
-std::vector<bool> reachable_from(const graph::Graph& g, SampleIndex v, std::size_t n) {
-    std::vector<bool> seen(n);
-    std::vector<SampleIndex> stack{v};
-    while (!stack.empty()) {
-        const SampleIndex u = stack.back();
-        stack.pop_back();
-        for (const graph::Edge& e : g.out(u))
-            if (!seen[e.to]) {
-                seen[e.to] = true;
-                stack.push_back(e.to);
-            }
+// Samples reachable from v by at least one edge, ascending: a depth-first
+// search, its marks a stamp per sample so that a search costs what it reaches.
+class Reachable {
+public:
+    Reachable(const graph::Graph& g, std::size_t n) : g_(g), stamp_(n, 0) {}
+    const std::vector<SampleIndex>& from(SampleIndex v) {
+        ++generation_;
+        seen_.clear();
+        std::vector<SampleIndex> stack{v};
+        while (!stack.empty()) {
+            const SampleIndex u = stack.back();
+            stack.pop_back();
+            for (const graph::Edge& e : g_.out(u))
+                if (stamp_[e.to] != generation_) {
+                    stamp_[e.to] = generation_;
+                    seen_.push_back(e.to);
+                    stack.push_back(e.to);
+                }
+        }
+        std::sort(seen_.begin(), seen_.end());
+        return seen_;
     }
-    return seen;
-}
+
+private:
+    const graph::Graph& g_;
+    std::vector<std::uint32_t> stamp_;
+    std::uint32_t generation_ = 0;
+    std::vector<SampleIndex> seen_;
+};
 
 double ms(const graph::SampleSet& s, SampleIndex a, SampleIndex b) { return double(s.time_ns[b] - s.time_ns[a]) / 1e6; }
 
@@ -108,14 +122,14 @@ double ms(const graph::SampleSet& s, SampleIndex a, SampleIndex b) { return doub
 std::vector<Summary> reference_intervals(const RandomRun& run) {
     const auto& s = run.samples;
     std::vector<Summary> out;
+    Reachable reachable(run.graph, s.size());
     for (const auto& interval : run.spec.intervals) {
         std::vector<double> values;
         for (SampleIndex v = 0; v < s.size(); ++v) {
             if (!interval.from.matches(s.tracepoint_of(v).node_name, s.tracepoint_of(v).tracepoint_name)) continue;
-            const auto seen = reachable_from(run.graph, v, s.size());
             std::map<std::uint32_t, SampleIndex> earliest;  // instance -> sample
-            for (SampleIndex c = 0; c < s.size(); ++c)
-                if (seen[c] && interval.to.matches(s.tracepoint_of(c).node_name, s.tracepoint_of(c).tracepoint_name))
+            for (SampleIndex c : reachable.from(v))
+                if (interval.to.matches(s.tracepoint_of(c).node_name, s.tracepoint_of(c).tracepoint_name))
                     earliest.try_emplace(s.tracepoint_of(c).instance_id, c);
             for (const auto& [instance, c] : earliest) values.push_back(ms(s, v, c));
         }
@@ -129,14 +143,15 @@ using Matrix = std::map<std::pair<std::string, std::string>, std::tuple<std::siz
 Matrix reference_matrix(const RandomRun& run) {
     const auto& s = run.samples;
     std::map<std::pair<std::string, std::string>, std::pair<Moments, double>> cells;
+    Reachable reachable(run.graph, s.size());
     for (SampleIndex v = 0; v < s.size(); ++v) {
         if (run.graph.in_degree(v) != 0) continue;
-        const auto seen = reachable_from(run.graph, v, s.size());
+        const auto& seen = reachable.from(v);
         const std::uint32_t x = s.tracepoint_of(v).node_id;
         for (std::uint32_t y = 0; y < s.node_names.size(); ++y) {
             if (y == x) continue;
-            for (SampleIndex c = 0; c < s.size(); ++c)
-                if (seen[c] && s.tracepoint_of(c).node_id == y) {
+            for (SampleIndex c : seen)
+                if (s.tracepoint_of(c).node_id == y) {
                     auto& [moments, max] = cells[{s.node_names[x], s.node_names[y]}];
                     moments.add(ms(s, v, c));
                     max = moments.n == 1 ? ms(s, v, c) : std::max(max, ms(s, v, c));
@@ -258,6 +273,61 @@ TEST_P(RandomRuns, EdgeMetricsMatchBruteForce) {
         EXPECT_NEAR(r.m3.sd, std::sqrt(integral_sq / window - mean * mean), 1e-9);
         EXPECT_EQ(r.m3.max, max);
         EXPECT_EQ(r.m3.samples, grid);
+    }
+}
+
+// A run whose chunks (four for one thread) each span several search blocks
+// of 16k samples: messages sent behind a wrapping loop counter, received
+// and worked on after random delays (overlapping), one in seven lost.
+TEST(LongRun, IntervalsAndMatrixMatchBruteForceAcrossBlocks) {
+    std::mt19937_64 rng(7);
+    CsvLog a, b, c;
+    for (int i = 0; i < 24'000; ++i) {
+        const double t = 100 + i * 50e-6;
+        const std::string loop_out = "l" + std::to_string((i + 1) % 256), id = "m" + std::to_string(i);
+        a.row("A", "1", "Loop", t, "l" + std::to_string(i % 256), loop_out);
+        a.row("A", "1", "Send", t + 5e-6, loop_out, id);
+        if (i % 7 == 0) continue;
+        const double received = t + 10e-6 + double(rng() % 500) * 1e-6;
+        b.row("B", "1", "Recv", received, id, id);
+        c.row("C", "1", "Work", received + double(rng() % 300 + 1) * 1e-6, id, "");
+    }
+    RandomRun run;
+    run.samples = graph::testing::load({{"a.csv", a.text()}, {"b.csv", b.text()}, {"c.csv", c.text()}});
+    run.spec = graph::parse_spec(R"(
+[[interval]]
+name = "send to receipt"
+from = "A/Send"
+to = "B/Recv"
+[[interval]]
+name = "send to work"
+from = "A/Send"
+to = "C/Work"
+kind = "end_to_end"
+[[interval]]
+name = "receipt to work"
+from = "B/Recv"
+to = "C/Work"
+[[interval]]
+name = "send to every instance downstream"
+from = "A/Send"
+to = "*/*"
+)",
+                                 "long.toml");
+    run.graph = graph::link(run.samples, run.spec);
+    ASSERT_GT(run.samples.size(), 4u * (1u << 14) * 5 / 4);
+    const auto want = reference_intervals(run);
+    const Matrix want_matrix = reference_matrix(run);
+    EXPECT_EQ(want[0].count, 24'000u - 24'000u / 7 - 1);
+    for (auto [threads, budget] : {std::pair{1u, 0u}, {2u, 0u}, {1u, 1u}}) {
+        SCOPED_TRACE("threads " + std::to_string(threads) + ", search budget " + std::to_string(budget));
+        MetricOptions options;
+        options.threads = threads;
+        options.reach_search_budget = budget;
+        const auto r = analyze(run.samples, run.graph, run.spec, options);
+        ASSERT_EQ(r.intervals.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) expect_same(want[i], r.intervals[i].latency_ms, r.intervals[i].name);
+        EXPECT_EQ(want_matrix, matrix_of(r));
     }
 }
 
