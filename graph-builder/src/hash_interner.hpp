@@ -52,6 +52,13 @@ public:
     }
     std::uint32_t intern(const Hash128& h, HashFunction f) { return intern(h, f, mix(h, f)); }
 
+    // The id of (h, f), or kNotFound; reads only, so threads may share it
+    // (load's merge looks the other workers' hashes up in the first one's).
+    static constexpr std::uint32_t kNotFound = 0xFFFFFFFFu;
+    std::uint32_t find(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
+        return slots_[probe(h, f, mixed)].id;
+    }
+
     // Stage 1, well ahead: start loading the table slot of h.
     void prefetch_slot(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
         if (!recent_hit(h, f, mixed)) __builtin_prefetch(&slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)]);
@@ -63,14 +70,6 @@ public:
         if (s.id != kEmpty && s.tag == static_cast<std::uint32_t>(mixed >> 32)) __builtin_prefetch(&keys_[s.id]);
     }
 
-    // Room for `keys` distinct hashes without growing (a merge knows its bound).
-    void reserve(std::size_t keys) {
-        std::size_t slots = slots_.size();
-        while (slots < 2 * keys) slots *= 2;
-        if (slots != slots_.size()) rehash(slots);
-        keys_.reserve(keys);
-    }
-
     struct Key {
         Hash128 hash;
         HashFunction function;
@@ -80,7 +79,7 @@ public:
     const std::vector<Key>& keys() const noexcept { return keys_; }
 
 private:
-    static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+    static constexpr std::uint32_t kEmpty = kNotFound;
     static constexpr int kRecentBits = 10;
     struct Slot {
         std::uint32_t tag;
@@ -97,20 +96,24 @@ private:
         return r.id != kEmpty && r.function == f && r.hash == h;
     }
 
-    std::uint32_t lookup(const Hash128& h, HashFunction f, std::uint64_t mixed) {
+    // The slot holding (h, f), or the empty slot where it would go.
+    std::size_t probe(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
         const std::uint32_t tag = static_cast<std::uint32_t>(mixed >> 32);
-        std::size_t mask = slots_.size() - 1;
+        const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = static_cast<std::size_t>(mixed) & mask;; i = (i + 1) & mask) {
-            Slot& s = slots_[i];
-            if (s.id == kEmpty) {
-                const auto id = static_cast<std::uint32_t>(keys_.size());
-                s = Slot{tag, id};
-                keys_.push_back({h, f});
-                if (keys_.size() * 2 > slots_.size()) grow();
-                return id;
-            }
-            if (s.tag == tag && keys_[s.id].function == f && keys_[s.id].hash == h) return s.id;
+            const Slot& s = slots_[i];
+            if (s.id == kEmpty || (s.tag == tag && keys_[s.id].function == f && keys_[s.id].hash == h)) return i;
         }
+    }
+
+    std::uint32_t lookup(const Hash128& h, HashFunction f, std::uint64_t mixed) {
+        Slot& s = slots_[probe(h, f, mixed)];
+        if (s.id != kEmpty) return s.id;
+        const auto id = static_cast<std::uint32_t>(keys_.size());
+        s = Slot{static_cast<std::uint32_t>(mixed >> 32), id};
+        keys_.push_back({h, f});
+        if (keys_.size() * 2 > slots_.size()) grow();
+        return id;
     }
 
     // Re-inserts the keys in id order: a sequential read of keys_ instead of
