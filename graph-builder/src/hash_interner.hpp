@@ -5,14 +5,12 @@
 // so a distinct hash costs 17 bytes + ~12 bytes of table. The tag (32 more
 // bits of the hash) makes a probe almost never touch the keys on a mismatch.
 //
-// In front of the table sits a small direct-mapped cache of recent hashes
-// (24 KiB, stays in L1/L2): a message id recurs in the next few samples of a
-// log (its input and output, the receive and forward of a router), and a hit
-// there saves the table's two cache misses. The others are hidden by
-// prefetching: a caller announces the hashes it will intern a few records
-// ahead (prefetch_slot, then prefetch_key), see ChunkFiller in load.cpp. A
-// hash's mix (its table position) is computed once by the caller and passed
-// to all three calls.
+// A lookup costs two cache misses (slot, key), hidden by prefetching: a
+// caller announces the hashes it will intern a few records ahead
+// (prefetch_slot, then prefetch_key), see ChunkFiller in load.cpp. A hash's
+// mix (its table position) is computed once by the caller and passed to all
+// three calls. Repeats of a hash a few samples apart are the caller's to
+// catch before the table (recent_hashes.hpp, the binary reader's ring).
 #pragma once
 
 #include "hashtrace/graph/detail/huge_pages.hpp"
@@ -44,10 +42,12 @@ public:
 
     // `mixed` is mix(h, f).
     std::uint32_t intern(const Hash128& h, HashFunction f, std::uint64_t mixed) {
-        Recent& recent = recent_[mixed >> (64 - kRecentBits)];
-        if (recent.id != kEmpty && recent.function == f && recent.hash == h) return recent.id;
-        const std::uint32_t id = lookup(h, f, mixed);
-        recent = Recent{h, f, id};
+        Slot& s = slots_[probe(h, f, mixed)];
+        if (s.id != kEmpty) return s.id;
+        const auto id = static_cast<std::uint32_t>(keys_.size());
+        s = Slot{static_cast<std::uint32_t>(mixed >> 32), id};
+        keys_.push_back({h, f});
+        if (keys_.size() * 2 > slots_.size()) grow();
         return id;
     }
     std::uint32_t intern(const Hash128& h, HashFunction f) { return intern(h, f, mix(h, f)); }
@@ -60,12 +60,11 @@ public:
     }
 
     // Stage 1, well ahead: start loading the table slot of h.
-    void prefetch_slot(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
-        if (!recent_hit(h, f, mixed)) __builtin_prefetch(&slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)]);
+    void prefetch_slot(std::uint64_t mixed) const noexcept {
+        __builtin_prefetch(&slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)]);
     }
     // Stage 2, closer: the slot is in cache now; start loading the key it points to.
-    void prefetch_key(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
-        if (recent_hit(h, f, mixed)) return;
+    void prefetch_key(std::uint64_t mixed) const noexcept {
         const Slot& s = slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)];
         if (s.id != kEmpty && s.tag == static_cast<std::uint32_t>(mixed >> 32)) __builtin_prefetch(&keys_[s.id]);
     }
@@ -80,21 +79,10 @@ public:
 
 private:
     static constexpr std::uint32_t kEmpty = kNotFound;
-    static constexpr int kRecentBits = 10;
     struct Slot {
         std::uint32_t tag;
         std::uint32_t id;
     };
-    struct Recent {
-        Hash128 hash;
-        HashFunction function = HashFunction::md5;
-        std::uint32_t id = kEmpty;
-    };
-
-    bool recent_hit(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
-        const Recent& r = recent_[mixed >> (64 - kRecentBits)];
-        return r.id != kEmpty && r.function == f && r.hash == h;
-    }
 
     // The slot holding (h, f), or the empty slot where it would go.
     std::size_t probe(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
@@ -104,16 +92,6 @@ private:
             const Slot& s = slots_[i];
             if (s.id == kEmpty || (s.tag == tag && keys_[s.id].function == f && keys_[s.id].hash == h)) return i;
         }
-    }
-
-    std::uint32_t lookup(const Hash128& h, HashFunction f, std::uint64_t mixed) {
-        Slot& s = slots_[probe(h, f, mixed)];
-        if (s.id != kEmpty) return s.id;
-        const auto id = static_cast<std::uint32_t>(keys_.size());
-        s = Slot{static_cast<std::uint32_t>(mixed >> 32), id};
-        keys_.push_back({h, f});
-        if (keys_.size() * 2 > slots_.size()) grow();
-        return id;
     }
 
     // Re-inserts the keys in id order: a sequential read of keys_ instead of
@@ -132,7 +110,6 @@ private:
 
     std::vector<Slot> slots_;
     std::vector<Key> keys_;
-    std::vector<Recent> recent_ = std::vector<Recent>(std::size_t{1} << kRecentBits);
 };
 
 }  // namespace hashtrace::graph::detail

@@ -6,6 +6,7 @@
 
 #include "block_column.hpp"
 #include "hash_interner.hpp"
+#include "recent_hashes.hpp"
 #include "run_merge.hpp"
 #include "time_order.hpp"
 #include "hashtrace/detail/binary_format.hpp"
@@ -13,6 +14,7 @@
 #include "hashtrace/logio/reader.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <exception>
@@ -29,6 +31,7 @@ namespace {
 
 using detail::BlockColumn;
 using detail::HashInterner;
+using detail::RecentHashes;
 
 using TracepointKey = std::tuple<std::string, std::string, std::string, std::string, std::string, HashFunction>;
 
@@ -72,7 +75,13 @@ public:
     // interning (bound by cache misses in the table of all hashes seen, which
     // are hidden by prefetching the slots and then the keys of records a
     // little ahead: a key's address is known only once its slot is loaded),
-    // then the columns, a block at a time.
+    // then the columns, a block at a time. A hash the binary reader found in
+    // its ring (two of three in a typical log: a loop counter again, an
+    // output equal to the input) takes the id of the hash that filled that
+    // ring slot, with no mixing, prefetching or lookup; the others are mostly
+    // new to the block (only 7% of them were among the recent hashes of
+    // RecentHashes), so they go to the table without that cache's random
+    // reads, which CSV logs, without a ring, still take.
     void on_samples(std::span<const logio::SampleRecord> batch) override {
         const std::size_t n = batch.size();
         pending_.resize(n);
@@ -82,18 +91,18 @@ public:
             const LocalTracepoint& tp = tracepoint_of(r);
             p.tracepoint = tp.id;
             p.function = tp.function;
-            p.input_mix = r.has_input() ? HashInterner::mix(r.input_hash, tp.function) : 0;
-            p.output_mix = r.has_output() ? HashInterner::mix(r.output_hash, tp.function) : 0;
+            p.input_mix = needs_mix(r.has_input(), r.input_ring) ? HashInterner::mix(r.input_hash, tp.function) : 0;
+            p.output_mix = needs_mix(r.has_output(), r.output_ring) ? HashInterner::mix(r.output_hash, tp.function) : 0;
         }
         constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;
-        HashInterner& hashes = chunk_.hashes;
         for (std::size_t i = 0; i < n; ++i) {
             if (i + kSlotAhead < n) prefetch(batch[i + kSlotAhead], pending_[i + kSlotAhead], &HashInterner::prefetch_slot);
             if (i + kKeyAhead < n) prefetch(batch[i + kKeyAhead], pending_[i + kKeyAhead], &HashInterner::prefetch_key);
             const logio::SampleRecord& r = batch[i];
             Pending& p = pending_[i];
-            p.input = r.has_input() ? hashes.intern(r.input_hash, p.function, p.input_mix) : kNoHash;
-            p.output = r.has_output() ? hashes.intern(r.output_hash, p.function, p.output_mix) : kNoHash;
+            // The input first: an output "same as input" refers to its slot.
+            p.input = r.has_input() ? id_of(r.input_hash, r.input_ring, p.function, p.input_mix) : kNoHash;
+            p.output = r.has_output() ? id_of(r.output_hash, r.output_ring, p.function, p.output_mix) : kNoHash;
         }
         chunk_.time.append(n, [&](std::int64_t* dst, std::size_t first, std::size_t count) {
             for (std::size_t i = 0; i < count; ++i) dst[i] = batch[first + i].time_ns;
@@ -126,15 +135,50 @@ private:
         HashFunction function;
     };
 
+    struct RingEntry {
+        HashId id = kNoHash;
+        HashFunction function = HashFunction::md5;
+    };
+
+    // Whether the hash is mixed: it is not a repeat from the binary reader's ring.
+    static bool needs_mix(bool present, std::uint16_t ring) noexcept {
+        return present && ring >= logio::SampleRecord::kRingSlot;
+    }
+    // Whether the hash will be looked up in the table: written out in full
+    // in a binary log, or from a log without a ring (CSV) and not a recent hash.
+    bool goes_to_table(bool present, std::uint16_t ring, const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
+        if (!needs_mix(present, ring)) return false;
+        return ring != logio::SampleRecord::kRingNone || recent_.find(h, f, mixed) == RecentHashes::kNotFound;
+    }
+    // `ring` as SampleRecord::input_ring; `mixed` is the hash's mix when
+    // needs_mix.
+    HashId id_of(const Hash128& h, std::uint16_t ring, HashFunction f, std::uint64_t mixed) {
+        if (ring < logio::SampleRecord::kRingSlot) {
+            const RingEntry& e = ring_[ring];
+            // The same bytes under another hash function are another hash.
+            return e.function == f ? e.id : chunk_.hashes.intern(h, f);
+        }
+        if (ring == logio::SampleRecord::kRingNone) {
+            HashId id = recent_.find(h, f, mixed);
+            if (id == RecentHashes::kNotFound) {
+                id = chunk_.hashes.intern(h, f, mixed);
+                recent_.remember(h, f, mixed, id);
+            }
+            return id;
+        }
+        const HashId id = chunk_.hashes.intern(h, f, mixed);
+        ring_[ring - logio::SampleRecord::kRingSlot] = {id, f};
+        return id;
+    }
+
     const LocalTracepoint& tracepoint_of(const logio::SampleRecord& r) const {
         if (r.tracepoint >= local_.size() || local_[r.tracepoint].id == kUndefined)
             throw logio::LogError(meta_.path, 0, "sample refers to tracepoint " + std::to_string(r.tracepoint) + " that was never defined");
         return local_[r.tracepoint];
     }
-    void prefetch(const logio::SampleRecord& r, const Pending& p,
-                  void (HashInterner::*stage)(const Hash128&, HashFunction, std::uint64_t) const noexcept) const {
-        if (r.has_input()) (chunk_.hashes.*stage)(r.input_hash, p.function, p.input_mix);
-        if (r.has_output()) (chunk_.hashes.*stage)(r.output_hash, p.function, p.output_mix);
+    void prefetch(const logio::SampleRecord& r, const Pending& p, void (HashInterner::*stage)(std::uint64_t) const noexcept) const {
+        if (goes_to_table(r.has_input(), r.input_ring, r.input_hash, p.function, p.input_mix)) (chunk_.hashes.*stage)(p.input_mix);
+        if (goes_to_table(r.has_output(), r.output_ring, r.output_hash, p.function, p.output_mix)) (chunk_.hashes.*stage)(p.output_mix);
     }
 
     Chunk& chunk_;
@@ -144,6 +188,8 @@ private:
     std::vector<LocalTracepoint> local_;
     std::map<TracepointKey, TracepointId> ids_;
     std::vector<Pending> pending_;
+    std::array<RingEntry, hashtrace::detail::kRingSize> ring_{};  // the ids behind the binary reader's ring
+    RecentHashes recent_;  // for logs without a ring
 };
 
 // Runs `a` on a new thread and `b` on this one; once both are done, a
@@ -195,8 +241,8 @@ std::vector<std::vector<HashId>> number_hashes(std::vector<Chunk>& chunks, Sampl
         std::vector<std::uint64_t> mixes(to - from);  // each key mixed once, as there
         for (std::size_t i = from; i < to; ++i) mixes[i - from] = HashInterner::mix(keys[i].hash, keys[i].function);
         for (std::size_t i = from; i < to; ++i) {
-            if (i + kSlotAhead < to) first.prefetch_slot(keys[i + kSlotAhead].hash, keys[i + kSlotAhead].function, mixes[i + kSlotAhead - from]);
-            if (i + kKeyAhead < to) first.prefetch_key(keys[i + kKeyAhead].hash, keys[i + kKeyAhead].function, mixes[i + kKeyAhead - from]);
+            if (i + kSlotAhead < to) first.prefetch_slot(mixes[i + kSlotAhead - from]);
+            if (i + kKeyAhead < to) first.prefetch_key(mixes[i + kKeyAhead - from]);
             map[c][i + 1] = first.find(keys[i].hash, keys[i].function, mixes[i - from]);
         }
     };

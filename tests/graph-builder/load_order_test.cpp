@@ -3,7 +3,8 @@
 // equal exactly where the hash values are. Files in time order (the merge),
 // with a few backward steps (still the merge, more runs) and in random order
 // (the sort of a copy); ties within and across files; 1-3 workers; CSV from
-// memory and binary logs from disk.
+// memory and binary logs from disk, whose reader's ring of recent hashes the
+// loader reuses (also across hash functions, which it must not confuse).
 #include "hashtrace/graph/load.hpp"
 #include "hashtrace/logio/writer.hpp"
 #include "test_logs.hpp"
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -54,23 +56,28 @@ std::string label(int k) { return "h" + std::to_string(k); }
 std::string tracepoint_name(int t) { return "T" + std::to_string(t); }
 std::string node_name(std::uint32_t f) { return "N" + std::to_string(f); }
 
-void expect_matches(const SampleSet& s, const std::vector<std::vector<Expected>>& files, const std::string& what) {
+// Tracepoint T2 of the binary logs hashes with xxh3: the same bytes under
+// md5 and xxh3 are two hashes (and the binary reader's ring holds bytes only).
+HashFunction function_of(int tracepoint, bool binary) {
+    return binary && tracepoint == 2 ? HashFunction::xxh3_128 : HashFunction::md5;
+}
+
+void expect_matches(const SampleSet& s, const std::vector<std::vector<Expected>>& files, bool binary, const std::string& what) {
     std::vector<Expected> expected;
     for (const auto& f : files) expected.insert(expected.end(), f.begin(), f.end());
     std::stable_sort(expected.begin(), expected.end(), [](const Expected& a, const Expected& b) { return a.time_ns < b.time_ns; });
     ASSERT_EQ(s.size(), expected.size()) << what;
-    std::set<int> labels;
+    std::set<std::pair<int, HashFunction>> labels;
     for (const Expected& e : expected) {
-        if (e.in >= 0) labels.insert(e.in);
-        if (e.out >= 0) labels.insert(e.out);
+        if (e.in >= 0) labels.insert({e.in, function_of(e.tracepoint, binary)});
+        if (e.out >= 0) labels.insert({e.out, function_of(e.tracepoint, binary)});
     }
     ASSERT_EQ(s.hash_count, labels.size()) << what;
     ASSERT_EQ(s.hash_values.size(), s.hash_count) << what;
-    std::vector<std::array<char, 32>> hex_values;
-    for (const Hash128& h : s.hash_values) hex_values.push_back(to_hex(h));
-    const std::set<std::array<char, 32>> distinct(hex_values.begin(), hex_values.end());
+    std::set<std::pair<std::array<char, 32>, HashFunction>> distinct;
+    for (std::size_t id = 0; id < s.hash_values.size(); ++id) distinct.insert({to_hex(s.hash_values[id]), s.hash_functions[id]});
     ASSERT_EQ(distinct.size(), s.hash_count) << what << ": one id per hash";
-    auto expect_hash = [&](HashId id, int k, std::size_t i, const char* side) {
+    auto expect_hash = [&](HashId id, int k, HashFunction f, std::size_t i, const char* side) {
         if (k < 0) {
             EXPECT_EQ(id, kNoHash) << what << ", sample " << i << " " << side;
             return;
@@ -79,6 +86,7 @@ void expect_matches(const SampleSet& s, const std::vector<std::vector<Expected>>
         Hash128 h;
         ASSERT_TRUE(from_hex(testing::label_hash(label(k)), h));
         EXPECT_EQ(s.hash_values[id], h) << what << ", sample " << i << " " << side;
+        EXPECT_EQ(s.hash_functions[id], f) << what << ", sample " << i << " " << side;
     };
     for (SampleIndex i = 0; i < s.size(); ++i) {
         const Expected& e = expected[i];
@@ -87,8 +95,8 @@ void expect_matches(const SampleSet& s, const std::vector<std::vector<Expected>>
         EXPECT_EQ(s.tracepoint_of(i).node_name, node_name(e.file)) << what << ", sample " << i;
         EXPECT_EQ(s.tracepoint_of(i).tracepoint_name, tracepoint_name(e.tracepoint)) << what << ", sample " << i;
         EXPECT_EQ(s.thread[i], e.thread) << what << ", sample " << i;
-        expect_hash(s.input[i], e.in, i, "input");
-        expect_hash(s.output[i], e.out, i, "output");
+        expect_hash(s.input[i], e.in, function_of(e.tracepoint, binary), i, "input");
+        expect_hash(s.output[i], e.out, function_of(e.tracepoint, binary), i, "output");
     }
 }
 
@@ -113,7 +121,7 @@ TEST(LoadOrder, CsvRunsMatchAStableSortOfAllFiles) {
             logs.emplace_back(node_name(static_cast<std::uint32_t>(logs.size())) + ".csv", log.text());
         }
         for (unsigned threads : {1u, 2u, 3u})
-            expect_matches(load_samples_from_memory(logs, options_with(threads)), files,
+            expect_matches(load_samples_from_memory(logs, options_with(threads)), files, false,
                            "round " + std::to_string(round) + ", " + std::to_string(threads) + " threads");
     }
 }
@@ -130,7 +138,7 @@ TEST(LoadOrder, BinaryRunsMatchAStableSortOfAllFiles) {
             paths.push_back(dir / (node_name(f) + ".htlog"));
             auto writer = logio::open_writer(paths.back(), LogFormat::binary, {{"node", node_name(f)}, {"instance", "1"}});
             std::vector<std::uint32_t> tracepoints;
-            for (int t = 0; t < 3; ++t) tracepoints.push_back(writer->add_tracepoint({node_name(f), "1", tracepoint_name(t), "id", "id", HashFunction::md5}));
+            for (int t = 0; t < 3; ++t) tracepoints.push_back(writer->add_tracepoint({node_name(f), "1", tracepoint_name(t), "id", "id", function_of(t, true)}));
             for (const Expected& e : files[f]) {
                 logio::SampleRecord r;
                 r.time_ns = e.time_ns;
@@ -144,7 +152,7 @@ TEST(LoadOrder, BinaryRunsMatchAStableSortOfAllFiles) {
             writer->close();
         }
         for (unsigned threads : {1u, 2u, 3u})
-            expect_matches(load_samples(paths, options_with(threads)), files,
+            expect_matches(load_samples(paths, options_with(threads)), files, true,
                            "round " + std::to_string(round) + ", " + std::to_string(threads) + " threads");
         for (const auto& p : paths) fs::remove(p);
     }
