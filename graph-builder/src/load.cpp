@@ -286,10 +286,10 @@ std::vector<std::vector<HashId>> number_hashes(std::vector<Chunk>& chunks, Sampl
     return map;
 }
 
-// Calls place(output index, chunk, position in the chunk) for every sample,
-// in time order (ties in file order), each output once, from two threads:
-// files in time order, or nearly (a few sorted runs), are merged; others are
-// sorted in a copy.
+// Calls place(output index, chunk, position in the chunk, time) for every
+// sample, in time order (ties in file order), each output once, from two
+// threads: files in time order, or nearly (a few sorted runs), are merged;
+// others are sorted in a copy.
 template <typename Place>
 void place_in_time_order(const std::vector<Chunk>& chunks, const std::vector<ParsedFile>& files, std::size_t total, Place&& place) {
     using Run = detail::SortedRun<BlockColumn<std::int64_t>>;
