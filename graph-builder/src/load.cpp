@@ -225,15 +225,19 @@ bool looks_binary(std::string_view data) {
            std::memcmp(data.data(), hashtrace::detail::kBinaryMagic, sizeof hashtrace::detail::kBinaryMagic) == 0;
 }
 
-// Chunk 0's hash ids become the global ids. Another chunk's hash takes
-// chunk 0's id if it has one - a lookup that only reads chunk 0's table, so
-// two threads share the work and nothing is inserted or rehashed - and else
-// the next new id, in chunk order. Sets out.hash_count (and the values when
-// kept); returns each chunk's map from its ids to the global ones, indexed
-// by id + 1 so that kNoHash (which wraps to 0) maps to itself without a
-// branch.
+// The largest chunk's hash ids become the global ids (its table is kept,
+// the others' keys are looked up in it: the fewer the better). Another
+// chunk's hash takes that chunk's id if it has one - a lookup that only reads
+// the table, so two threads share the work and nothing is inserted or
+// rehashed - and else the next new id, in chunk order. Sets out.hash_count
+// (and the values when kept); returns each chunk's map from its ids to the
+// global ones, indexed by id + 1 so that kNoHash (which wraps to 0) maps to
+// itself without a branch.
 std::vector<std::vector<HashId>> number_hashes(std::vector<Chunk>& chunks, SampleSet& out, bool keep_hash_values) {
-    const HashInterner& first = chunks[0].hashes;
+    const auto largest = static_cast<std::size_t>(std::max_element(chunks.begin(), chunks.end(), [](const Chunk& a, const Chunk& b) {
+                                                      return a.hashes.size() < b.hashes.size();
+                                                  }) - chunks.begin());
+    const HashInterner& first = chunks[largest].hashes;
     std::vector<std::vector<HashId>> map(chunks.size());
     auto look_up = [&](std::size_t c, std::size_t from, std::size_t to) {
         const auto& keys = chunks[c].hashes.keys();
@@ -250,17 +254,18 @@ std::vector<std::vector<HashId>> number_hashes(std::vector<Chunk>& chunks, Sampl
         const std::size_t n = chunks[c].hashes.size();
         map[c].resize(n + 1);
         map[c][0] = kNoHash;
-        if (c == 0)
+        if (c == largest)
             for (std::size_t i = 0; i < n; ++i) map[c][i + 1] = static_cast<HashId>(i);
         else
             in_parallel([&] { look_up(c, 0, n / 2); }, [&] { look_up(c, n / 2, n); });
     }
-    // Hashes chunk 0 lacks, in id order after chunk 0's. Those of one chunk
-    // are distinct; only with three chunks or more can two chunks share one.
+    // Hashes the largest chunk lacks, in id order after its own. Those of one
+    // chunk are distinct; only with three chunks or more can two chunks share one.
     std::vector<HashInterner::Key> added;
     HashInterner seen;
     const bool dedupe = chunks.size() > 2;
-    for (std::size_t c = 1; c < chunks.size(); ++c) {
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+        if (c == largest) continue;
         const auto& keys = chunks[c].hashes.keys();
         for (std::size_t i = 0; i < keys.size(); ++i) {
             if (map[c][i + 1] != HashInterner::kNotFound) continue;
