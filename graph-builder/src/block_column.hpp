@@ -20,6 +20,7 @@ template <typename T>
 class BlockColumn {
 public:
     static constexpr std::size_t kBlock = kHugePage / sizeof(T);
+    static_assert((kBlock & (kBlock - 1)) == 0, "operator[] divides by kBlock");
 
     // Appends n values: fill(dst, first, count) writes values [first, first +
     // count) of them to dst, once per contiguous piece (so a caller's loop
@@ -43,6 +44,8 @@ public:
         }
     }
     std::size_t size() const noexcept { return size_; }
+    // kBlock is a power of two (sizeof(T) is), so this is a shift and a mask.
+    const T& operator[](std::size_t i) const noexcept { return blocks_[i / kBlock].get()[i % kBlock]; }
     void clear() {
         blocks_.clear();
         blocks_.shrink_to_fit();

@@ -5,14 +5,12 @@
 // so a distinct hash costs 17 bytes + ~12 bytes of table. The tag (32 more
 // bits of the hash) makes a probe almost never touch the keys on a mismatch.
 //
-// In front of the table sits a small direct-mapped cache of recent hashes
-// (24 KiB, stays in L1/L2): a message id recurs in the next few samples of a
-// log (its input and output, the receive and forward of a router), and a hit
-// there saves the table's two cache misses. The others are hidden by
-// prefetching: a caller announces the hashes it will intern a few records
-// ahead (prefetch_slot, then prefetch_key), see ChunkFiller in load.cpp. A
-// hash's mix (its table position) is computed once by the caller and passed
-// to all three calls.
+// A lookup costs two cache misses (slot, key), hidden by prefetching: a
+// caller announces the hashes it will intern a few records ahead
+// (prefetch_slot, then prefetch_key), see ChunkFiller in load.cpp. A hash's
+// mix (its table position) is computed once by the caller and passed to all
+// three calls. Repeats of a hash a few samples apart are the caller's to
+// catch before the table (recent_hashes.hpp, the binary reader's ring).
 #pragma once
 
 #include "hashtrace/graph/detail/huge_pages.hpp"
@@ -44,31 +42,31 @@ public:
 
     // `mixed` is mix(h, f).
     std::uint32_t intern(const Hash128& h, HashFunction f, std::uint64_t mixed) {
-        Recent& recent = recent_[mixed >> (64 - kRecentBits)];
-        if (recent.id != kEmpty && recent.function == f && recent.hash == h) return recent.id;
-        const std::uint32_t id = lookup(h, f, mixed);
-        recent = Recent{h, f, id};
+        Slot& s = slots_[probe(h, f, mixed)];
+        if (s.id != kEmpty) return s.id;
+        const auto id = static_cast<std::uint32_t>(keys_.size());
+        s = Slot{static_cast<std::uint32_t>(mixed >> 32), id};
+        keys_.push_back({h, f});
+        if (keys_.size() * 2 > slots_.size()) grow();
         return id;
     }
     std::uint32_t intern(const Hash128& h, HashFunction f) { return intern(h, f, mix(h, f)); }
 
-    // Stage 1, well ahead: start loading the table slot of h.
-    void prefetch_slot(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
-        if (!recent_hit(h, f, mixed)) __builtin_prefetch(&slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)]);
-    }
-    // Stage 2, closer: the slot is in cache now; start loading the key it points to.
-    void prefetch_key(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
-        if (recent_hit(h, f, mixed)) return;
-        const Slot& s = slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)];
-        if (s.id != kEmpty && s.tag == static_cast<std::uint32_t>(mixed >> 32)) __builtin_prefetch(&keys_[s.id]);
+    // The id of (h, f), or kNotFound; reads only, so threads may share it
+    // (load's merge looks the other workers' hashes up in the first one's).
+    static constexpr std::uint32_t kNotFound = 0xFFFFFFFFu;
+    std::uint32_t find(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
+        return slots_[probe(h, f, mixed)].id;
     }
 
-    // Room for `keys` distinct hashes without growing (a merge knows its bound).
-    void reserve(std::size_t keys) {
-        std::size_t slots = slots_.size();
-        while (slots < 2 * keys) slots *= 2;
-        if (slots != slots_.size()) rehash(slots);
-        keys_.reserve(keys);
+    // Stage 1, well ahead: start loading the table slot of h.
+    void prefetch_slot(std::uint64_t mixed) const noexcept {
+        __builtin_prefetch(&slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)]);
+    }
+    // Stage 2, closer: the slot is in cache now; start loading the key it points to.
+    void prefetch_key(std::uint64_t mixed) const noexcept {
+        const Slot& s = slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)];
+        if (s.id != kEmpty && s.tag == static_cast<std::uint32_t>(mixed >> 32)) __builtin_prefetch(&keys_[s.id]);
     }
 
     struct Key {
@@ -80,36 +78,19 @@ public:
     const std::vector<Key>& keys() const noexcept { return keys_; }
 
 private:
-    static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
-    static constexpr int kRecentBits = 10;
+    static constexpr std::uint32_t kEmpty = kNotFound;
     struct Slot {
         std::uint32_t tag;
         std::uint32_t id;
     };
-    struct Recent {
-        Hash128 hash;
-        HashFunction function = HashFunction::md5;
-        std::uint32_t id = kEmpty;
-    };
 
-    bool recent_hit(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
-        const Recent& r = recent_[mixed >> (64 - kRecentBits)];
-        return r.id != kEmpty && r.function == f && r.hash == h;
-    }
-
-    std::uint32_t lookup(const Hash128& h, HashFunction f, std::uint64_t mixed) {
+    // The slot holding (h, f), or the empty slot where it would go.
+    std::size_t probe(const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
         const std::uint32_t tag = static_cast<std::uint32_t>(mixed >> 32);
-        std::size_t mask = slots_.size() - 1;
+        const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = static_cast<std::size_t>(mixed) & mask;; i = (i + 1) & mask) {
-            Slot& s = slots_[i];
-            if (s.id == kEmpty) {
-                const auto id = static_cast<std::uint32_t>(keys_.size());
-                s = Slot{tag, id};
-                keys_.push_back({h, f});
-                if (keys_.size() * 2 > slots_.size()) grow();
-                return id;
-            }
-            if (s.tag == tag && keys_[s.id].function == f && keys_[s.id].hash == h) return s.id;
+            const Slot& s = slots_[i];
+            if (s.id == kEmpty || (s.tag == tag && keys_[s.id].function == f && keys_[s.id].hash == h)) return i;
         }
     }
 
@@ -129,7 +110,6 @@ private:
 
     std::vector<Slot> slots_;
     std::vector<Key> keys_;
-    std::vector<Recent> recent_ = std::vector<Recent>(std::size_t{1} << kRecentBits);
 };
 
 }  // namespace hashtrace::graph::detail

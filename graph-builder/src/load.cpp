@@ -1,16 +1,20 @@
 // The loading stage: parse files in parallel (one worker per file at a time,
 // each worker filling its own chunk with its own hash interner), then merge
-// the chunks column by column into the SampleSet in the files' given order.
+// the chunks column by column into the SampleSet in time order (ties in the
+// files' given order).
 #include "hashtrace/graph/load.hpp"
 
 #include "block_column.hpp"
 #include "hash_interner.hpp"
+#include "recent_hashes.hpp"
+#include "run_merge.hpp"
 #include "time_order.hpp"
 #include "hashtrace/detail/binary_format.hpp"
 #include "hashtrace/graph/detail/huge_pages.hpp"
 #include "hashtrace/logio/reader.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <exception>
@@ -27,6 +31,7 @@ namespace {
 
 using detail::BlockColumn;
 using detail::HashInterner;
+using detail::RecentHashes;
 
 using TracepointKey = std::tuple<std::string, std::string, std::string, std::string, std::string, HashFunction>;
 
@@ -70,7 +75,13 @@ public:
     // interning (bound by cache misses in the table of all hashes seen, which
     // are hidden by prefetching the slots and then the keys of records a
     // little ahead: a key's address is known only once its slot is loaded),
-    // then the columns, a block at a time.
+    // then the columns, a block at a time. A hash the binary reader found in
+    // its ring (two of three in a typical log: a loop counter again, an
+    // output equal to the input) takes the id of the hash that filled that
+    // ring slot, with no mixing, prefetching or lookup; the others are mostly
+    // new to the block (only 7% of them were among the recent hashes of
+    // RecentHashes), so they go to the table without that cache's random
+    // reads, which CSV logs, without a ring, still take.
     void on_samples(std::span<const logio::SampleRecord> batch) override {
         const std::size_t n = batch.size();
         pending_.resize(n);
@@ -80,18 +91,18 @@ public:
             const LocalTracepoint& tp = tracepoint_of(r);
             p.tracepoint = tp.id;
             p.function = tp.function;
-            p.input_mix = r.has_input() ? HashInterner::mix(r.input_hash, tp.function) : 0;
-            p.output_mix = r.has_output() ? HashInterner::mix(r.output_hash, tp.function) : 0;
+            p.input_mix = needs_mix(r.has_input(), r.input_ring) ? HashInterner::mix(r.input_hash, tp.function) : 0;
+            p.output_mix = needs_mix(r.has_output(), r.output_ring) ? HashInterner::mix(r.output_hash, tp.function) : 0;
         }
         constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;
-        HashInterner& hashes = chunk_.hashes;
         for (std::size_t i = 0; i < n; ++i) {
             if (i + kSlotAhead < n) prefetch(batch[i + kSlotAhead], pending_[i + kSlotAhead], &HashInterner::prefetch_slot);
             if (i + kKeyAhead < n) prefetch(batch[i + kKeyAhead], pending_[i + kKeyAhead], &HashInterner::prefetch_key);
             const logio::SampleRecord& r = batch[i];
             Pending& p = pending_[i];
-            p.input = r.has_input() ? hashes.intern(r.input_hash, p.function, p.input_mix) : kNoHash;
-            p.output = r.has_output() ? hashes.intern(r.output_hash, p.function, p.output_mix) : kNoHash;
+            // The input first: an output "same as input" refers to its slot.
+            p.input = r.has_input() ? id_of(r.input_hash, r.input_ring, p.function, p.input_mix) : kNoHash;
+            p.output = r.has_output() ? id_of(r.output_hash, r.output_ring, p.function, p.output_mix) : kNoHash;
         }
         chunk_.time.append(n, [&](std::int64_t* dst, std::size_t first, std::size_t count) {
             for (std::size_t i = 0; i < count; ++i) dst[i] = batch[first + i].time_ns;
@@ -124,15 +135,50 @@ private:
         HashFunction function;
     };
 
+    struct RingEntry {
+        HashId id = kNoHash;
+        HashFunction function = HashFunction::md5;
+    };
+
+    // Whether the hash is mixed: it is not a repeat from the binary reader's ring.
+    static bool needs_mix(bool present, std::uint16_t ring) noexcept {
+        return present && ring >= logio::SampleRecord::kRingSlot;
+    }
+    // Whether the hash will be looked up in the table: written out in full
+    // in a binary log, or from a log without a ring (CSV) and not a recent hash.
+    bool goes_to_table(bool present, std::uint16_t ring, const Hash128& h, HashFunction f, std::uint64_t mixed) const noexcept {
+        if (!needs_mix(present, ring)) return false;
+        return ring != logio::SampleRecord::kRingNone || recent_.find(h, f, mixed) == RecentHashes::kNotFound;
+    }
+    // `ring` as SampleRecord::input_ring; `mixed` is the hash's mix when
+    // needs_mix.
+    HashId id_of(const Hash128& h, std::uint16_t ring, HashFunction f, std::uint64_t mixed) {
+        if (ring < logio::SampleRecord::kRingSlot) {
+            const RingEntry& e = ring_[ring];
+            // The same bytes under another hash function are another hash.
+            return e.function == f ? e.id : chunk_.hashes.intern(h, f);
+        }
+        if (ring == logio::SampleRecord::kRingNone) {
+            HashId id = recent_.find(h, f, mixed);
+            if (id == RecentHashes::kNotFound) {
+                id = chunk_.hashes.intern(h, f, mixed);
+                recent_.remember(h, f, mixed, id);
+            }
+            return id;
+        }
+        const HashId id = chunk_.hashes.intern(h, f, mixed);
+        ring_[ring - logio::SampleRecord::kRingSlot] = {id, f};
+        return id;
+    }
+
     const LocalTracepoint& tracepoint_of(const logio::SampleRecord& r) const {
         if (r.tracepoint >= local_.size() || local_[r.tracepoint].id == kUndefined)
             throw logio::LogError(meta_.path, 0, "sample refers to tracepoint " + std::to_string(r.tracepoint) + " that was never defined");
         return local_[r.tracepoint];
     }
-    void prefetch(const logio::SampleRecord& r, const Pending& p,
-                  void (HashInterner::*stage)(const Hash128&, HashFunction, std::uint64_t) const noexcept) const {
-        if (r.has_input()) (chunk_.hashes.*stage)(r.input_hash, p.function, p.input_mix);
-        if (r.has_output()) (chunk_.hashes.*stage)(r.output_hash, p.function, p.output_mix);
+    void prefetch(const logio::SampleRecord& r, const Pending& p, void (HashInterner::*stage)(std::uint64_t) const noexcept) const {
+        if (goes_to_table(r.has_input(), r.input_ring, r.input_hash, p.function, p.input_mix)) (chunk_.hashes.*stage)(p.input_mix);
+        if (goes_to_table(r.has_output(), r.output_ring, r.output_hash, p.function, p.output_mix)) (chunk_.hashes.*stage)(p.output_mix);
     }
 
     Chunk& chunk_;
@@ -142,6 +188,8 @@ private:
     std::vector<LocalTracepoint> local_;
     std::map<TracepointKey, TracepointId> ids_;
     std::vector<Pending> pending_;
+    std::array<RingEntry, hashtrace::detail::kRingSize> ring_{};  // the ids behind the binary reader's ring
+    RecentHashes recent_;  // for logs without a ring
 };
 
 // Runs `a` on a new thread and `b` on this one; once both are done, a
@@ -177,9 +225,117 @@ bool looks_binary(std::string_view data) {
            std::memcmp(data.data(), hashtrace::detail::kBinaryMagic, sizeof hashtrace::detail::kBinaryMagic) == 0;
 }
 
-// Builds the global tables (tracepoints, instances, nodes, sources), copies
-// the columns in file order releasing each chunk column once copied (peak:
-// the final columns plus two chunk columns), sorting each by time.
+// The largest chunk's hash ids become the global ids (its table is kept,
+// the others' keys are looked up in it: the fewer the better). Another
+// chunk's hash takes that chunk's id if it has one - a lookup that only reads
+// the table, so two threads share the work and nothing is inserted or
+// rehashed - and else the next new id, in chunk order. Sets out.hash_count
+// (and the values when kept); returns each chunk's map from its ids to the
+// global ones, indexed by id + 1 so that kNoHash (which wraps to 0) maps to
+// itself without a branch.
+std::vector<std::vector<HashId>> number_hashes(std::vector<Chunk>& chunks, SampleSet& out, bool keep_hash_values) {
+    const auto largest = static_cast<std::size_t>(std::max_element(chunks.begin(), chunks.end(), [](const Chunk& a, const Chunk& b) {
+                                                      return a.hashes.size() < b.hashes.size();
+                                                  }) - chunks.begin());
+    const HashInterner& first = chunks[largest].hashes;
+    std::vector<std::vector<HashId>> map(chunks.size());
+    auto look_up = [&](std::size_t c, std::size_t from, std::size_t to) {
+        const auto& keys = chunks[c].hashes.keys();
+        constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;  // as in ChunkFiller::on_samples
+        std::vector<std::uint64_t> mixes(to - from);  // each key mixed once, as there
+        for (std::size_t i = from; i < to; ++i) mixes[i - from] = HashInterner::mix(keys[i].hash, keys[i].function);
+        for (std::size_t i = from; i < to; ++i) {
+            if (i + kSlotAhead < to) first.prefetch_slot(mixes[i + kSlotAhead - from]);
+            if (i + kKeyAhead < to) first.prefetch_key(mixes[i + kKeyAhead - from]);
+            map[c][i + 1] = first.find(keys[i].hash, keys[i].function, mixes[i - from]);
+        }
+    };
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+        const std::size_t n = chunks[c].hashes.size();
+        map[c].resize(n + 1);
+        map[c][0] = kNoHash;
+        if (c == largest)
+            for (std::size_t i = 0; i < n; ++i) map[c][i + 1] = static_cast<HashId>(i);
+        else
+            in_parallel([&] { look_up(c, 0, n / 2); }, [&] { look_up(c, n / 2, n); });
+    }
+    // Hashes the largest chunk lacks, in id order after its own. Those of one
+    // chunk are distinct; only with three chunks or more can two chunks share one.
+    std::vector<HashInterner::Key> added;
+    HashInterner seen;
+    const bool dedupe = chunks.size() > 2;
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+        if (c == largest) continue;
+        const auto& keys = chunks[c].hashes.keys();
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            if (map[c][i + 1] != HashInterner::kNotFound) continue;
+            const auto local = dedupe ? seen.intern(keys[i].hash, keys[i].function) : static_cast<std::uint32_t>(added.size());
+            if (local == added.size()) added.push_back(keys[i]);
+            map[c][i + 1] = static_cast<HashId>(first.size() + local);
+        }
+    }
+    out.hash_count = first.size() + added.size();
+    if (keep_hash_values) {
+        out.hash_values.reserve(out.hash_count);
+        out.hash_functions.reserve(out.hash_count);
+        auto keep = [&](const std::vector<HashInterner::Key>& keys) {
+            for (const auto& key : keys) {
+                out.hash_values.push_back(key.hash);
+                out.hash_functions.push_back(key.function);
+            }
+        };
+        keep(first.keys());
+        keep(added);
+    }
+    for (Chunk& c : chunks) c.hashes = HashInterner{};
+    return map;
+}
+
+// Calls place(output index, chunk, position in the chunk, time) for every
+// sample, in time order (ties in file order), each output once, from two
+// threads: files in time order, or nearly (a few sorted runs), are merged;
+// others are sorted in a copy.
+template <typename Place>
+void place_in_time_order(const std::vector<Chunk>& chunks, const std::vector<ParsedFile>& files, std::size_t total, Place&& place) {
+    using Run = detail::SortedRun<BlockColumn<std::int64_t>>;
+    constexpr std::size_t kMaxRunsToMerge = 8;  // each output compares every run's next time
+    std::vector<Run> runs;
+    for (std::size_t i = 0; i < files.size() && runs.size() <= kMaxRunsToMerge; ++i) {
+        const ParsedFile& f = files[i];
+        const BlockColumn<std::int64_t>& column = chunks[f.chunk].time;
+        const std::size_t end = f.first + f.meta.sample_count;
+        for (std::size_t start = f.first, j = f.first + 1; start < end && runs.size() <= kMaxRunsToMerge; ++j)
+            if (j == end || column[j] < column[j - 1]) {
+                runs.push_back({&column, start, j - start, static_cast<std::uint32_t>(f.chunk)});
+                start = j;
+            }
+    }
+    if (runs.size() <= kMaxRunsToMerge) {
+        in_parallel([&] { detail::merge_runs<detail::MergePart::front>(runs, total / 2, place); },
+                    [&] { detail::merge_runs<detail::MergePart::back>(runs, total / 2, place); });
+        return;
+    }
+    std::vector<std::int64_t> file_time = detail::vector_on_huge_pages<std::int64_t>(total);
+    std::vector<std::size_t> file_start;  // of each file in file_time
+    std::int64_t* dst = file_time.data();
+    for (const ParsedFile& f : files) {
+        file_start.push_back(static_cast<std::size_t>(dst - file_time.data()));
+        chunks[f.chunk].time.for_each_span(f.first, f.meta.sample_count, [&](const std::int64_t* src, std::size_t n) {
+            dst = std::copy(src, src + n, dst);
+        });
+    }
+    const std::vector<SampleIndex> order = detail::time_order(file_time);
+    auto take = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) {
+            const std::size_t f = static_cast<std::size_t>(std::upper_bound(file_start.begin(), file_start.end(), order[i]) - file_start.begin()) - 1;
+            place(i, files[f].chunk, files[f].first + (order[i] - file_start[f]), file_time[order[i]]);
+        }
+    };
+    in_parallel([&] { take(0, total / 2); }, [&] { take(total / 2, total); });
+}
+
+// Builds the global tables (tracepoints, instances, nodes, sources) and the
+// columns in time order (peak: the chunks' columns and the final ones).
 SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool keep_hash_values) {
     SampleSet out;
     std::map<std::pair<std::string, std::string>, std::uint32_t> instance_ids;
@@ -213,87 +369,37 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
         out.tracepoints.push_back(std::move(tp));
     }
 
-    // Chunk 0's ids become the global ids; the other chunks are re-interned,
-    // on a thread of its own: only the hash columns need the result, and the
-    // time column and its order are made meanwhile.
-    std::vector<std::vector<HashId>> hash_map(chunks.size());
-    auto reintern = [&] {
-        HashInterner global = std::move(chunks[0].hashes);
-        std::size_t upper_bound = global.size();
-        for (std::size_t c = 1; c < chunks.size(); ++c) upper_bound += chunks[c].hashes.size();
-        global.reserve(upper_bound);
-        for (std::size_t c = 1; c < chunks.size(); ++c) {
-            const auto& keys = chunks[c].hashes.keys();
-            hash_map[c].resize(keys.size());
-            constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;  // as in ChunkFiller::on_samples
-            std::vector<std::uint64_t> mixes(keys.size());  // each key mixed once, as there
-            for (std::size_t i = 0; i < keys.size(); ++i) mixes[i] = HashInterner::mix(keys[i].hash, keys[i].function);
-            for (std::size_t i = 0; i < keys.size(); ++i) {
-                if (i + kSlotAhead < keys.size()) global.prefetch_slot(keys[i + kSlotAhead].hash, keys[i + kSlotAhead].function, mixes[i + kSlotAhead]);
-                if (i + kKeyAhead < keys.size()) global.prefetch_key(keys[i + kKeyAhead].hash, keys[i + kKeyAhead].function, mixes[i + kKeyAhead]);
-                hash_map[c][i] = global.intern(keys[i].hash, keys[i].function, mixes[i]);
-            }
-            chunks[c].hashes = HashInterner{};
-        }
-        out.hash_count = global.size();
-        if (keep_hash_values) {
-            out.hash_values.reserve(global.size());
-            out.hash_functions.reserve(global.size());
-            for (const auto& key : global.keys()) {
-                out.hash_values.push_back(key.hash);
-                out.hash_functions.push_back(key.function);
-            }
-        }
-    };
-
     std::size_t total = 0;
-    std::vector<std::size_t> first_sample;  // of each file in the merged columns
-    for (const ParsedFile& f : files) {
-        first_sample.push_back(total);
-        total += f.meta.sample_count;
-    }
+    for (const ParsedFile& f : files) total += f.meta.sample_count;
     if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 samples in one analysis");
+    const std::vector<std::vector<HashId>> hash_map = number_hashes(chunks, out, keep_hash_values);
 
-    auto copy_column = [&](auto member, auto& target, auto&& remap) {
-        target = detail::vector_on_huge_pages<typename std::decay_t<decltype(target)>::value_type>(total);
-        for (std::size_t i = 0; i < files.size(); ++i) {
-            const ParsedFile& f = files[i];
-            auto* dst = target.data() + first_sample[i];
-            (chunks[f.chunk].*member).for_each_span(f.first, f.meta.sample_count, [&](const auto* src, std::size_t n) {
-                for (std::size_t i = 0; i < n; ++i) dst[i] = remap(f.chunk, src[i]);
-                dst += n;
-            });
-        }
-        for (Chunk& c : chunks) (c.*member).clear();
-    };
-    auto same = [](std::size_t, auto v) { return v; };
-    auto hash = [&](std::size_t c, HashId id) { return c == 0 || id == kNoHash ? id : hash_map[c][id]; };
-    // The time column gives the order (sort_by_time's), while the hashes are
-    // re-interned; then the other columns are copied and put in that order
-    // two at a time, in parallel.
-    bool sorted = true;
-    std::vector<SampleIndex> order;
-    in_parallel(reintern, [&] {
-        copy_column(&Chunk::time, out.time_ns, same);
-        sorted = std::is_sorted(out.time_ns.begin(), out.time_ns.end());
-        if (!sorted) {
-            order = detail::time_order(out.time_ns);
-            detail::permute(out.time_ns, order);
-        }
-    });
-    auto place = [&](auto member, auto& target, auto&& remap) {
-        copy_column(member, target, remap);
-        if (!sorted) detail::permute(target, order);
-    };
+    // Every column written once, in its final place, straight from the chunks.
     in_parallel(
         [&] {
-            place(&Chunk::input, out.input, hash);
-            place(&Chunk::output, out.output, hash);
+            out.time_ns = detail::vector_on_huge_pages<std::int64_t>(total);
+            out.input = detail::vector_on_huge_pages<HashId>(total);
         },
         [&] {
-            place(&Chunk::tracepoint, out.tracepoint, [&](std::size_t c, TracepointId t) { return tracepoint_map[c][t]; });
-            place(&Chunk::thread, out.thread, same);
+            out.output = detail::vector_on_huge_pages<HashId>(total);
+            out.tracepoint = detail::vector_on_huge_pages<TracepointId>(total);
+            out.thread = detail::vector_on_huge_pages<std::uint32_t>(total);
         });
+    place_in_time_order(chunks, files, total, [&](std::size_t i, std::size_t c, std::size_t at, std::int64_t time) {
+        const Chunk& chunk = chunks[c];
+        out.time_ns[i] = time;
+        out.input[i] = hash_map[c][chunk.input[at] + 1];  // kNoHash wraps to 0, which maps to itself
+        out.output[i] = hash_map[c][chunk.output[at] + 1];
+        out.tracepoint[i] = tracepoint_map[c][chunk.tracepoint[at]];
+        out.thread[i] = chunk.thread[at];
+    });
+    for (Chunk& c : chunks) {
+        c.time.clear();
+        c.input.clear();
+        c.output.clear();
+        c.tracepoint.clear();
+        c.thread.clear();
+    }
 
     for (ParsedFile& f : files) {
         out.dropped_samples += f.meta.report.dropped_samples;

@@ -1,6 +1,6 @@
 // time_order.hpp - the stable time order of a time column and applying it
-// to the other columns (sort_by_time, and load's merge, which sorts columns
-// in parallel as it builds them).
+// to the other columns (sort_by_time; load's merge, for files far out of
+// time order).
 #pragma once
 
 #include "hashtrace/graph/detail/huge_pages.hpp"

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <fstream>
 #include <sstream>
 
@@ -115,6 +116,44 @@ TEST(BinaryFormat, RoundTripsThroughBothFormatsLosslessly) {
     EXPECT_EQ(detect_format(bin), hashtrace::LogFormat::binary);
     EXPECT_EQ(detect_format(csv), hashtrace::LogFormat::csv);
     for (const auto& p : {bin, csv, bin2}) fs::remove(p);
+}
+
+// SampleRecord::input_ring / output_ring: replaying them over a ring of 256
+// slots gives back every repeated hash (what the loader relies on to skip
+// its lookup); the CSV reader, without a ring, says kRingNone.
+TEST(BinaryFormat, RingPositionsNameTheHashesTheyRepeat) {
+    const auto original = realistic_log(20000);
+    const auto bin = temp("ring.htlog"), csv = temp("ring.csv");
+    write_log(bin, hashtrace::LogFormat::binary, original);
+    write_log(csv, hashtrace::LogFormat::csv, original);
+    std::array<hashtrace::Hash128, 256> ring{};
+    std::size_t stored = 0, repeated = 0;
+    auto replay = [&](bool present, std::uint16_t at, const hashtrace::Hash128& h, std::size_t i) {
+        if (!present) {
+            EXPECT_EQ(at, SampleRecord::kRingNone) << i;
+        } else if (at >= SampleRecord::kRingSlot) {
+            ASSERT_LT(at, SampleRecord::kRingSlot + 256) << i;
+            ring[at - SampleRecord::kRingSlot] = h;
+            ++stored;
+        } else {
+            EXPECT_EQ(ring[at], h) << i;
+            ++repeated;
+        }
+    };
+    const auto from_bin = load_log(bin);
+    for (std::size_t i = 0; i < from_bin.samples.size(); ++i) {
+        const SampleRecord& r = from_bin.samples[i];
+        replay(r.has_input(), r.input_ring, r.input_hash, i);  // the input first: "same as input" names its slot
+        replay(r.has_output(), r.output_ring, r.output_hash, i);
+    }
+    EXPECT_GT(stored, 0u);
+    EXPECT_GT(repeated, stored) << "loop counters and outputs equal to inputs repeat";
+    for (const SampleRecord& r : load_log(csv).samples) {
+        EXPECT_EQ(r.input_ring, SampleRecord::kRingNone);
+        EXPECT_EQ(r.output_ring, SampleRecord::kRingNone);
+    }
+    fs::remove(bin);
+    fs::remove(csv);
 }
 
 TEST(BinaryFormat, IsAtMostAQuarterOfTheCsvForTheSameSamples) {

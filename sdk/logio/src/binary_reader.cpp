@@ -129,20 +129,26 @@ private:
         return s;
     }
 
-    void read_hash(unsigned mode, const unsigned char*& p, const unsigned char* end, Hash128& out) {
+    // Returns where the hash is in the ring, as SampleRecord::input_ring says.
+    std::uint16_t read_hash(unsigned mode, const unsigned char*& p, const unsigned char* end, Hash128& out) {
         if (mode == detail::kHashLiteral) {
             if (end - p < 16) throw Truncated{};
             std::memcpy(out.bytes.data(), p, 16);
             p += 16;
+            const auto stored = static_cast<std::uint16_t>(SampleRecord::kRingSlot + ring_pos_);
             ring_[ring_pos_] = out;
             ring_pos_ = (ring_pos_ + 1) % detail::kRingSize;
             if (ring_used_ < detail::kRingSize) ++ring_used_;
-        } else if (mode == detail::kHashRecent) {
+            return stored;
+        }
+        if (mode == detail::kHashRecent) {
             if (end - p < 1) throw Truncated{};
             const unsigned slot = *p++;
             if (slot >= ring_used_) throw Corrupt{"reference to an unused recent-hash slot"};
             out = ring_[slot];
+            return static_cast<std::uint16_t>(slot);
         }
+        return SampleRecord::kRingNone;
     }
 
     // Returns where parsing stopped: `end`, or the start of a record cut short.
@@ -242,12 +248,13 @@ private:
         }
         const unsigned in_mode = tag & 3, out_mode = (tag >> 2) & 3;
         if (in_mode == detail::kHashSameAsInput) throw Corrupt{"input hash cannot be 'same as input'"};
-        read_hash(in_mode, p, end, s.input_hash);
+        s.input_ring = read_hash(in_mode, p, end, s.input_hash);
         if (out_mode == detail::kHashSameAsInput) {
             if (in_mode == detail::kHashNone) throw Corrupt{"output 'same as input' without an input hash"};
             s.output_hash = s.input_hash;
+            s.output_ring = s.input_ring % SampleRecord::kRingSlot;  // the input's slot, now
         } else {
-            read_hash(out_mode, p, end, s.output_hash);
+            s.output_ring = read_hash(out_mode, p, end, s.output_hash);
         }
         // Commit state only now that the whole record was there.
         prev_time_ = s.time_ns;

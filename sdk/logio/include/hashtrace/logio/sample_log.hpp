@@ -43,6 +43,16 @@ struct SampleRecord {
     std::uint32_t tracepoint = 0;  // index into SampleLog::tracepoints
     std::uint32_t thread = 0;
     std::uint8_t flags = 0;
+    // Where the binary reader found each hash in its block's ring of recent
+    // hashes (docs/log-formats.md), so that a consumer can reuse what it made
+    // of the same hash a few records earlier instead of looking it up again:
+    // kRingSlot + p (a hash written out in full, now in ring slot p), k below
+    // kRingSlot (equal to the hash in slot k: a ring reference, or an output
+    // "same as input"), or kRingNone (no hash; or the CSV reader, which keeps
+    // no ring). Writers ignore them.
+    static constexpr std::uint16_t kRingSlot = 0x100, kRingNone = 0xFFFF;
+    std::uint16_t input_ring = kRingNone;
+    std::uint16_t output_ring = kRingNone;
 
     bool has_input() const noexcept { return flags & kHasInput; }
     bool has_output() const noexcept { return flags & kHasOutput; }

@@ -1,0 +1,163 @@
+// The loader against a brute-force reference on random runs: the samples of
+// all files stably sorted by time (ties in file order), hash ids dense and
+// equal exactly where the hash values are. Files in time order (the merge),
+// with a few backward steps (still the merge, more runs) and in random order
+// (the sort of a copy); ties within and across files; 1-3 workers; CSV from
+// memory and binary logs from disk, whose reader's ring of recent hashes the
+// loader reuses (also across hash functions, which it must not confuse).
+#include "hashtrace/graph/load.hpp"
+#include "hashtrace/logio/writer.hpp"
+#include "test_logs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <random>
+#include <set>
+
+namespace hashtrace::graph {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Expected {
+    std::uint32_t file;
+    std::int64_t time_ns;
+    int tracepoint;
+    int in, out;  // label number, -1 for none
+    std::uint32_t thread;
+};
+
+enum class Shape { sorted, few_runs, random };
+
+std::vector<std::vector<Expected>> random_run(std::mt19937& rng, Shape shape, int labels) {
+    std::vector<std::vector<Expected>> files(std::uniform_int_distribution<>(1, 6)(rng));
+    for (std::uint32_t f = 0; f < files.size(); ++f) {
+        const int n = std::uniform_int_distribution<>(0, 400)(rng);
+        std::int64_t t = std::uniform_int_distribution<>(0, 20)(rng);
+        for (int i = 0; i < n; ++i) {
+            if (shape == Shape::random)
+                t = std::uniform_int_distribution<>(0, 300)(rng);
+            else if (shape == Shape::few_runs && std::uniform_int_distribution<>(0, 150)(rng) == 0)
+                t -= std::uniform_int_distribution<>(1, 40)(rng);  // may go below the file's start: ties with others
+            else
+                t += std::uniform_int_distribution<>(0, 3)(rng);  // 0: ties within the file
+            auto label = [&] { return std::uniform_int_distribution<>(0, 9)(rng) < 7 ? std::uniform_int_distribution<>(0, labels - 1)(rng) : -1; };
+            files[f].push_back({f, 100'000'000'000 + t, std::uniform_int_distribution<>(0, 2)(rng), label(), label(),
+                                static_cast<std::uint32_t>(std::uniform_int_distribution<>(0, 3)(rng))});
+        }
+    }
+    return files;
+}
+
+std::string label(int k) { return "h" + std::to_string(k); }
+std::string tracepoint_name(int t) { return "T" + std::to_string(t); }
+std::string node_name(std::uint32_t f) { return "N" + std::to_string(f); }
+
+// Tracepoint T2 of the binary logs hashes with xxh3: the same bytes under
+// md5 and xxh3 are two hashes (and the binary reader's ring holds bytes only).
+HashFunction function_of(int tracepoint, bool binary) {
+    return binary && tracepoint == 2 ? HashFunction::xxh3_128 : HashFunction::md5;
+}
+
+void expect_matches(const SampleSet& s, const std::vector<std::vector<Expected>>& files, bool binary, const std::string& what) {
+    std::vector<Expected> expected;
+    for (const auto& f : files) expected.insert(expected.end(), f.begin(), f.end());
+    std::stable_sort(expected.begin(), expected.end(), [](const Expected& a, const Expected& b) { return a.time_ns < b.time_ns; });
+    ASSERT_EQ(s.size(), expected.size()) << what;
+    std::set<std::pair<int, HashFunction>> labels;
+    for (const Expected& e : expected) {
+        if (e.in >= 0) labels.insert({e.in, function_of(e.tracepoint, binary)});
+        if (e.out >= 0) labels.insert({e.out, function_of(e.tracepoint, binary)});
+    }
+    ASSERT_EQ(s.hash_count, labels.size()) << what;
+    ASSERT_EQ(s.hash_values.size(), s.hash_count) << what;
+    std::set<std::pair<std::array<char, 32>, HashFunction>> distinct;
+    for (std::size_t id = 0; id < s.hash_values.size(); ++id) distinct.insert({to_hex(s.hash_values[id]), s.hash_functions[id]});
+    ASSERT_EQ(distinct.size(), s.hash_count) << what << ": one id per hash";
+    auto expect_hash = [&](HashId id, int k, HashFunction f, std::size_t i, const char* side) {
+        if (k < 0) {
+            EXPECT_EQ(id, kNoHash) << what << ", sample " << i << " " << side;
+            return;
+        }
+        ASSERT_LT(id, s.hash_count) << what << ", sample " << i << " " << side;
+        Hash128 h;
+        ASSERT_TRUE(from_hex(testing::label_hash(label(k)), h));
+        EXPECT_EQ(s.hash_values[id], h) << what << ", sample " << i << " " << side;
+        EXPECT_EQ(s.hash_functions[id], f) << what << ", sample " << i << " " << side;
+    };
+    for (SampleIndex i = 0; i < s.size(); ++i) {
+        const Expected& e = expected[i];
+        ASSERT_EQ(s.time_ns[i], e.time_ns) << what << ", sample " << i;
+        ASSERT_EQ(s.file_of(i), e.file) << what << ", sample " << i;
+        EXPECT_EQ(s.tracepoint_of(i).node_name, node_name(e.file)) << what << ", sample " << i;
+        EXPECT_EQ(s.tracepoint_of(i).tracepoint_name, tracepoint_name(e.tracepoint)) << what << ", sample " << i;
+        EXPECT_EQ(s.thread[i], e.thread) << what << ", sample " << i;
+        expect_hash(s.input[i], e.in, function_of(e.tracepoint, binary), i, "input");
+        expect_hash(s.output[i], e.out, function_of(e.tracepoint, binary), i, "output");
+    }
+}
+
+LoadOptions options_with(unsigned threads) {
+    LoadOptions options;
+    options.keep_hash_values = true;
+    options.threads = threads;
+    return options;
+}
+
+TEST(LoadOrder, CsvRunsMatchAStableSortOfAllFiles) {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 60; ++round) {
+        const auto shape = static_cast<Shape>(round % 3);
+        const auto files = random_run(rng, shape, round % 2 ? 20 : 2000);
+        std::vector<std::pair<std::string, std::string>> logs;
+        for (const auto& file : files) {
+            testing::CsvLog log;
+            for (const Expected& e : file)
+                log.row(node_name(e.file), "1", tracepoint_name(e.tracepoint), static_cast<double>(e.time_ns) * 1e-9,
+                        e.in < 0 ? "" : label(e.in), e.out < 0 ? "" : label(e.out), static_cast<int>(e.thread));
+            logs.emplace_back(node_name(static_cast<std::uint32_t>(logs.size())) + ".csv", log.text());
+        }
+        for (unsigned threads : {1u, 2u, 3u})
+            expect_matches(load_samples_from_memory(logs, options_with(threads)), files, false,
+                           "round " + std::to_string(round) + ", " + std::to_string(threads) + " threads");
+    }
+}
+
+TEST(LoadOrder, BinaryRunsMatchAStableSortOfAllFiles) {
+    const fs::path dir = fs::temp_directory_path() / ("hashtrace-load-order-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::mt19937 rng(11);
+    for (int round = 0; round < 30; ++round) {
+        const auto shape = static_cast<Shape>(round % 3);
+        const auto files = random_run(rng, shape, round % 2 ? 20 : 2000);
+        std::vector<fs::path> paths;
+        for (std::uint32_t f = 0; f < files.size(); ++f) {
+            paths.push_back(dir / (node_name(f) + ".htlog"));
+            auto writer = logio::open_writer(paths.back(), LogFormat::binary, {{"node", node_name(f)}, {"instance", "1"}});
+            std::vector<std::uint32_t> tracepoints;
+            for (int t = 0; t < 3; ++t) tracepoints.push_back(writer->add_tracepoint({node_name(f), "1", tracepoint_name(t), "id", "id", function_of(t, true)}));
+            for (const Expected& e : files[f]) {
+                logio::SampleRecord r;
+                r.time_ns = e.time_ns;
+                r.tracepoint = tracepoints[static_cast<std::size_t>(e.tracepoint)];
+                r.thread = e.thread;
+                r.flags = logio::SampleRecord::kHasThread;
+                if (e.in >= 0 && from_hex(testing::label_hash(label(e.in)), r.input_hash)) r.flags |= logio::SampleRecord::kHasInput;
+                if (e.out >= 0 && from_hex(testing::label_hash(label(e.out)), r.output_hash)) r.flags |= logio::SampleRecord::kHasOutput;
+                writer->write(r);
+            }
+            writer->close();
+        }
+        for (unsigned threads : {1u, 2u, 3u})
+            expect_matches(load_samples(paths, options_with(threads)), files, true,
+                           "round " + std::to_string(round) + ", " + std::to_string(threads) + " threads");
+        for (const auto& p : paths) fs::remove(p);
+    }
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hashtrace::graph
