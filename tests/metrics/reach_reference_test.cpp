@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <random>
 #include <tuple>
@@ -182,6 +183,23 @@ void expect_same(const Summary& want, const Summary& got, const std::string& nam
     EXPECT_EQ(want.max, got.max);
 }
 
+// analyze() under each (threads, search budget) gives the brute force's
+// intervals and node matrix. Budget 0: forward searches where exact
+// (tolerance 0); 1: full passes always.
+void expect_reference_answers(const RandomRun& run, const std::vector<Summary>& want, const Matrix& want_matrix,
+                              std::initializer_list<std::pair<unsigned, unsigned>> configurations) {
+    for (auto [threads, budget] : configurations) {
+        SCOPED_TRACE("threads " + std::to_string(threads) + ", search budget " + std::to_string(budget));
+        MetricOptions options;
+        options.threads = threads;
+        options.reach_search_budget = budget;
+        const auto r = analyze(run.samples, run.graph, run.spec, options);
+        ASSERT_EQ(r.intervals.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) expect_same(want[i], r.intervals[i].latency_ms, r.intervals[i].name);
+        EXPECT_EQ(want_matrix, matrix_of(r));
+    }
+}
+
 class RandomRuns : public ::testing::TestWithParam<std::tuple<std::uint64_t, std::int64_t, bool>> {};
 
 TEST_P(RandomRuns, IntervalsAndMatrixMatchBruteForce) {
@@ -201,17 +219,7 @@ TEST_P(RandomRuns, IntervalsAndMatrixMatchBruteForce) {
     const auto want = reference_intervals(run);
     const Matrix want_matrix = reference_matrix(run);
     ASSERT_GT(want_matrix.size(), 0u);
-    // Budget 0: forward searches where exact (tolerance 0); 1: full passes always.
-    for (auto [threads, budget] : {std::pair{1u, 0u}, {2u, 0u}, {3u, 0u}, {1u, 1u}, {2u, 1u}}) {
-        SCOPED_TRACE("threads " + std::to_string(threads) + ", search budget " + std::to_string(budget));
-        MetricOptions options;
-        options.threads = threads;
-        options.reach_search_budget = budget;
-        const auto r = analyze(run.samples, run.graph, run.spec, options);
-        ASSERT_EQ(r.intervals.size(), want.size());
-        for (std::size_t i = 0; i < want.size(); ++i) expect_same(want[i], r.intervals[i].latency_ms, r.intervals[i].name);
-        EXPECT_EQ(want_matrix, matrix_of(r));
-    }
+    expect_reference_answers(run, want, want_matrix, {{1u, 0u}, {2u, 0u}, {3u, 0u}, {1u, 1u}, {2u, 1u}});
 }
 
 // M3 by its definition: the in-flight count (start <= t < end) evaluated
@@ -319,16 +327,7 @@ to = "*/*"
     const auto want = reference_intervals(run);
     const Matrix want_matrix = reference_matrix(run);
     EXPECT_EQ(want[0].count, 24'000u - 24'000u / 7 - 1);
-    for (auto [threads, budget] : {std::pair{1u, 0u}, {2u, 0u}, {1u, 1u}}) {
-        SCOPED_TRACE("threads " + std::to_string(threads) + ", search budget " + std::to_string(budget));
-        MetricOptions options;
-        options.threads = threads;
-        options.reach_search_budget = budget;
-        const auto r = analyze(run.samples, run.graph, run.spec, options);
-        ASSERT_EQ(r.intervals.size(), want.size());
-        for (std::size_t i = 0; i < want.size(); ++i) expect_same(want[i], r.intervals[i].latency_ms, r.intervals[i].name);
-        EXPECT_EQ(want_matrix, matrix_of(r));
-    }
+    expect_reference_answers(run, want, want_matrix, {{1u, 0u}, {2u, 0u}, {1u, 1u}});
 }
 
 // Tolerance 0: every edge runs forward in time; 3 ms: some run backwards.
