@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstring>
+#include <memory>
 
 namespace hashtrace::logio {
 namespace {
@@ -18,12 +19,100 @@ struct Corrupt {
     std::string reason;
 };
 
+// A sample as parse_record found it, once the whole record was there. A hash
+// is given by where it is in the ring (as SampleRecord::input_ring) and its
+// bytes: in the data for a hash written out in full, in the parser's ring for
+// a repeat (only when the sink keeps the ring's hashes, else null).
+struct Decoded {
+    std::int64_t time_ns;
+    std::uint32_t tracepoint;
+    std::uint64_t thread_code, seq_code;  // 0: not recorded; else the value + 1
+    std::uint16_t input_ring, output_ring;
+    const unsigned char* input;
+    const unsigned char* output;
+};
+
+// Where the parser's samples go: SampleRecord batches for on_samples...
+class RecordSink {
+public:
+    static constexpr bool kKeepsRingHashes = true;  // a repeat's SampleRecord carries the hash
+    explicit RecordSink(LogVisitor& visitor) : visitor_(visitor) {}
+    void add(const Decoded& d) {
+        SampleRecord s;
+        s.time_ns = d.time_ns;
+        s.tracepoint = d.tracepoint;
+        s.input_ring = d.input_ring;
+        s.output_ring = d.output_ring;
+        if (d.thread_code) {
+            s.thread = static_cast<std::uint32_t>(d.thread_code - 1);
+            s.flags |= SampleRecord::kHasThread;
+        }
+        if (d.seq_code) {
+            s.seq = d.seq_code - 1;
+            s.flags |= SampleRecord::kHasSeq;
+        }
+        if (d.input) {
+            std::memcpy(s.input_hash.bytes.data(), d.input, 16);
+            s.flags |= SampleRecord::kHasInput;
+        }
+        if (d.output) {
+            std::memcpy(s.output_hash.bytes.data(), d.output, 16);
+            s.flags |= SampleRecord::kHasOutput;
+        }
+        batch_.push_back(s);
+        if (batch_.size() == 4096) flush();
+    }
+    void flush() {
+        if (batch_.empty()) return;
+        visitor_.on_samples(batch_);
+        batch_.clear();
+    }
+
+private:
+    LogVisitor& visitor_;
+    std::vector<SampleRecord> batch_;
+};
+
+// ... or SampleColumns for on_sample_columns.
+class ColumnSink {
+public:
+    static constexpr bool kKeepsRingHashes = false;  // the visitor keeps what it needs of a ring slot
+    explicit ColumnSink(LogVisitor& visitor) : visitor_(visitor), columns_(std::make_unique<SampleColumns>()) {}
+    void add(const Decoded& d) {
+        SampleColumns& c = *columns_;
+        const std::size_t i = c.size;
+        c.time_ns[i] = d.time_ns;
+        c.tracepoint[i] = d.tracepoint;
+        c.thread[i] = d.thread_code ? static_cast<std::uint32_t>(d.thread_code - 1) : SampleColumns::kNoThread;
+        c.input_ring[i] = d.input_ring;
+        c.output_ring[i] = d.output_ring;
+        if (is_literal(d.input_ring)) std::memcpy(c.literals[c.literal_count++].bytes.data(), d.input, 16);
+        if (is_literal(d.output_ring)) std::memcpy(c.literals[c.literal_count++].bytes.data(), d.output, 16);
+        if (++c.size == SampleColumns::kCapacity) flush();
+    }
+    void flush() {
+        if (columns_->size == 0) return;
+        visitor_.on_sample_columns(*columns_);
+        columns_->size = columns_->literal_count = 0;
+    }
+
+private:
+    static bool is_literal(std::uint16_t ring) noexcept {
+        return ring >= SampleRecord::kRingSlot && ring != SampleRecord::kRingNone;
+    }
+    LogVisitor& visitor_;
+    std::unique_ptr<SampleColumns> columns_;  // 120 KiB: not on the stack
+};
+
+// One decoder, two sinks (the template parameter): every check, torn tail
+// and error is the same whichever way the samples are delivered.
+template <typename Sink>
 class BinaryParser {
 public:
     BinaryParser(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
                  const parsers::Consumed& consumed)
         : data_(reinterpret_cast<const unsigned char*>(data.data())), size_(data.size()), name_(name),
-          visitor_(visitor), options_(options), consumed_(consumed) {
+          visitor_(visitor), options_(options), sink_(visitor), consumed_(consumed) {
         report_.file = name;
     }
 
@@ -129,14 +218,18 @@ private:
         return s;
     }
 
-    // Returns where the hash is in the ring, as SampleRecord::input_ring says.
-    std::uint16_t read_hash(unsigned mode, const unsigned char*& p, const unsigned char* end, Hash128& out) {
+    // Returns where the hash is in the ring, as SampleRecord::input_ring
+    // says; `bytes` is set as Decoded's hashes are, a repeat's to `copy` (the
+    // record's output may overwrite the slot of its input).
+    std::uint16_t read_hash(unsigned mode, const unsigned char*& p, const unsigned char* end, const unsigned char*& bytes,
+                            Hash128& copy) {
+        bytes = nullptr;
         if (mode == detail::kHashLiteral) {
             if (end - p < 16) throw Truncated{};
-            std::memcpy(out.bytes.data(), p, 16);
+            bytes = p;
             p += 16;
             const auto stored = static_cast<std::uint16_t>(SampleRecord::kRingSlot + ring_pos_);
-            ring_[ring_pos_] = out;
+            if constexpr (Sink::kKeepsRingHashes) std::memcpy(ring_[ring_pos_].bytes.data(), bytes, 16);
             ring_pos_ = (ring_pos_ + 1) % detail::kRingSize;
             if (ring_used_ < detail::kRingSize) ++ring_used_;
             return stored;
@@ -145,7 +238,10 @@ private:
             if (end - p < 1) throw Truncated{};
             const unsigned slot = *p++;
             if (slot >= ring_used_) throw Corrupt{"reference to an unused recent-hash slot"};
-            out = ring_[slot];
+            if constexpr (Sink::kKeepsRingHashes) {
+                copy = ring_[slot];
+                bytes = copy.bytes.data();
+            }
             return static_cast<std::uint16_t>(slot);
         }
         return SampleRecord::kRingNone;
@@ -228,52 +324,39 @@ private:
                 break;
         }
         if (tag >= 0x80 || (tag & 0x40)) throw Corrupt{"unknown record tag " + std::to_string(tag)};
-        SampleRecord s;
+        Decoded s;
         s.tracepoint = checked_tracepoint(varint(p, end));
         s.time_ns = add_delta(detail::unzigzag(varint(p, end)));
-        std::uint64_t thread_code;
         if (tag & detail::kSampleThreadBit) {
-            thread_code = varint(p, end);
+            s.thread_code = varint(p, end);
         } else {
             if (!have_thread_) throw Corrupt{"sample omits its thread before any thread was given"};
-            thread_code = prev_thread_;
+            s.thread_code = prev_thread_;
         }
-        std::uint64_t& last = last_seq(thread_code);
-        std::uint64_t seq_code;
+        std::uint64_t& last = last_seq(s.thread_code);
         if (tag & detail::kSampleSeqBit) {
-            seq_code = varint(p, end);
+            s.seq_code = varint(p, end);
         } else {
             if (last == 0) throw Corrupt{"sample omits its sequence number with none to follow"};
-            seq_code = last + 1;
+            s.seq_code = last + 1;
         }
         const unsigned in_mode = tag & 3, out_mode = (tag >> 2) & 3;
         if (in_mode == detail::kHashSameAsInput) throw Corrupt{"input hash cannot be 'same as input'"};
-        s.input_ring = read_hash(in_mode, p, end, s.input_hash);
+        s.input_ring = read_hash(in_mode, p, end, s.input, input_copy_);
         if (out_mode == detail::kHashSameAsInput) {
             if (in_mode == detail::kHashNone) throw Corrupt{"output 'same as input' without an input hash"};
-            s.output_hash = s.input_hash;
+            s.output = s.input;
             s.output_ring = s.input_ring % SampleRecord::kRingSlot;  // the input's slot, now
         } else {
-            s.output_ring = read_hash(out_mode, p, end, s.output_hash);
+            s.output_ring = read_hash(out_mode, p, end, s.output, output_copy_);
         }
         // Commit state only now that the whole record was there.
         prev_time_ = s.time_ns;
-        prev_thread_ = thread_code;
+        prev_thread_ = s.thread_code;
         have_thread_ = true;
-        last = seq_code;
-        if (thread_code) {
-            s.thread = static_cast<std::uint32_t>(thread_code - 1);
-            s.flags |= SampleRecord::kHasThread;
-        }
-        if (seq_code) {
-            s.seq = seq_code - 1;
-            s.flags |= SampleRecord::kHasSeq;
-        }
-        if (in_mode != detail::kHashNone) s.flags |= SampleRecord::kHasInput;
-        if (out_mode != detail::kHashNone) s.flags |= SampleRecord::kHasOutput;
-        batch_.push_back(s);
+        last = s.seq_code;
+        sink_.add(s);
         ++report_.samples;
-        if (batch_.size() == 4096) flush();
     }
 
     // A damaged delta must not overflow (undefined behaviour): it is a corrupt record.
@@ -296,11 +379,7 @@ private:
         auto it = header_.find(key);
         return it == header_.end() ? std::string() : it->second;
     }
-    void flush() {
-        if (batch_.empty()) return;
-        visitor_.on_samples(batch_);
-        batch_.clear();
-    }
+    void flush() { sink_.flush(); }
 
     const unsigned char* data_;
     std::size_t size_;
@@ -317,20 +396,27 @@ private:
     std::vector<std::pair<std::uint64_t, std::uint64_t>> last_seq_;
     std::array<Hash128, detail::kRingSize> ring_{};
     std::size_t ring_pos_ = 0, ring_used_ = 0;
-    std::vector<SampleRecord> batch_;
+    Hash128 input_copy_, output_copy_;  // see read_hash
+    Sink sink_;
     const parsers::Consumed consumed_;  // a copy: the public reader passes a temporary
     std::size_t reported_ = 0;  // last passed to consumed_
 };
 
+ReadReport parse(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
+                 const parsers::Consumed& consumed) {
+    if (visitor.wants_columns()) return BinaryParser<ColumnSink>(data, name, visitor, options, consumed).run();
+    return BinaryParser<RecordSink>(data, name, visitor, options, consumed).run();
+}
+
 }  // namespace
 
 ReadReport read_binary(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options) {
-    return BinaryParser(data, name, visitor, options, nullptr).run();
+    return parse(data, name, visitor, options, nullptr);
 }
 
 ReadReport parsers::parse_binary(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
                           const Consumed& consumed) {
-    return BinaryParser(data, name, visitor, options, consumed).run();
+    return parse(data, name, visitor, options, consumed);
 }
 
 }  // namespace hashtrace::logio

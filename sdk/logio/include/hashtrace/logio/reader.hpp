@@ -12,6 +12,7 @@
 #include "hashtrace/log_format.hpp"
 #include "hashtrace/logio/sample_log.hpp"
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -40,6 +41,26 @@ struct ReadOptions {
     bool lenient = false;  // skip malformed records and count them instead of throwing
 };
 
+// A batch of a binary log's samples as columns, for a visitor that reads
+// each field in a pass of its own: the reader writes ~20 bytes a sample
+// instead of a 64-byte SampleRecord, and a hash repeated from the block's
+// ring of recent hashes is not copied at all. Sample i has time_ns[i], ...;
+// its hashes are given by input_ring[i] / output_ring[i] as in SampleRecord
+// (kRingNone: no hash), a hash written out in full (kRingSlot + p) being the
+// next one of `literals` (a sample's input before its output). The sequence
+// numbers are checked but not delivered.
+struct SampleColumns {
+    static constexpr std::size_t kCapacity = 4096;
+    static constexpr std::uint32_t kNoThread = 0xFFFFFFFFu;  // the log did not record the thread
+    std::size_t size = 0;
+    std::size_t literal_count = 0;
+    std::array<std::int64_t, kCapacity> time_ns;
+    std::array<std::uint32_t, kCapacity> tracepoint;
+    std::array<std::uint32_t, kCapacity> thread;
+    std::array<std::uint16_t, kCapacity> input_ring, output_ring;
+    std::array<Hash128, 2 * kCapacity> literals;
+};
+
 // Streaming reception of a log. Samples arrive in batches (so a reader of
 // millions of samples pays one virtual call per batch, not per sample);
 // a sample's tracepoint index is always announced by on_tracepoint first.
@@ -50,6 +71,10 @@ public:
     virtual void on_tracepoint(std::uint32_t /*index*/, const TracepointInfo&) {}
     virtual void on_thread(const ThreadInfo&) {}
     virtual void on_samples(std::span<const SampleRecord> batch) = 0;
+    // The binary reader delivers samples to on_sample_columns instead of
+    // on_samples when this says so (the CSV reader always calls on_samples).
+    virtual bool wants_columns() const { return false; }
+    virtual void on_sample_columns(const SampleColumns&) {}
     virtual void on_drop(const DropRecord&) {}
 };
 
