@@ -76,8 +76,8 @@ std::vector<double> measure_edges(const graph::SampleSet& s, const graph::Graph&
         const graph::TracepointId from_tracepoint = s.tracepoint[e.from], to_tracepoint = s.tracepoint[e.to];
         tracepoint_pairs.add(e.from, e.to, from_tracepoint, to_tracepoint, from_time, to_time);
         const std::int64_t dt = graph::elapsed_ns(from_time, to_time);
-        // `|`, not `||`: a short circuit is a branch on whether the edge is local.
-        const bool message = (instance_of[from_tracepoint] != instance_of[to_tracepoint]) | (s.thread[e.from] != s.thread[e.to]);
+        // Differences or'ed as integers, not `||`: a short circuit is a branch on whether the edge is local.
+        const bool message = ((instance_of[from_tracepoint] ^ instance_of[to_tracepoint]) | (s.thread[e.from] ^ s.thread[e.to])) != 0;
         local_sum += message ? 0 : dt;
         message_sum += message ? dt : 0;
         waits_ms[messages] = double(dt) / 1e6;
