@@ -59,6 +59,11 @@ public:
         return slots_[probe(h, f, mixed)].id;
     }
 
+    // How many hashes ahead of the one being interned its callers announce
+    // the slot and then the key: far enough to cover a miss, near enough that
+    // the lines are still cached (other distances measured no better).
+    static constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;
+
     // Stage 1, well ahead: start loading the table slot of h.
     void prefetch_slot(std::uint64_t mixed) const noexcept {
         __builtin_prefetch(&slots_[static_cast<std::size_t>(mixed) & (slots_.size() - 1)]);

@@ -94,7 +94,7 @@ public:
             p.input_mix = needs_mix(r.has_input(), r.input_ring) ? HashInterner::mix(r.input_hash, tp.function) : 0;
             p.output_mix = needs_mix(r.has_output(), r.output_ring) ? HashInterner::mix(r.output_hash, tp.function) : 0;
         }
-        constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;
+        constexpr std::size_t kSlotAhead = HashInterner::kSlotAhead, kKeyAhead = HashInterner::kKeyAhead;
         for (std::size_t i = 0; i < n; ++i) {
             if (i + kSlotAhead < n) prefetch(batch[i + kSlotAhead], pending_[i + kSlotAhead], &HashInterner::prefetch_slot);
             if (i + kKeyAhead < n) prefetch(batch[i + kKeyAhead], pending_[i + kKeyAhead], &HashInterner::prefetch_key);
@@ -190,11 +190,7 @@ private:
     // `ring` as SampleRecord::input_ring; `mixed` is the hash's mix when
     // needs_mix.
     HashId id_of(const Hash128& h, std::uint16_t ring, HashFunction f, std::uint64_t mixed) {
-        if (ring < logio::SampleRecord::kRingSlot) {
-            const RingEntry& e = ring_[ring];
-            // The same bytes under another hash function are another hash.
-            return e.function == f ? e.id : chunk_.hashes.intern(h, f);
-        }
+        if (ring < logio::SampleRecord::kRingSlot) return ring_repeat(ring, f);
         if (ring == logio::SampleRecord::kRingNone) {
             HashId id = recent_.find(h, f, mixed);
             if (id == RecentHashes::kNotFound) {
@@ -208,6 +204,15 @@ private:
         return id;
     }
 
+    // A repeat of ring slot `ring`: the id of the hash that filled it, unless
+    // that came under another hash function (the same bytes are then another
+    // hash). The bytes are copied first: interning may grow the keys.
+    HashId ring_repeat(std::uint16_t ring, HashFunction f) {
+        const RingEntry e = ring_[ring];
+        if (e.function == f) return e.id;
+        const Hash128 h = chunk_.hashes.keys()[e.id].hash;
+        return chunk_.hashes.intern(h, f);
+    }
     static bool is_literal(std::uint16_t ring) noexcept {
         return ring >= logio::SampleRecord::kRingSlot && ring != logio::SampleRecord::kRingNone;
     }
@@ -215,14 +220,8 @@ private:
     // is the index of the next hash written out in full.
     HashId column_id(const logio::SampleColumns& c, std::uint16_t ring, HashFunction f, std::size_t& next_literal) {
         if (ring == logio::SampleRecord::kRingNone) return kNoHash;
-        if (ring < logio::SampleRecord::kRingSlot) {
-            const RingEntry e = ring_[ring];
-            if (e.function == f) return e.id;
-            // The same bytes under another hash function are another hash.
-            const Hash128 h = chunk_.hashes.keys()[e.id].hash;
-            return chunk_.hashes.intern(h, f);
-        }
-        constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;  // as in on_samples
+        if (ring < logio::SampleRecord::kRingSlot) return ring_repeat(ring, f);
+        constexpr std::size_t kSlotAhead = HashInterner::kSlotAhead, kKeyAhead = HashInterner::kKeyAhead;
         const std::size_t k = next_literal++;
         if (k + kSlotAhead < c.literal_count) chunk_.hashes.prefetch_slot(mixes_[k + kSlotAhead]);
         if (k + kKeyAhead < c.literal_count) chunk_.hashes.prefetch_key(mixes_[k + kKeyAhead]);
@@ -307,7 +306,7 @@ std::vector<std::vector<HashId>> number_hashes(std::vector<Chunk>& chunks, Sampl
     std::vector<std::vector<HashId>> map(chunks.size());
     auto look_up = [&](std::size_t c, std::size_t from, std::size_t to) {
         const auto& keys = chunks[c].hashes.keys();
-        constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;  // as in ChunkFiller::on_samples
+        constexpr std::size_t kSlotAhead = HashInterner::kSlotAhead, kKeyAhead = HashInterner::kKeyAhead;
         std::vector<std::uint64_t> mixes(to - from);  // each key mixed once, as there
         for (std::size_t i = from; i < to; ++i) mixes[i - from] = HashInterner::mix(keys[i].hash, keys[i].function);
         for (std::size_t i = from; i < to; ++i) {
