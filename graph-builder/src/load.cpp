@@ -137,8 +137,8 @@ public:
             const LocalTracepoint& tp = tracepoint_of(c.tracepoint[i]);
             tracepoints_[i] = tp.id;
             functions_[i] = tp.function;
-            if (is_literal(c.input_ring[i])) mixes_[k] = HashInterner::mix(c.literals[k], tp.function), ++k;
-            if (is_literal(c.output_ring[i])) mixes_[k] = HashInterner::mix(c.literals[k], tp.function), ++k;
+            if (logio::SampleRecord::written_in_full(c.input_ring[i])) mixes_[k] = HashInterner::mix(c.literals[k], tp.function), ++k;
+            if (logio::SampleRecord::written_in_full(c.output_ring[i])) mixes_[k] = HashInterner::mix(c.literals[k], tp.function), ++k;
         }
         inputs_.resize(n);
         outputs_.resize(n);
@@ -212,9 +212,6 @@ private:
         if (e.function == f) return e.id;
         const Hash128 h = chunk_.hashes.keys()[e.id].hash;
         return chunk_.hashes.intern(h, f);
-    }
-    static bool is_literal(std::uint16_t ring) noexcept {
-        return ring >= logio::SampleRecord::kRingSlot && ring != logio::SampleRecord::kRingNone;
     }
     // The id of a hash of `c` (`ring` as SampleColumns says); `next_literal`
     // is the index of the next hash written out in full.

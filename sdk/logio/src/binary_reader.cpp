@@ -86,8 +86,8 @@ public:
         c.thread[i] = d.thread_code ? static_cast<std::uint32_t>(d.thread_code - 1) : SampleColumns::kNoThread;
         c.input_ring[i] = d.input_ring;
         c.output_ring[i] = d.output_ring;
-        if (is_literal(d.input_ring)) std::memcpy(c.literals[c.literal_count++].bytes.data(), d.input, 16);
-        if (is_literal(d.output_ring)) std::memcpy(c.literals[c.literal_count++].bytes.data(), d.output, 16);
+        if (SampleRecord::written_in_full(d.input_ring)) std::memcpy(c.literals[c.literal_count++].bytes.data(), d.input, 16);
+        if (SampleRecord::written_in_full(d.output_ring)) std::memcpy(c.literals[c.literal_count++].bytes.data(), d.output, 16);
         if (++c.size == SampleColumns::kCapacity) flush();
     }
     void flush() {
@@ -97,9 +97,6 @@ public:
     }
 
 private:
-    static bool is_literal(std::uint16_t ring) noexcept {
-        return ring >= SampleRecord::kRingSlot && ring != SampleRecord::kRingNone;
-    }
     LogVisitor& visitor_;
     std::unique_ptr<SampleColumns> columns_;  // 120 KiB: not on the stack
 };

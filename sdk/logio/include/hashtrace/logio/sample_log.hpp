@@ -51,6 +51,8 @@ struct SampleRecord {
     // "same as input"), or kRingNone (no hash; or the CSV reader, which keeps
     // no ring). Writers ignore them.
     static constexpr std::uint16_t kRingSlot = 0x100, kRingNone = 0xFFFF;
+    // Whether a ring position says "written out in full" (kRingSlot + p).
+    static constexpr bool written_in_full(std::uint16_t ring) noexcept { return ring >= kRingSlot && ring != kRingNone; }
     std::uint16_t input_ring = kRingNone;
     std::uint16_t output_ring = kRingNone;
 
