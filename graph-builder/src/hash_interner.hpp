@@ -16,6 +16,7 @@
 #include "hashtrace/graph/detail/huge_pages.hpp"
 #include "hashtrace/hash128.hpp"
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -79,11 +80,31 @@ public:
         HashFunction function;
     };
 
+    // Prepares for at most `more` new hashes (a loose bound, such as a
+    // binary log's size over the bytes a hash written out in full takes),
+    // so that the table is sized once before interning instead of doubling
+    // (and re-inserting every key) a dozen times on the way. Sized for half
+    // the bound, since logs repeat hashes beyond their ring too: the table then
+    // costs at most ~half a byte a byte of binary log, and still doubles
+    // once half full. The keys get room for the whole bound: pages they never
+    // reach are never touched.
+    void reserve(std::size_t more) {
+        const std::size_t bound = keys_.size() + more;
+        if (bound / kBoundPerSlot > slots_.size()) rehash(std::bit_ceil(bound / kBoundPerSlot));
+        if (bound > keys_.capacity()) {
+            std::vector<Key> bigger;
+            reserve_on_huge_pages(bigger, bound);
+            bigger.assign(keys_.begin(), keys_.end());
+            keys_.swap(bigger);
+        }
+    }
+
     std::size_t size() const noexcept { return keys_.size(); }
     const std::vector<Key>& keys() const noexcept { return keys_; }
 
 private:
     static constexpr std::uint32_t kEmpty = kNotFound;
+    static constexpr std::size_t kBoundPerSlot = 2;  // hashes of reserve()'s bound a slot
     struct Slot {
         std::uint32_t tag;
         std::uint32_t id;

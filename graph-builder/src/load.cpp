@@ -58,8 +58,9 @@ struct ParsedFile {
 
 class ChunkFiller final : public logio::LogVisitor {
 public:
-    ChunkFiller(Chunk& chunk, std::uint32_t file, SourceFile& meta, const std::function<void(std::uint64_t)>& on_batch)
-        : chunk_(chunk), file_(file), meta_(meta), on_batch_(on_batch) {}
+    // `bytes`: the log's size.
+    ChunkFiller(Chunk& chunk, std::uint32_t file, std::uintmax_t bytes, SourceFile& meta, const std::function<void(std::uint64_t)>& on_batch)
+        : chunk_(chunk), file_(file), bytes_(bytes), meta_(meta), on_batch_(on_batch) {}
 
     void on_header(const logio::LogHeader& header) override { meta_.header = header; }
 
@@ -129,6 +130,12 @@ public:
     // the next, prefetched a few literals ahead.
     bool wants_columns() const override { return true; }
     void on_sample_columns(const logio::SampleColumns& c) override {
+        if (!reserved_) {
+            // A hash written out in full takes 16 bytes and, one or two to a
+            // sample record, at least one more byte of that record.
+            chunk_.hashes.reserve(static_cast<std::size_t>(bytes_ / 17));
+            reserved_ = true;
+        }
         const std::size_t n = c.size;
         tracepoints_.resize(n);
         functions_.resize(n);
@@ -240,6 +247,8 @@ private:
 
     Chunk& chunk_;
     std::uint32_t file_;
+    std::uintmax_t bytes_;
+    bool reserved_ = false;  // chunk_.hashes for this log's hashes
     SourceFile& meta_;
     const std::function<void(std::uint64_t)>& on_batch_;
     std::vector<LocalTracepoint> local_;
@@ -510,7 +519,7 @@ SampleSet load_with(const std::vector<std::string>& names, const std::vector<std
             f.first = chunks[c].time.size();
             f.meta.path = names[i];
             try {
-                ChunkFiller filler(chunks[c], static_cast<std::uint32_t>(i), f.meta, on_batch);
+                ChunkFiller filler(chunks[c], static_cast<std::uint32_t>(i), sizes[i], f.meta, on_batch);
                 f.meta.report = parse(i, filler);
             } catch (...) {
                 errors[i] = std::current_exception();
