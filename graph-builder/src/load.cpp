@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <map>
 #include <mutex>
 #ifdef __GLIBC__
@@ -387,15 +388,24 @@ void place_in_time_order(const std::vector<Chunk>& chunks, const std::vector<Par
     using Run = detail::SortedRun<BlockColumn<std::int64_t>>;
     constexpr std::size_t kMaxRunsToMerge = 8;  // each output compares every run's next time
     std::vector<Run> runs;
+    // The runs are found a block of the column at a time: this pass over
+    // every sample's time is serial.
     for (std::size_t i = 0; i < files.size() && runs.size() <= kMaxRunsToMerge; ++i) {
         const ParsedFile& f = files[i];
         const BlockColumn<std::int64_t>& column = chunks[f.chunk].time;
-        const std::size_t end = f.first + f.meta.sample_count;
-        for (std::size_t start = f.first, j = f.first + 1; start < end && runs.size() <= kMaxRunsToMerge; ++j)
-            if (j == end || column[j] < column[j - 1]) {
-                runs.push_back({&column, start, j - start, static_cast<std::uint32_t>(f.chunk)});
-                start = j;
+        const auto chunk = static_cast<std::uint32_t>(f.chunk);
+        std::size_t start = f.first, j = f.first;
+        std::int64_t previous = std::numeric_limits<std::int64_t>::min();
+        column.for_each_span(f.first, f.meta.sample_count, [&](const std::int64_t* time, std::size_t n) {
+            for (std::size_t k = 0; k < n && runs.size() <= kMaxRunsToMerge; ++k, ++j) {
+                if (time[k] < previous) {
+                    runs.push_back({&column, start, j - start, chunk});
+                    start = j;
+                }
+                previous = time[k];
             }
+        });
+        if (start < f.first + f.meta.sample_count) runs.push_back({&column, start, f.first + f.meta.sample_count - start, chunk});
     }
     if (runs.size() <= kMaxRunsToMerge) {
         in_parallel([&] { detail::merge_runs<detail::MergePart::front>(runs, total / 2, place); },
