@@ -16,6 +16,8 @@
 #include "hashtrace/graph/detail/huge_pages.hpp"
 #include "hashtrace/hash128.hpp"
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -121,16 +123,27 @@ private:
     }
 
     // Re-inserts the keys in id order: a sequential read of keys_ instead of
-    // one random read per old slot. `slots` is a power of two.
+    // one random read per old slot, each key's slot prefetched kSlotAhead
+    // keys before (the writes miss the cache as lookups do). `slots` is a
+    // power of two.
     void grow() { rehash(slots_.size() * 2); }
     void rehash(std::size_t slots) {
         slots_ = vector_on_huge_pages(slots, Slot{0, kEmpty});
         const std::size_t mask = slots_.size() - 1;
-        for (std::uint32_t id = 0; id < keys_.size(); ++id) {
-            const std::uint64_t mixed = mix(keys_[id].hash, keys_[id].function);
+        const std::size_t n = keys_.size();
+        static_assert((kSlotAhead & (kSlotAhead - 1)) == 0, "a ring of kSlotAhead mixes");
+        std::array<std::uint64_t, kSlotAhead> ahead;  // the mixes of keys id .. id + kSlotAhead - 1
+        auto announce = [&](std::size_t id) {
+            ahead[id % kSlotAhead] = mix(keys_[id].hash, keys_[id].function);
+            prefetch_slot(ahead[id % kSlotAhead]);
+        };
+        for (std::size_t id = 0; id < std::min(n, kSlotAhead); ++id) announce(id);
+        for (std::size_t id = 0; id < n; ++id) {
+            const std::uint64_t mixed = ahead[id % kSlotAhead];
+            if (id + kSlotAhead < n) announce(id + kSlotAhead);
             std::size_t i = static_cast<std::size_t>(mixed) & mask;
             while (slots_[i].id != kEmpty) i = (i + 1) & mask;
-            slots_[i] = Slot{static_cast<std::uint32_t>(mixed >> 32), id};
+            slots_[i] = Slot{static_cast<std::uint32_t>(mixed >> 32), static_cast<std::uint32_t>(id)};
         }
     }
 
