@@ -16,6 +16,9 @@
 #include "hashtrace/graph/detail/huge_pages.hpp"
 #include "hashtrace/hash128.hpp"
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -79,11 +82,31 @@ public:
         HashFunction function;
     };
 
+    // Prepares for at most `more` new hashes (a loose bound, such as a
+    // binary log's size over the bytes a hash written out in full takes),
+    // so that the table is sized once before interning instead of doubling
+    // (and re-inserting every key) a dozen times on the way. Sized for half
+    // the bound, since logs repeat hashes beyond their ring too: the table then
+    // costs at most ~half a byte a byte of binary log, and still doubles
+    // once half full. The keys get room for the whole bound: pages they never
+    // reach are never touched.
+    void reserve(std::size_t more) {
+        const std::size_t bound = keys_.size() + more;
+        if (bound / kBoundPerSlot > slots_.size()) rehash(std::bit_ceil(bound / kBoundPerSlot));
+        if (bound > keys_.capacity()) {
+            std::vector<Key> bigger;
+            reserve_on_huge_pages(bigger, bound);
+            bigger.assign(keys_.begin(), keys_.end());
+            keys_.swap(bigger);
+        }
+    }
+
     std::size_t size() const noexcept { return keys_.size(); }
     const std::vector<Key>& keys() const noexcept { return keys_; }
 
 private:
     static constexpr std::uint32_t kEmpty = kNotFound;
+    static constexpr std::size_t kBoundPerSlot = 2;  // hashes of reserve()'s bound a slot
     struct Slot {
         std::uint32_t tag;
         std::uint32_t id;
@@ -100,16 +123,27 @@ private:
     }
 
     // Re-inserts the keys in id order: a sequential read of keys_ instead of
-    // one random read per old slot. `slots` is a power of two.
+    // one random read per old slot, each key's slot prefetched kSlotAhead
+    // keys before (the writes miss the cache as lookups do). `slots` is a
+    // power of two.
     void grow() { rehash(slots_.size() * 2); }
     void rehash(std::size_t slots) {
         slots_ = vector_on_huge_pages(slots, Slot{0, kEmpty});
         const std::size_t mask = slots_.size() - 1;
-        for (std::uint32_t id = 0; id < keys_.size(); ++id) {
-            const std::uint64_t mixed = mix(keys_[id].hash, keys_[id].function);
+        const std::size_t n = keys_.size();
+        static_assert((kSlotAhead & (kSlotAhead - 1)) == 0, "a ring of kSlotAhead mixes");
+        std::array<std::uint64_t, kSlotAhead> ahead;  // the mixes of keys id .. id + kSlotAhead - 1
+        auto announce = [&](std::size_t id) {
+            ahead[id % kSlotAhead] = mix(keys_[id].hash, keys_[id].function);
+            prefetch_slot(ahead[id % kSlotAhead]);
+        };
+        for (std::size_t id = 0; id < std::min(n, kSlotAhead); ++id) announce(id);
+        for (std::size_t id = 0; id < n; ++id) {
+            const std::uint64_t mixed = ahead[id % kSlotAhead];
+            if (id + kSlotAhead < n) announce(id + kSlotAhead);
             std::size_t i = static_cast<std::size_t>(mixed) & mask;
             while (slots_[i].id != kEmpty) i = (i + 1) & mask;
-            slots_[i] = Slot{static_cast<std::uint32_t>(mixed >> 32), id};
+            slots_[i] = Slot{static_cast<std::uint32_t>(mixed >> 32), static_cast<std::uint32_t>(id)};
         }
     }
 

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <map>
 #include <mutex>
 #ifdef __GLIBC__
@@ -58,8 +59,9 @@ struct ParsedFile {
 
 class ChunkFiller final : public logio::LogVisitor {
 public:
-    ChunkFiller(Chunk& chunk, std::uint32_t file, SourceFile& meta, const std::function<void(std::uint64_t)>& on_batch)
-        : chunk_(chunk), file_(file), meta_(meta), on_batch_(on_batch) {}
+    // `bytes`: the log's size.
+    ChunkFiller(Chunk& chunk, std::uint32_t file, std::uintmax_t bytes, SourceFile& meta, const std::function<void(std::uint64_t)>& on_batch)
+        : chunk_(chunk), file_(file), bytes_(bytes), meta_(meta), on_batch_(on_batch) {}
 
     void on_header(const logio::LogHeader& header) override { meta_.header = header; }
 
@@ -129,6 +131,12 @@ public:
     // the next, prefetched a few literals ahead.
     bool wants_columns() const override { return true; }
     void on_sample_columns(const logio::SampleColumns& c) override {
+        if (!reserved_) {
+            // A hash written out in full takes 16 bytes and, one or two to a
+            // sample record, at least one more byte of that record.
+            chunk_.hashes.reserve(static_cast<std::size_t>(bytes_ / 17));
+            reserved_ = true;
+        }
         const std::size_t n = c.size;
         tracepoints_.resize(n);
         functions_.resize(n);
@@ -172,9 +180,20 @@ private:
         HashFunction function;
     };
 
-    struct RingEntry {
-        HashId id = kNoHash;
-        HashFunction function = HashFunction::md5;
+    // The id and hash function behind a ring slot, as one 64-bit word: a
+    // slot is often read right after it was written (an output "same as
+    // input"), and a load of what two narrower stores wrote is not forwarded
+    // from them: it waited until they retired, behind the interning's cache
+    // misses (a fifth of on_sample_columns' time).
+    class RingEntry {
+    public:
+        RingEntry() = default;
+        RingEntry(HashId id, HashFunction f) : bits_(id | std::uint64_t{static_cast<std::uint8_t>(f)} << 32) {}
+        HashId id() const noexcept { return static_cast<HashId>(bits_); }
+        HashFunction function() const noexcept { return static_cast<HashFunction>(bits_ >> 32); }
+
+    private:
+        std::uint64_t bits_ = RingEntry(kNoHash, HashFunction::md5).bits_;
     };
 
     // Whether the hash is mixed: it is not a repeat from the binary reader's ring.
@@ -200,7 +219,7 @@ private:
             return id;
         }
         const HashId id = chunk_.hashes.intern(h, f, mixed);
-        ring_[ring - logio::SampleRecord::kRingSlot] = {id, f};
+        ring_[ring - logio::SampleRecord::kRingSlot] = RingEntry(id, f);
         return id;
     }
 
@@ -209,8 +228,8 @@ private:
     // hash). The bytes are copied first: interning may grow the keys.
     HashId ring_repeat(std::uint16_t ring, HashFunction f) {
         const RingEntry e = ring_[ring];
-        if (e.function == f) return e.id;
-        const Hash128 h = chunk_.hashes.keys()[e.id].hash;
+        if (e.function() == f) return e.id();
+        const Hash128 h = chunk_.hashes.keys()[e.id()].hash;
         return chunk_.hashes.intern(h, f);
     }
     // The id of a hash of `c` (`ring` as SampleColumns says); `next_literal`
@@ -223,15 +242,20 @@ private:
         if (k + kSlotAhead < c.literal_count) chunk_.hashes.prefetch_slot(mixes_[k + kSlotAhead]);
         if (k + kKeyAhead < c.literal_count) chunk_.hashes.prefetch_key(mixes_[k + kKeyAhead]);
         const HashId id = chunk_.hashes.intern(c.literals[k], f, mixes_[k]);
-        ring_[ring - logio::SampleRecord::kRingSlot] = {id, f};
+        ring_[ring - logio::SampleRecord::kRingSlot] = RingEntry(id, f);
         return id;
     }
 
     const LocalTracepoint& tracepoint_of(const logio::SampleRecord& r) const { return tracepoint_of(r.tracepoint); }
+    // Called for every sample: the error's message is built out of line,
+    // so that this inlines into the batch loops.
     const LocalTracepoint& tracepoint_of(std::uint32_t index) const {
-        if (index >= local_.size() || local_[index].id == kUndefined)
-            throw logio::LogError(meta_.path, 0, "sample refers to tracepoint " + std::to_string(index) + " that was never defined");
+        if (index >= local_.size() || local_[index].id == kUndefined) [[unlikely]]
+            undefined_tracepoint(index);
         return local_[index];
+    }
+    [[noreturn, gnu::cold, gnu::noinline]] void undefined_tracepoint(std::uint32_t index) const {
+        throw logio::LogError(meta_.path, 0, "sample refers to tracepoint " + std::to_string(index) + " that was never defined");
     }
     void prefetch(const logio::SampleRecord& r, const Pending& p, void (HashInterner::*stage)(std::uint64_t) const noexcept) const {
         if (goes_to_table(r.has_input(), r.input_ring, r.input_hash, p.function, p.input_mix)) (chunk_.hashes.*stage)(p.input_mix);
@@ -240,6 +264,8 @@ private:
 
     Chunk& chunk_;
     std::uint32_t file_;
+    std::uintmax_t bytes_;
+    bool reserved_ = false;  // chunk_.hashes for this log's hashes
     SourceFile& meta_;
     const std::function<void(std::uint64_t)>& on_batch_;
     std::vector<LocalTracepoint> local_;
@@ -362,15 +388,24 @@ void place_in_time_order(const std::vector<Chunk>& chunks, const std::vector<Par
     using Run = detail::SortedRun<BlockColumn<std::int64_t>>;
     constexpr std::size_t kMaxRunsToMerge = 8;  // each output compares every run's next time
     std::vector<Run> runs;
+    // The runs are found a block of the column at a time: this pass over
+    // every sample's time is serial.
     for (std::size_t i = 0; i < files.size() && runs.size() <= kMaxRunsToMerge; ++i) {
         const ParsedFile& f = files[i];
         const BlockColumn<std::int64_t>& column = chunks[f.chunk].time;
-        const std::size_t end = f.first + f.meta.sample_count;
-        for (std::size_t start = f.first, j = f.first + 1; start < end && runs.size() <= kMaxRunsToMerge; ++j)
-            if (j == end || column[j] < column[j - 1]) {
-                runs.push_back({&column, start, j - start, static_cast<std::uint32_t>(f.chunk)});
-                start = j;
+        const auto chunk = static_cast<std::uint32_t>(f.chunk);
+        std::size_t start = f.first, j = f.first;
+        std::int64_t previous = std::numeric_limits<std::int64_t>::min();
+        column.for_each_span(f.first, f.meta.sample_count, [&](const std::int64_t* time, std::size_t n) {
+            for (std::size_t k = 0; k < n && runs.size() <= kMaxRunsToMerge; ++k, ++j) {
+                if (time[k] < previous) {
+                    runs.push_back({&column, start, j - start, chunk});
+                    start = j;
+                }
+                previous = time[k];
             }
+        });
+        if (start < f.first + f.meta.sample_count) runs.push_back({&column, start, f.first + f.meta.sample_count - start, chunk});
     }
     if (runs.size() <= kMaxRunsToMerge) {
         in_parallel([&] { detail::merge_runs<detail::MergePart::front>(runs, total / 2, place); },
@@ -510,7 +545,7 @@ SampleSet load_with(const std::vector<std::string>& names, const std::vector<std
             f.first = chunks[c].time.size();
             f.meta.path = names[i];
             try {
-                ChunkFiller filler(chunks[c], static_cast<std::uint32_t>(i), f.meta, on_batch);
+                ChunkFiller filler(chunks[c], static_cast<std::uint32_t>(i), sizes[i], f.meta, on_batch);
                 f.meta.report = parse(i, filler);
             } catch (...) {
                 errors[i] = std::current_exception();
