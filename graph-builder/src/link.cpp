@@ -12,13 +12,14 @@
 //      for the consumer's source, or by trying each run, whichever is
 //      shorter); per allowed run, the latest producer at or before the
 //      consumer's time (+ tolerance), skipping itself and other threads where
-//      the scope requires one thread; count each producer's and consumer's
-//      edges;
-//   3. once every unit has counted, place its edges into the compressed rows
+//      the scope requires one thread;
+//   3. count each producer's and consumer's edges (a unit spanning much of
+//      the run first orders its edges by consumer);
+//   4. once every unit has counted, place its edges into the compressed rows
 //      of both directions (again per unit, in parallel).
 // Step 2 reads both sides sequentially (the records of one hash are
 // contiguous), where probing by consumer in time order would miss the cache
-// several times per consumer. Step 3 sorts nothing but each consumer's few
+// several times per consumer. Step 4 sorts nothing but each consumer's few
 // in-edges: a sample's output hash, and so all its out-edges, belongs to one
 // unit, which lists them in consumer (index) order; likewise a consumer's
 // in-edges come from one unit, next to each other.
@@ -29,10 +30,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace hashtrace::graph {
 namespace {
@@ -165,8 +168,9 @@ struct RunOfSource {
 struct Gathered {
     std::vector<RunOfSource> run_of_source;  // per source, when the pair table has lists
     std::vector<Endpoint> producers, consumers;
-    std::vector<std::uint32_t> out_degree;  // per producer record
-    std::vector<std::uint32_t> cursor;      // per hash of the unit: the next producer slot, then consumer slot
+    std::vector<Edge> sorted;                 // sort_by_consumer's other buffer
+    std::vector<std::uint32_t> digit_count;  // and its counters
+    std::vector<std::uint32_t> cursor;       // per hash of the unit: the next producer slot, then consumer slot
 };
 
 // The producers and consumers of a unit, each grouped by hash (stable, so in
@@ -207,6 +211,31 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
     }
 }
 
+// Stable LSD radix sort of a unit's edges by consumer (all in
+// [unit.sample_first, unit.sample_end)), in as few passes of at most
+// kDigitBits bits as the range needs, through records.sorted.
+void sort_by_consumer(std::vector<Edge>& edges, Gathered& records, const JoinUnit& unit) {
+    constexpr unsigned kDigitBits = 11;  // 8 KiB of counters: L1-resident
+    if (edges.size() < 2) return;
+    const SampleIndex first = unit.sample_first;
+    const unsigned bits = static_cast<unsigned>(std::bit_width(std::uint32_t{unit.sample_end - first - 1}));
+    const unsigned passes = (bits + kDigitBits - 1) / kDigitBits, digit_bits = passes ? (bits + passes - 1) / passes : 0;
+    const std::uint32_t mask = (std::uint32_t{1} << digit_bits) - 1;
+    if (records.sorted.capacity() < edges.size()) {
+        records.sorted = {};
+        detail::reserve_on_huge_pages(records.sorted, edges.size());
+    }
+    records.sorted.resize(edges.size());
+    for (unsigned pass = 0, shift = 0; pass < passes; ++pass, shift += digit_bits) {
+        records.digit_count.assign(std::size_t{mask} + 1, 0);
+        for (const Edge& e : edges) ++records.digit_count[((e.to - first) >> shift) & mask];
+        std::uint32_t sum = 0;
+        for (std::uint32_t& c : records.digit_count) sum += std::exchange(c, sum);
+        for (const Edge& e : edges) records.sorted[records.digit_count[((e.to - first) >> shift) & mask]++] = e;
+        edges.swap(records.sorted);
+    }
+}
+
 struct LinkRange {
     std::vector<Edge> edges;  // grouped by consumer; a producer's edges in consumer order
     std::uint64_t unlinked = 0, unconsumed = 0;
@@ -214,7 +243,8 @@ struct LinkRange {
 
 // Links the consumers of a unit's hashes; counts each sample's edges into
 // the out- and in-degree columns (only the unit's producers and consumers
-// are written).
+// are written). The unit's edges stay grouped by consumer, each producer's in
+// consumer order.
 void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
                const JoinUnit& unit, Gathered& records, LinkRange& out, std::uint32_t* out_degree, std::uint32_t* in_degree,
                std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found, bool reports) {
@@ -222,7 +252,6 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     gather(s, plan, unit, records);
     std::vector<Endpoint>& producers = records.producers;
     const std::vector<Endpoint>& consumers = records.consumers;
-    records.out_degree.assign(producers.size(), 0);
     const bool listed = pairs.has_lists();
     if (listed) records.run_of_source.resize(s.source_count);
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
@@ -269,7 +298,6 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
                     if (a == b.sample) continue;
                     if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
                     out.edges.push_back({a, b.sample});
-                    ++records.out_degree[static_cast<std::size_t>(p - producers.data())];
                     if (!keep_all) break;
                 }
             };
@@ -288,7 +316,6 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
                     link_run(r, *scope);
                 }
             }
-            in_degree[b.sample] = static_cast<std::uint32_t>(out.edges.size() - edges_before);
             out.unlinked += out.edges.size() == edges_before;
         }
         consumers_done += plan.consumer_offset[h + 1] - plan.consumer_offset[h];
@@ -300,10 +327,19 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
             if (reports && options.progress) options.progress(done.load(), edges_found.load());
         }
     }
-    for (std::size_t i = 0; i < producers.size(); ++i) {
-        out_degree[producers[i].sample] = records.out_degree[i];
-        out.unconsumed += records.out_degree[i] == 0;
+    // A unit spanning more samples than the cache holds counters and rows for
+    // (hashes used all over the run) would scatter the degrees' and later the
+    // rows' writes by hash; in consumer order they go in sample order, as the
+    // producer of almost every edge is a recent sample. The other units'
+    // samples are close together anyway (256 KiB of a degree column).
+    constexpr SampleIndex kSortedSpan = SampleIndex{1} << 16;
+    if (unit.sample_end - unit.sample_first > kSortedSpan) sort_by_consumer(out.edges, records, unit);
+    std::size_t consumed = 0;  // producers with an edge
+    for (const Edge& e : out.edges) {
+        ++in_degree[e.to];
+        consumed += out_degree[e.from]++ == 0;
     }
+    out.unconsumed = producers.size() - consumed;
     done.fetch_add(consumers_done, std::memory_order_relaxed);
     edges_found.fetch_add(out.edges.size() - reported_edges, std::memory_order_relaxed);
 }
