@@ -1,25 +1,28 @@
-// Linking (SPEC.md section 4) as a partitioned hash join, per partition of
-// the hash ids (a few per core, joined in parallel):
+// Linking (SPEC.md section 4) as a partitioned hash join, per unit of the
+// hash ids (units sized for a core's L2 cache, joined in parallel, largest
+// first):
 //   1. gather producers (samples with an output hash) and consumers (samples
 //      with an input hash) into compact records {time, sample, source},
 //      grouped by hash id with a stable counting sort of the time-ordered
-//      samples; producers of one hash are then ordered by source, so each
+//      samples, reading only the stretch of samples where the unit's hashes
+//      occur; producers of one hash are then ordered by source, so each
 //      (hash, source) run is in time order;
 //   2. per hash, for each of its consumers visit the producer runs of the
 //      sources allowed to link to it (looked up from the pair table's list
 //      for the consumer's source, or by trying each run, whichever is
 //      shorter); per allowed run, the latest producer at or before the
 //      consumer's time (+ tolerance), skipping itself and other threads where
-//      the scope requires one thread; count each producer's and consumer's
-//      edges;
-//   3. once every partition has counted, place its edges into the compressed
-//      rows of both directions (again per partition, in parallel).
+//      the scope requires one thread;
+//   3. count each producer's and consumer's edges (a unit spanning much of
+//      the run first orders its edges by consumer);
+//   4. once every unit has counted, place its edges into the compressed rows
+//      of both directions (again per unit, in parallel).
 // Step 2 reads both sides sequentially (the records of one hash are
 // contiguous), where probing by consumer in time order would miss the cache
-// several times per consumer. Step 3 sorts nothing but each consumer's few
+// several times per consumer. Step 4 sorts nothing but each consumer's few
 // in-edges: a sample's output hash, and so all its out-edges, belongs to one
-// partition, which emits them in consumer (index) order; likewise a
-// consumer's in-edges come from one partition, next to each other.
+// unit, which lists them in consumer (index) order; likewise a consumer's
+// in-edges come from one unit, next to each other.
 #include "hashtrace/graph/link.hpp"
 
 #include "hashtrace/graph/detail/huge_pages.hpp"
@@ -27,10 +30,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace hashtrace::graph {
 namespace {
@@ -54,43 +59,104 @@ void parallel_for(std::size_t count, unsigned threads, const Task& task) {
     worker(0);
 }
 
-// Per hash id, where its group starts among all samples with that hash
-// column set (size hash_count+1).
-std::vector<std::uint32_t> hash_offsets(const SampleSet& s, const std::vector<HashId>& hash) {
-    std::vector<std::uint32_t> offsets(s.hash_count + 1, 0);
-    for (HashId h : hash)
-        if (h != kNoHash) ++offsets[h + 1];
-    for (std::size_t h = 0; h < s.hash_count; ++h) offsets[h + 1] += offsets[h];
-    return offsets;
-}
-
-struct JoinPlan {
-    std::vector<std::uint32_t> producer_offset, consumer_offset;  // hash_offsets of output and input
-    std::vector<std::uint32_t> source_of_tracepoint, instance_of_source;
-    std::vector<std::size_t> bounds;  // partition k joins hashes [bounds[k], bounds[k+1])
+// Where each hash id's group starts among all samples with that hash column
+// set (size hash_count+1), and per block of 2^kBlockShift ids the first and
+// last sample using one of them.
+struct HashCounts {
+    static constexpr unsigned kBlockShift = 10;
+    std::vector<std::uint32_t> offsets;
+    std::vector<SampleIndex> block_first, block_last;
 };
 
-// Partitions of the hash ids with about equal numbers of consumers. Only a
-// few are gathered at a time (one per worker), so the join's records take a
-// fraction of the samples' size.
-JoinPlan plan_join(const SampleSet& s, std::size_t partitions, unsigned threads) {
+HashCounts count_hashes(const SampleSet& s, const std::vector<HashId>& hash) {
+    HashCounts c;
+    c.offsets.assign(s.hash_count + 1, 0);
+    const std::size_t blocks = (s.hash_count >> HashCounts::kBlockShift) + 1;
+    constexpr SampleIndex kUnused = std::numeric_limits<SampleIndex>::max();
+    c.block_first.assign(blocks, kUnused);
+    c.block_last.assign(blocks, 0);
+    for (SampleIndex i = 0; i < hash.size(); ++i) {
+        const HashId h = hash[i];
+        if (h == kNoHash) continue;
+        ++c.offsets[h + 1];
+        const std::size_t b = h >> HashCounts::kBlockShift;
+        if (c.block_first[b] == kUnused) c.block_first[b] = i;  // (not min(): a load-store chain from one sample to the next)
+        c.block_last[b] = i;
+    }
+    for (std::size_t h = 0; h < s.hash_count; ++h) c.offsets[h + 1] += c.offsets[h];
+    return c;
+}
+
+// A unit of the join: the hashes [first_hash, last_hash), whose producers
+// and consumers all are among samples [sample_first, sample_end).
+struct JoinUnit {
+    std::size_t first_hash, last_hash;
+    SampleIndex sample_first, sample_end;
+};
+
+struct JoinPlan {
+    std::vector<std::uint32_t> producer_offset, consumer_offset;  // HashCounts::offsets of output and input
+    std::vector<std::uint32_t> source_of_tracepoint, instance_of_source;
+    std::vector<JoinUnit> units;
+    std::size_t most_producers = 0, most_consumers = 0;  // of one unit
+};
+
+// Units of whole blocks of hash ids, each with about kUnitRecords producers
+// and consumers, so that its records are gathered into and joined in a
+// worker's L2 cache instead of main memory. The loader numbers hashes in
+// order of first use within a log, so a block's samples usually lie in a
+// short stretch of the run, which is all a unit's gathering reads. Blocks of
+// hashes used all over the run (counters that wrap) are joined in larger
+// units, so that reading their stretch costs at most kMaxReadPerRecord
+// samples a record. A unit never takes more than 1 / (2 x threads) of all
+// records: the workers' records then stay a fraction of the samples' size
+// whatever the hashes' layout.
+void plan_units(JoinPlan& plan, const HashCounts (&counts)[2], std::size_t hash_count, unsigned threads) {
+    constexpr std::size_t kUnitRecords = std::size_t{1} << 16, kMaxReadPerRecord = 2;
+    const std::size_t all_records = std::size_t{plan.producer_offset.back()} + plan.consumer_offset.back();
+    const std::size_t most_records = std::max<std::size_t>(kUnitRecords, all_records / (2 * std::size_t{threads}));
+    auto records_of = [&](std::size_t first, std::size_t last) {
+        return std::size_t{plan.producer_offset[last] - plan.producer_offset[first]} + (plan.consumer_offset[last] - plan.consumer_offset[first]);
+    };
+    JoinUnit unit{0, 0, std::numeric_limits<SampleIndex>::max(), 0};
+    SampleIndex last_sample = 0;
+    for (std::size_t b = 0; b < counts[0].block_first.size(); ++b) {
+        unit.last_hash = std::min(hash_count, (b + 1) << HashCounts::kBlockShift);
+        for (const HashCounts& c : counts) {
+            unit.sample_first = std::min(unit.sample_first, c.block_first[b]);
+            last_sample = std::max(last_sample, c.block_last[b]);
+        }
+        const std::size_t records = records_of(unit.first_hash, unit.last_hash);
+        const std::size_t read = unit.sample_first <= last_sample ? std::size_t{last_sample} - unit.sample_first + 1 : 0;
+        if (b + 1 < counts[0].block_first.size() && records < most_records && (records < kUnitRecords || read > kMaxReadPerRecord * records))
+            continue;
+        unit.sample_end = read ? last_sample + 1 : unit.sample_first;
+        plan.most_producers = std::max<std::size_t>(plan.most_producers, plan.producer_offset[unit.last_hash] - plan.producer_offset[unit.first_hash]);
+        plan.most_consumers = std::max<std::size_t>(plan.most_consumers, plan.consumer_offset[unit.last_hash] - plan.consumer_offset[unit.first_hash]);
+        plan.units.push_back(unit);
+        unit = {unit.last_hash, unit.last_hash, std::numeric_limits<SampleIndex>::max(), 0};
+        last_sample = 0;
+    }
+}
+
+JoinPlan plan_join(const SampleSet& s, unsigned threads) {
     JoinPlan plan;
-    parallel_for(2, threads, [&](std::size_t k, unsigned) {
-        (k == 0 ? plan.producer_offset : plan.consumer_offset) = hash_offsets(s, k == 0 ? s.output : s.input);
-    });
+    HashCounts counts[2];  // output, input
+    parallel_for(2, threads, [&](std::size_t k, unsigned) { counts[k] = count_hashes(s, k == 0 ? s.output : s.input); });
+    plan.producer_offset = std::move(counts[0].offsets);
+    plan.consumer_offset = std::move(counts[1].offsets);
     plan.instance_of_source.resize(s.source_count);
     for (const Tracepoint& tp : s.tracepoints) {
         plan.source_of_tracepoint.push_back(tp.source_id);
         plan.instance_of_source[tp.source_id] = tp.instance_id;
     }
-    plan.bounds.push_back(0);
-    const std::size_t consumers = plan.consumer_offset.back();
-    for (std::size_t k = 1; k < partitions; ++k) {
-        const auto at = std::lower_bound(plan.consumer_offset.begin(), plan.consumer_offset.end(),
-                                         static_cast<std::uint32_t>(consumers * k / partitions));
-        plan.bounds.push_back(std::clamp<std::size_t>(static_cast<std::size_t>(at - plan.consumer_offset.begin()), plan.bounds.back(), s.hash_count));
-    }
-    plan.bounds.push_back(s.hash_count);
+    plan_units(plan, counts, s.hash_count, threads);
+    // Largest first: the workers take units as they finish, so a large one
+    // left to the end would keep one worker busy while the others wait.
+    std::stable_sort(plan.units.begin(), plan.units.end(), [&](const JoinUnit& a, const JoinUnit& b) {
+        return plan.consumer_offset[a.last_hash] - plan.consumer_offset[a.first_hash] >
+               plan.consumer_offset[b.last_hash] - plan.consumer_offset[b.first_hash];
+    });
     return plan;
 }
 
@@ -98,18 +164,20 @@ struct RunOfSource {
     std::uint32_t hash = kNoHash, run = 0;  // valid while `hash` is the hash being joined
 };
 
-// A worker's records, reused from one partition to the next.
+// A worker's records, reused from one unit to the next.
 struct Gathered {
     std::vector<RunOfSource> run_of_source;  // per source, when the pair table has lists
     std::vector<Endpoint> producers, consumers;
-    std::vector<std::uint32_t> out_degree;  // per producer record
-    std::vector<std::uint32_t> cursor;      // per hash of the partition: the next producer slot, then consumer slot
+    std::vector<Edge> sorted;                 // sort_by_consumer's other buffer
+    std::vector<std::uint32_t> digit_count;  // and its counters
+    std::vector<std::uint32_t> cursor;       // per hash of the unit: the next producer slot, then consumer slot
 };
 
-// The producers and consumers whose hash is in [first_hash, last_hash), each
-// grouped by hash (stable, so in time order within a hash), at
-// offset[h] - offset[first_hash], in one pass over the samples.
-void gather(const SampleSet& s, const JoinPlan& plan, std::size_t first_hash, std::size_t last_hash, Gathered& out) {
+// The producers and consumers of a unit, each grouped by hash (stable, so in
+// time order within a hash), at offset[h] - offset[first_hash], in one pass
+// over the samples that may hold them.
+void gather(const SampleSet& s, const JoinPlan& plan, const JoinUnit& unit, Gathered& out) {
+    const std::size_t first_hash = unit.first_hash, last_hash = unit.last_hash;
     const std::size_t width = last_hash - first_hash;
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
     out.producers.resize(plan.producer_offset[last_hash] - producer_base);
@@ -120,7 +188,7 @@ void gather(const SampleSet& s, const JoinPlan& plan, std::size_t first_hash, st
         out.cursor[2 * h + 1] = plan.consumer_offset[first_hash + h] - consumer_base;
     }
     const std::uint32_t first = static_cast<std::uint32_t>(first_hash);
-    for (SampleIndex i = 0; i < s.size(); ++i) {
+    for (SampleIndex i = unit.sample_first; i < unit.sample_end; ++i) {
         const std::uint32_t o = s.output[i] - first, in = s.input[i] - first;  // kNoHash wraps out of range
         if (o >= width && in >= width) continue;
         const Endpoint e{s.time_ns[i], i, plan.source_of_tracepoint[s.tracepoint[i]]};
@@ -143,22 +211,47 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
     }
 }
 
+// Stable LSD radix sort of a unit's edges by consumer (all in
+// [unit.sample_first, unit.sample_end)), in as few passes of at most
+// kDigitBits bits as the range needs, through records.sorted.
+void sort_by_consumer(std::vector<Edge>& edges, Gathered& records, const JoinUnit& unit) {
+    constexpr unsigned kDigitBits = 11;  // 8 KiB of counters: L1-resident
+    if (edges.size() < 2) return;
+    const SampleIndex first = unit.sample_first;
+    const unsigned bits = static_cast<unsigned>(std::bit_width(std::uint32_t{unit.sample_end - first - 1}));
+    const unsigned passes = (bits + kDigitBits - 1) / kDigitBits, digit_bits = passes ? (bits + passes - 1) / passes : 0;
+    const std::uint32_t mask = (std::uint32_t{1} << digit_bits) - 1;
+    if (records.sorted.capacity() < edges.size()) {
+        records.sorted = {};
+        detail::reserve_on_huge_pages(records.sorted, edges.size());
+    }
+    records.sorted.resize(edges.size());
+    for (unsigned pass = 0, shift = 0; pass < passes; ++pass, shift += digit_bits) {
+        records.digit_count.assign(std::size_t{mask} + 1, 0);
+        for (const Edge& e : edges) ++records.digit_count[((e.to - first) >> shift) & mask];
+        std::uint32_t sum = 0;
+        for (std::uint32_t& c : records.digit_count) sum += std::exchange(c, sum);
+        for (const Edge& e : edges) records.sorted[records.digit_count[((e.to - first) >> shift) & mask]++] = e;
+        edges.swap(records.sorted);
+    }
+}
+
 struct LinkRange {
     std::vector<Edge> edges;  // grouped by consumer; a producer's edges in consumer order
     std::uint64_t unlinked = 0, unconsumed = 0;
 };
 
-// Links the consumers of the hashes of partition k; counts each sample's
-// edges into the out- and in-degree columns (only this partition's producers
-// and consumers are written).
-void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
-                    std::size_t k, Gathered& records, LinkRange& out, std::uint32_t* out_degree, std::uint32_t* in_degree,
-                    std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found, bool reports) {
-    const std::size_t first_hash = plan.bounds[k], last_hash = plan.bounds[k + 1];
-    gather(s, plan, first_hash, last_hash, records);
+// Links the consumers of a unit's hashes; counts each sample's edges into
+// the out- and in-degree columns (only the unit's producers and consumers
+// are written). The unit's edges stay grouped by consumer, each producer's in
+// consumer order.
+void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
+               const JoinUnit& unit, Gathered& records, LinkRange& out, std::uint32_t* out_degree, std::uint32_t* in_degree,
+               std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found, bool reports) {
+    const std::size_t first_hash = unit.first_hash, last_hash = unit.last_hash;
+    gather(s, plan, unit, records);
     std::vector<Endpoint>& producers = records.producers;
     const std::vector<Endpoint>& consumers = records.consumers;
-    records.out_degree.assign(producers.size(), 0);
     const bool listed = pairs.has_lists();
     if (listed) records.run_of_source.resize(s.source_count);
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
@@ -205,7 +298,6 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
                     if (a == b.sample) continue;
                     if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
                     out.edges.push_back({a, b.sample});
-                    ++records.out_degree[static_cast<std::size_t>(p - producers.data())];
                     if (!keep_all) break;
                 }
             };
@@ -224,7 +316,6 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
                     link_run(r, *scope);
                 }
             }
-            in_degree[b.sample] = static_cast<std::uint32_t>(out.edges.size() - edges_before);
             out.unlinked += out.edges.size() == edges_before;
         }
         consumers_done += plan.consumer_offset[h + 1] - plan.consumer_offset[h];
@@ -236,10 +327,19 @@ void link_partition(const SampleSet& s, const JoinPlan& plan, const detail::Pair
             if (reports && options.progress) options.progress(done.load(), edges_found.load());
         }
     }
-    for (std::size_t i = 0; i < producers.size(); ++i) {
-        out_degree[producers[i].sample] = records.out_degree[i];
-        out.unconsumed += records.out_degree[i] == 0;
+    // A unit spanning more samples than the cache holds counters and rows for
+    // (hashes used all over the run) would scatter the degrees' and later the
+    // rows' writes by hash; in consumer order they go in sample order, as the
+    // producer of almost every edge is a recent sample. The other units'
+    // samples are close together anyway (256 KiB of a degree column).
+    constexpr SampleIndex kSortedSpan = SampleIndex{1} << 16;
+    if (unit.sample_end - unit.sample_first > kSortedSpan) sort_by_consumer(out.edges, records, unit);
+    std::size_t consumed = 0;  // producers with an edge
+    for (const Edge& e : out.edges) {
+        ++in_degree[e.to];
+        consumed += out_degree[e.from]++ == 0;
     }
+    out.unconsumed = producers.size() - consumed;
     done.fetch_add(consumers_done, std::memory_order_relaxed);
     edges_found.fetch_add(out.edges.size() - reported_edges, std::memory_order_relaxed);
 }
@@ -251,7 +351,7 @@ void row_ends(std::vector<std::uint32_t>& degree_then_offset) {
     for (std::uint32_t& v : degree_then_offset) v = sum += v;
 }
 
-// Places one partition's edges: each edge at the end of its producer's row,
+// Places one unit's edges: each edge at the end of its producer's row,
 // each consumer's edge indices (ascending, i.e. by producer) at the end of its
 // in-row. Walking the list backwards keeps each producer's row in consumer
 // order.
@@ -279,34 +379,28 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     // join's limit arithmetic assumes >= 0).
     if (options.tolerance_ns < 0) throw std::invalid_argument("link: tolerance_ns must be >= 0, not " + std::to_string(options.tolerance_ns));
     const unsigned threads = std::clamp<unsigned>(options.threads ? options.threads : std::thread::hardware_concurrency(), 1, 64);
-    const JoinPlan plan = plan_join(s, s.size() < 100000 ? 1 : 2 * std::size_t{threads}, threads);
-    const std::size_t partitions = plan.bounds.size() - 1;
+    const JoinPlan plan = plan_join(s, threads);
+    const std::size_t units = plan.units.size();
     const std::size_t n = s.size();
     Graph g;
-    // Degrees first (each sample written by the one partition owning its
-    // hash, or left 0), then row ends; the last entry stays the total.
+    // Degrees first (each sample written by the one unit owning its hash, or
+    // left 0), then row ends; the last entry stays the total.
     // The graph's columns, the join's records and edge lists are written in
     // scattered order: on huge pages they take fewer faults and TLB misses.
     g.out_offset = detail::vector_on_huge_pages<std::uint32_t>(n + 1, 0);
     g.in_offset = detail::vector_on_huge_pages<std::uint32_t>(n + 1, 0);
-    std::vector<LinkRange> ranges(partitions);
+    std::vector<LinkRange> ranges(units);
     {
         const detail::PairTable pairs(s, spec);
-        std::vector<Gathered> records(std::min<std::size_t>(threads, partitions));
-        std::size_t most_producers = 0, most_consumers = 0;
-        for (std::size_t k = 0; k < partitions; ++k) {
-            const std::size_t first = plan.bounds[k], last = plan.bounds[k + 1];
-            most_producers = std::max<std::size_t>(most_producers, plan.producer_offset[last] - plan.producer_offset[first]);
-            most_consumers = std::max<std::size_t>(most_consumers, plan.consumer_offset[last] - plan.consumer_offset[first]);
-        }
+        std::vector<Gathered> records(std::min<std::size_t>(threads, units));
         for (Gathered& r : records) {
-            detail::reserve_on_huge_pages(r.producers, most_producers);
-            detail::reserve_on_huge_pages(r.consumers, most_consumers);
+            detail::reserve_on_huge_pages(r.producers, plan.most_producers);
+            detail::reserve_on_huge_pages(r.consumers, plan.most_consumers);
         }
         std::atomic<std::uint64_t> done{0}, edges_found{0};
-        parallel_for(partitions, threads, [&](std::size_t k, unsigned w) {
-            link_partition(s, plan, pairs, options, k, records[w], ranges[k], g.out_offset.data(), g.in_offset.data(), done,
-                           edges_found, w == 0);
+        parallel_for(units, threads, [&](std::size_t k, unsigned w) {
+            link_unit(s, plan, pairs, options, plan.units[k], records[w], ranges[k], g.out_offset.data(), g.in_offset.data(), done,
+                      edges_found, w == 0);
         });
     }
     std::size_t total = 0;
@@ -321,7 +415,7 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     detail::reserve_on_huge_pages(g.in_edges, total);
     g.edges.resize(total);
     g.in_edges.resize(total);
-    parallel_for(partitions, threads, [&](std::size_t k, unsigned) {
+    parallel_for(units, threads, [&](std::size_t k, unsigned) {
         place_edges(ranges[k].edges, g);
         ranges[k].edges = {};
     });

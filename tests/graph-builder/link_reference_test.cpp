@@ -3,7 +3,10 @@
 // large enough to be partitioned (>= 100k samples): several node instances
 // and threads, [[pair]] rules with wildcards and every scope, hash values
 // reused by many sources (so the join both looks up the allowed runs and
-// tries every run), equal times, keep-all and tolerance, 1-3 threads.
+// tries every run), equal times, keep-all and tolerance, 1-3 threads. One run
+// draws hashes from all over the run (join units reading the whole run, their
+// edges sorted by consumer), the other mostly from a window sliding with time
+// (units reading a stretch of it), plus a few used throughout.
 #include "hashtrace/graph/link.hpp"
 #include "test_logs.hpp"
 
@@ -95,25 +98,44 @@ void expect_same_graph(const Graph& got, const Graph& want, const std::string& w
     EXPECT_EQ(got.unconsumed_outputs, want.unconsumed_outputs) << what;
 }
 
+// Hash ids in order of first use, as the binary loader numbers most of a
+// run's hashes (the CSV loader of these tests does not), so that a sliding
+// window of hashes is a sliding window of ids. The values are dropped.
+void number_by_first_use(SampleSet& s) {
+    std::vector<HashId> renumbered(s.hash_count, kNoHash);
+    HashId next = 0;
+    for (SampleIndex i = 0; i < s.size(); ++i)
+        for (HashId* h : {&s.input[i], &s.output[i]})
+            if (*h != kNoHash) *h = renumbered[*h] == kNoHash ? renumbered[*h] = next++ : renumbered[*h];
+    s.hash_values.clear();
+    s.hash_functions.clear();
+}
+
 // 3 nodes x 2 instances x 4 tracepoints = 24 sources, 3 threads each; a
-// hash is drawn from a few values (reused by many sources) or many.
-SampleSet random_run(std::uint64_t seed) {
+// hash is drawn from a few values (reused by many sources) or many: any of
+// them, or with `sliding`, those of the samples' time.
+SampleSet random_run(std::uint64_t seed, bool sliding = false) {
     std::mt19937_64 rng(seed);
     std::vector<CsvLog> logs(6);
     const char* tracepoints[] = {"P", "Q", "R", "S"};
+    std::uint64_t now = 0;  // in 10 us steps
     auto hash = [&] {
         if (rng() % 4 == 0) return std::string();
-        return rng() % 16 ? "m" + std::to_string(rng() % 40000) : "c" + std::to_string(rng() % 50);
+        if (rng() % 16 == 0) return "c" + std::to_string(rng() % 50);
+        return "m" + std::to_string(sliding ? now / 8 + rng() % 16 : rng() % 40000);
     };
     for (int k = 0; k < 105000; ++k) {
         const std::size_t log = rng() % 6;
-        const double t = 100 + static_cast<double>(rng() % 300000) * 1e-5;  // equal times happen
+        now = sliding ? k * 3 + rng() % 8 : rng() % 300000;
+        const double t = 100 + static_cast<double>(now) * 1e-5;  // equal times happen
         const std::string in = hash(), out = hash();
         logs[log].row("N" + std::to_string(log / 2), std::to_string(log % 2), tracepoints[rng() % 4], t, in, out, static_cast<int>(rng() % 3));
     }
     std::vector<std::pair<std::string, std::string>> files;
     for (std::size_t i = 0; i < logs.size(); ++i) files.emplace_back("n" + std::to_string(i) + ".csv", logs[i].text());
-    return load(files);
+    SampleSet s = load(files);
+    if (sliding) number_by_first_use(s);
+    return s;
 }
 
 TEST(LinkReference, WholeGraphMatchesBruteForceOnRandomRuns) {
@@ -141,23 +163,25 @@ scope = "instance"
 from = "N2/*"
 to = "N1/Q"
 )", "reference.toml");
-    const SampleSet s = random_run(11);
-    for (const AnalysisSpec* spec : {&rules, static_cast<const AnalysisSpec*>(nullptr)})
-        for (const bool keep_all : {false, true})
-            for (const std::int64_t tolerance : {std::int64_t{0}, std::int64_t{40000}}) {
-                LinkOptions options;
-                options.keep_all = keep_all;
-                options.tolerance_ns = tolerance;
-                const AnalysisSpec no_rules;
-                const AnalysisSpec& used = spec ? *spec : no_rules;
-                const Graph want = reference_link(s, used, options);
-                for (unsigned threads : {1u, 2u, 3u}) {
-                    options.threads = threads;
-                    expect_same_graph(link(s, used, options), want,
-                                      std::string(spec ? "rules" : "no rules") + (keep_all ? " keep-all" : "") + " tolerance " +
-                                          std::to_string(tolerance) + " threads " + std::to_string(threads));
+    for (const bool sliding : {false, true}) {
+        const SampleSet s = random_run(11, sliding);
+        for (const AnalysisSpec* spec : {&rules, static_cast<const AnalysisSpec*>(nullptr)})
+            for (const bool keep_all : {false, true})
+                for (const std::int64_t tolerance : {std::int64_t{0}, std::int64_t{40000}}) {
+                    LinkOptions options;
+                    options.keep_all = keep_all;
+                    options.tolerance_ns = tolerance;
+                    const AnalysisSpec no_rules;
+                    const AnalysisSpec& used = spec ? *spec : no_rules;
+                    const Graph want = reference_link(s, used, options);
+                    for (unsigned threads : {1u, 2u, 3u}) {
+                        options.threads = threads;
+                        expect_same_graph(link(s, used, options), want,
+                                          std::string(sliding ? "sliding " : "") + (spec ? "rules" : "no rules") + (keep_all ? " keep-all" : "") + " tolerance " +
+                                              std::to_string(tolerance) + " threads " + std::to_string(threads));
+                    }
                 }
-            }
+    }
 }
 
 }  // namespace
