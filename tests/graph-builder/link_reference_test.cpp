@@ -1,12 +1,13 @@
 // The whole Graph of link() - both CSR directions, their order and the
 // leftover counts - against a brute-force reading of SPEC 4 on random runs
-// large enough to be partitioned (>= 100k samples): several node instances
-// and threads, [[pair]] rules with wildcards and every scope, hash values
-// reused by many sources (so the join both looks up the allowed runs and
-// tries every run), equal times, keep-all and tolerance, 1-3 threads. One run
-// draws hashes from all over the run (join units reading the whole run, their
-// edges sorted by consumer), the other mostly from a window sliding with time
-// (units reading a stretch of it), plus a few used throughout.
+// large enough to be joined in several units (105k samples; a unit holds
+// about 64k records): several node instances and threads, [[pair]] rules
+// with wildcards and every scope, hash values reused by many sources (so the
+// join both looks up the allowed runs and tries every run), equal times,
+// keep-all and tolerance, 1-3 threads. One run draws hashes from all over
+// the run (join units reading the whole run, their edges sorted by consumer),
+// the other mostly from a window sliding with time (units reading a stretch
+// of it), plus a few used throughout.
 #include "hashtrace/graph/link.hpp"
 #include "test_logs.hpp"
 
