@@ -14,7 +14,7 @@
 //      consumer's time (+ tolerance), skipping itself and other threads where
 //      the scope requires one thread;
 //   3. count each producer's and consumer's edges (a unit spanning much of
-//      the run first orders its edges by consumer);
+//      the run first groups its edges by block of consumers);
 //   4. once every unit has counted, place its edges into the compressed rows
 //      of both directions (again per unit, in parallel).
 // Step 2 reads both sides sequentially (the records of one hash are
@@ -167,8 +167,8 @@ struct RunOfSource {
 struct Gathered {
     std::vector<RunOfSource> run_of_source;  // per source, when the pair table has lists
     std::vector<Endpoint> producers, consumers;
-    std::vector<Edge> sorted;                 // sort_by_consumer's other buffer
-    std::vector<std::uint32_t> digit_count;  // and its counters
+    std::vector<Edge> sorted;                 // group_by_consumer_block's other buffer
+    std::vector<std::uint32_t> block_start;  // and its counters
     std::vector<std::uint32_t> cursor;       // per hash of the unit: the next producer slot, then consumer slot
 };
 
@@ -210,29 +210,34 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
     }
 }
 
-// Stable LSD radix sort of a unit's edges by consumer (all in
-// [unit.sample_first, unit.sample_end)), in as few passes of at most
-// kDigitBits bits as the range needs, through records.sorted.
-void sort_by_consumer(std::vector<Edge>& edges, Gathered& records, const JoinUnit& unit) {
-    constexpr unsigned kDigitBits = 11;  // 8 KiB of counters: L1-resident
+// Groups a unit's edges by block of consumers (all consumers are in
+// [unit.sample_first, unit.sample_end)): a stable partition into blocks of
+// 2^13 consecutive samples (coarser past 2048 blocks, so that the counters
+// stay L1-resident and the scattered writes few enough streams), in one
+// counting and one scattering pass through records.sorted. That is all the
+// cache needs: a block's degree and row writes stay within 32-64 KiB of each
+// graph column. (A full sort by consumer, two radix passes of 2048 buckets,
+// cost more than the unit's join; blocks of 2^16 samples made placing slower
+// by as much as they saved.) Being stable, it keeps what placing relies on:
+// each consumer's edges next to each other, each producer's in consumer order.
+void group_by_consumer_block(std::vector<Edge>& edges, Gathered& records, const JoinUnit& unit) {
+    constexpr unsigned kBlockShift = 13, kMostBlockBits = 11;
     if (edges.size() < 2) return;
     const SampleIndex first = unit.sample_first;
     const unsigned bits = static_cast<unsigned>(std::bit_width(std::uint32_t{unit.sample_end - first - 1}));
-    const unsigned passes = (bits + kDigitBits - 1) / kDigitBits, digit_bits = passes ? (bits + passes - 1) / passes : 0;
-    const std::uint32_t mask = (std::uint32_t{1} << digit_bits) - 1;
+    const unsigned shift = std::max(kBlockShift, bits > kMostBlockBits ? bits - kMostBlockBits : 0);
+    auto block_of = [&](const Edge& e) { return (e.to - first) >> shift; };
     if (records.sorted.capacity() < edges.size()) {
         records.sorted = {};
         detail::reserve_on_huge_pages(records.sorted, edges.size());
     }
     records.sorted.resize(edges.size());
-    for (unsigned pass = 0, shift = 0; pass < passes; ++pass, shift += digit_bits) {
-        records.digit_count.assign(std::size_t{mask} + 1, 0);
-        for (const Edge& e : edges) ++records.digit_count[((e.to - first) >> shift) & mask];
-        std::uint32_t sum = 0;
-        for (std::uint32_t& c : records.digit_count) sum += std::exchange(c, sum);
-        for (const Edge& e : edges) records.sorted[records.digit_count[((e.to - first) >> shift) & mask]++] = e;
-        edges.swap(records.sorted);
-    }
+    records.block_start.assign((std::size_t{unit.sample_end - first - 1} >> shift) + 1, 0);
+    for (const Edge& e : edges) ++records.block_start[block_of(e)];
+    std::uint32_t sum = 0;
+    for (std::uint32_t& c : records.block_start) sum += std::exchange(c, sum);
+    for (const Edge& e : edges) records.sorted[records.block_start[block_of(e)]++] = e;
+    edges.swap(records.sorted);
 }
 
 struct LinkRange {
@@ -328,11 +333,12 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     }
     // A unit spanning more samples than the cache holds counters and rows for
     // (hashes used all over the run) would scatter the degrees' and later the
-    // rows' writes by hash; in consumer order they go in sample order, as the
-    // producer of almost every edge is a recent sample. The other units'
-    // samples are close together anyway (256 KiB of a degree column).
-    constexpr SampleIndex kSortedSpan = SampleIndex{1} << 16;
-    if (unit.sample_end - unit.sample_first > kSortedSpan) sort_by_consumer(out.edges, records, unit);
+    // rows' writes by hash; grouped by block of consumers they go a block at a
+    // time in sample order, as the producer of almost every edge is a recent
+    // sample. The other units' samples are close together anyway (256 KiB of
+    // a degree column; grouping them too cost more than it saved).
+    constexpr SampleIndex kGroupedSpan = SampleIndex{1} << 16;
+    if (unit.sample_end - unit.sample_first > kGroupedSpan) group_by_consumer_block(out.edges, records, unit);
     std::size_t consumed = 0;  // producers with an edge
     for (const Edge& e : out.edges) {
         ++in_degree[e.to];
