@@ -25,12 +25,12 @@
 // in-edges come from one unit, next to each other.
 #include "hashtrace/graph/link.hpp"
 
+#include "consumer_blocks.hpp"
 #include "hashtrace/graph/detail/huge_pages.hpp"
 #include "pair_table.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -210,36 +210,6 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
     }
 }
 
-// Groups a unit's edges by block of consumers (all consumers are in
-// [unit.sample_first, unit.sample_end)): a stable partition into blocks of
-// 2^13 consecutive samples (coarser past 2048 blocks, so that the counters
-// stay L1-resident and the scattered writes few enough streams), in one
-// counting and one scattering pass through records.sorted. That is all the
-// cache needs: a block's degree and row writes stay within 32-64 KiB of each
-// graph column. (A full sort by consumer, two radix passes of 2048 buckets,
-// cost more than the unit's join; blocks of 2^16 samples made placing slower
-// by as much as they saved.) Being stable, it keeps what placing relies on:
-// each consumer's edges next to each other, each producer's in consumer order.
-void group_by_consumer_block(std::vector<Edge>& edges, Gathered& records, const JoinUnit& unit) {
-    constexpr unsigned kBlockShift = 13, kMostBlockBits = 11;
-    if (edges.size() < 2) return;
-    const SampleIndex first = unit.sample_first;
-    const unsigned bits = static_cast<unsigned>(std::bit_width(std::uint32_t{unit.sample_end - first - 1}));
-    const unsigned shift = std::max(kBlockShift, bits > kMostBlockBits ? bits - kMostBlockBits : 0);
-    auto block_of = [&](const Edge& e) { return (e.to - first) >> shift; };
-    if (records.sorted.capacity() < edges.size()) {
-        records.sorted = {};
-        detail::reserve_on_huge_pages(records.sorted, edges.size());
-    }
-    records.sorted.resize(edges.size());
-    records.block_start.assign((std::size_t{unit.sample_end - first - 1} >> shift) + 1, 0);
-    for (const Edge& e : edges) ++records.block_start[block_of(e)];
-    std::uint32_t sum = 0;
-    for (std::uint32_t& c : records.block_start) sum += std::exchange(c, sum);
-    for (const Edge& e : edges) records.sorted[records.block_start[block_of(e)]++] = e;
-    edges.swap(records.sorted);
-}
-
 struct LinkRange {
     std::vector<Edge> edges;  // grouped by consumer; a producer's edges in consumer order
     std::uint64_t unlinked = 0, unconsumed = 0;
@@ -338,7 +308,8 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     // sample. The other units' samples are close together anyway (256 KiB of
     // a degree column; grouping them too cost more than it saved).
     constexpr SampleIndex kGroupedSpan = SampleIndex{1} << 16;
-    if (unit.sample_end - unit.sample_first > kGroupedSpan) group_by_consumer_block(out.edges, records, unit);
+    if (unit.sample_end - unit.sample_first > kGroupedSpan)
+        detail::group_by_consumer_block(out.edges, unit.sample_first, unit.sample_end - unit.sample_first, records.sorted, records.block_start);
     std::size_t consumed = 0;  // producers with an edge
     for (const Edge& e : out.edges) {
         ++in_degree[e.to];
