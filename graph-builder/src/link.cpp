@@ -14,7 +14,7 @@
 //      consumer's time (+ tolerance), skipping itself and other threads where
 //      the scope requires one thread;
 //   3. count each producer's and consumer's edges (a unit spanning much of
-//      the run first orders its edges by consumer);
+//      the run first groups its edges by block of consumers);
 //   4. once every unit has counted, place its edges into the compressed rows
 //      of both directions (again per unit, in parallel).
 // Step 2 reads both sides sequentially (the records of one hash are
@@ -25,12 +25,12 @@
 // in-edges come from one unit, next to each other.
 #include "hashtrace/graph/link.hpp"
 
+#include "consumer_blocks.hpp"
 #include "hashtrace/graph/detail/huge_pages.hpp"
 #include "pair_table.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -139,10 +139,9 @@ void plan_units(JoinPlan& plan, const HashCounts (&counts)[2], std::size_t hash_
     }
 }
 
-JoinPlan plan_join(const SampleSet& s, unsigned threads) {
+// counts: of the output and the input column (moved from).
+JoinPlan plan_join(const SampleSet& s, HashCounts (&counts)[2], unsigned threads) {
     JoinPlan plan;
-    HashCounts counts[2];  // output, input
-    parallel_for(2, threads, [&](std::size_t k, unsigned) { counts[k] = count_hashes(s, k == 0 ? s.output : s.input); });
     plan.producer_offset = std::move(counts[0].offsets);
     plan.consumer_offset = std::move(counts[1].offsets);
     plan.instance_of_source.resize(s.source_count);
@@ -168,8 +167,8 @@ struct RunOfSource {
 struct Gathered {
     std::vector<RunOfSource> run_of_source;  // per source, when the pair table has lists
     std::vector<Endpoint> producers, consumers;
-    std::vector<Edge> sorted;                 // sort_by_consumer's other buffer
-    std::vector<std::uint32_t> digit_count;  // and its counters
+    std::vector<Edge> sorted;                 // group_by_consumer_block's other buffer
+    std::vector<std::uint32_t> block_start;  // and its counters
     std::vector<std::uint32_t> cursor;       // per hash of the unit: the next producer slot, then consumer slot
 };
 
@@ -208,31 +207,6 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
         Endpoint* q = p;
         for (; q != first && e.source < (q - 1)->source; --q) *q = *(q - 1);
         *q = e;
-    }
-}
-
-// Stable LSD radix sort of a unit's edges by consumer (all in
-// [unit.sample_first, unit.sample_end)), in as few passes of at most
-// kDigitBits bits as the range needs, through records.sorted.
-void sort_by_consumer(std::vector<Edge>& edges, Gathered& records, const JoinUnit& unit) {
-    constexpr unsigned kDigitBits = 11;  // 8 KiB of counters: L1-resident
-    if (edges.size() < 2) return;
-    const SampleIndex first = unit.sample_first;
-    const unsigned bits = static_cast<unsigned>(std::bit_width(std::uint32_t{unit.sample_end - first - 1}));
-    const unsigned passes = (bits + kDigitBits - 1) / kDigitBits, digit_bits = passes ? (bits + passes - 1) / passes : 0;
-    const std::uint32_t mask = (std::uint32_t{1} << digit_bits) - 1;
-    if (records.sorted.capacity() < edges.size()) {
-        records.sorted = {};
-        detail::reserve_on_huge_pages(records.sorted, edges.size());
-    }
-    records.sorted.resize(edges.size());
-    for (unsigned pass = 0, shift = 0; pass < passes; ++pass, shift += digit_bits) {
-        records.digit_count.assign(std::size_t{mask} + 1, 0);
-        for (const Edge& e : edges) ++records.digit_count[((e.to - first) >> shift) & mask];
-        std::uint32_t sum = 0;
-        for (std::uint32_t& c : records.digit_count) sum += std::exchange(c, sum);
-        for (const Edge& e : edges) records.sorted[records.digit_count[((e.to - first) >> shift) & mask]++] = e;
-        edges.swap(records.sorted);
     }
 }
 
@@ -329,11 +303,13 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     }
     // A unit spanning more samples than the cache holds counters and rows for
     // (hashes used all over the run) would scatter the degrees' and later the
-    // rows' writes by hash; in consumer order they go in sample order, as the
-    // producer of almost every edge is a recent sample. The other units'
-    // samples are close together anyway (256 KiB of a degree column).
-    constexpr SampleIndex kSortedSpan = SampleIndex{1} << 16;
-    if (unit.sample_end - unit.sample_first > kSortedSpan) sort_by_consumer(out.edges, records, unit);
+    // rows' writes by hash; grouped by block of consumers they go a block at a
+    // time in sample order, as the producer of almost every edge is a recent
+    // sample. The other units' samples are close together anyway (256 KiB of
+    // a degree column; grouping them too cost more than it saved).
+    constexpr SampleIndex kGroupedSpan = SampleIndex{1} << 16;
+    if (unit.sample_end - unit.sample_first > kGroupedSpan)
+        detail::group_by_consumer_block(out.edges, unit.sample_first, unit.sample_end - unit.sample_first, records.sorted, records.block_start);
     std::size_t consumed = 0;  // producers with an edge
     for (const Edge& e : out.edges) {
         ++in_degree[e.to];
@@ -379,16 +355,21 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     // join's limit arithmetic assumes >= 0).
     if (options.tolerance_ns < 0) throw std::invalid_argument("link: tolerance_ns must be >= 0, not " + std::to_string(options.tolerance_ns));
     const unsigned threads = std::clamp<unsigned>(options.threads ? options.threads : std::thread::hardware_concurrency(), 1, 64);
-    const JoinPlan plan = plan_join(s, threads);
-    const std::size_t units = plan.units.size();
     const std::size_t n = s.size();
     Graph g;
-    // Degrees first (each sample written by the one unit owning its hash, or
-    // left 0), then row ends; the last entry stays the total.
-    // The graph's columns, the join's records and edge lists are written in
-    // scattered order: on huge pages they take fewer faults and TLB misses.
-    g.out_offset = detail::vector_on_huge_pages<std::uint32_t>(n + 1, 0);
-    g.in_offset = detail::vector_on_huge_pages<std::uint32_t>(n + 1, 0);
+    // Degrees are counted into the offset columns (each sample written by the
+    // one unit owning its hash, or left 0), later turned into row ends; the
+    // last entry stays the total. Each counting task also zeroes one of them,
+    // so that neither core waits while the other clears 16 MB. The graph's
+    // columns, the join's records and edge lists are written in scattered
+    // order: on huge pages they take fewer faults and TLB misses.
+    HashCounts counts[2];  // output, input
+    parallel_for(2, threads, [&](std::size_t k, unsigned) {
+        counts[k] = count_hashes(s, k == 0 ? s.output : s.input);
+        (k == 0 ? g.out_offset : g.in_offset) = detail::vector_on_huge_pages<std::uint32_t>(n + 1, 0);
+    });
+    const JoinPlan plan = plan_join(s, counts, threads);
+    const std::size_t units = plan.units.size();
     std::vector<LinkRange> ranges(units);
     {
         const detail::PairTable pairs(s, spec);
@@ -410,11 +391,15 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
         g.unconsumed_outputs += r.unconsumed;
     }
     if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 edges in one graph");
-    parallel_for(2, threads, [&](std::size_t k, unsigned) { row_ends(k == 0 ? g.out_offset : g.in_offset); });
-    detail::reserve_on_huge_pages(g.edges, total);
-    detail::reserve_on_huge_pages(g.in_edges, total);
-    g.edges.resize(total);
-    g.in_edges.resize(total);
+    // The edge columns are zeroed as they are sized (value-initialised): one
+    // thread clears the edges (8 bytes an edge), the other the in-edges (4)
+    // and both row ends, so that the two take about as long.
+    parallel_for(2, threads, [&](std::size_t k, unsigned) {
+        if (k == 0) return detail::resize_on_huge_pages(g.edges, total);
+        detail::resize_on_huge_pages(g.in_edges, total);
+        row_ends(g.out_offset);
+        row_ends(g.in_offset);
+    });
     parallel_for(units, threads, [&](std::size_t k, unsigned) {
         place_edges(ranges[k].edges, g);
         ranges[k].edges = {};
