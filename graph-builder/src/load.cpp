@@ -54,14 +54,16 @@ struct Chunk {
 struct ParsedFile {
     std::size_t chunk = 0;
     std::size_t first = 0;  // in the chunk
+    detail::RunStarts runs;  // in the chunk
     SourceFile meta;
 };
 
 class ChunkFiller final : public logio::LogVisitor {
 public:
-    // `bytes`: the log's size.
-    ChunkFiller(Chunk& chunk, std::uint32_t file, std::uintmax_t bytes, SourceFile& meta, const std::function<void(std::uint64_t)>& on_batch)
-        : chunk_(chunk), file_(file), bytes_(bytes), meta_(meta), on_batch_(on_batch) {}
+    // `bytes`: the log's size; `runs` notes the file's times.
+    ChunkFiller(Chunk& chunk, std::uint32_t file, std::uintmax_t bytes, SourceFile& meta, detail::RunStarts& runs,
+                const std::function<void(std::uint64_t)>& on_batch)
+        : chunk_(chunk), file_(file), bytes_(bytes), meta_(meta), runs_(runs), on_batch_(on_batch) {}
 
     void on_header(const logio::LogHeader& header) override { meta_.header = header; }
 
@@ -106,7 +108,7 @@ public:
             p.input = r.has_input() ? id_of(r.input_hash, r.input_ring, p.function, p.input_mix) : kNoHash;
             p.output = r.has_output() ? id_of(r.output_hash, r.output_ring, p.function, p.output_mix) : kNoHash;
         }
-        chunk_.time.append(n, [&](std::int64_t* dst, std::size_t first, std::size_t count) {
+        append_time(n, [&](std::int64_t* dst, std::size_t first, std::size_t count) {
             for (std::size_t i = 0; i < count; ++i) dst[i] = batch[first + i].time_ns;
         });
         chunk_.input.append(n, [&](HashId* dst, std::size_t first, std::size_t count) {
@@ -159,7 +161,7 @@ public:
         auto copy = [](const auto& from) {
             return [&from](auto* dst, std::size_t first, std::size_t count) { std::memcpy(dst, &from[first], count * sizeof *dst); };
         };
-        chunk_.time.append(n, copy(c.time_ns));
+        append_time(n, copy(c.time_ns));
         chunk_.input.append(n, copy(inputs_));
         chunk_.output.append(n, copy(outputs_));
         chunk_.tracepoint.append(n, copy(tracepoints_));
@@ -246,6 +248,15 @@ private:
         return id;
     }
 
+    // Appends to the time column, noting where the times go back.
+    template <typename Fill>
+    void append_time(std::size_t n, Fill&& fill) {
+        chunk_.time.append(n, [&](std::int64_t* dst, std::size_t first, std::size_t count) {
+            fill(dst, first, count);
+            runs_.note(dst, count);
+        });
+    }
+
     const LocalTracepoint& tracepoint_of(const logio::SampleRecord& r) const { return tracepoint_of(r.tracepoint); }
     // Called for every sample: the error's message is built out of line,
     // so that this inlines into the batch loops.
@@ -267,6 +278,7 @@ private:
     std::uintmax_t bytes_;
     bool reserved_ = false;  // chunk_.hashes for this log's hashes
     SourceFile& meta_;
+    detail::RunStarts& runs_;
     const std::function<void(std::uint64_t)>& on_batch_;
     std::vector<LocalTracepoint> local_;
     std::map<TracepointKey, TracepointId> ids_;
@@ -386,26 +398,18 @@ std::vector<std::vector<HashId>> number_hashes(std::vector<Chunk>& chunks, Sampl
 template <typename Place>
 void place_in_time_order(const std::vector<Chunk>& chunks, const std::vector<ParsedFile>& files, std::size_t total, Place&& place) {
     using Run = detail::SortedRun<BlockColumn<std::int64_t>>;
-    constexpr std::size_t kMaxRunsToMerge = 8;  // each output compares every run's next time
+    constexpr std::size_t kMaxRunsToMerge = detail::RunStarts::kMaxNoted;  // each output compares every run's next time
     std::vector<Run> runs;
-    // The runs are found a block of the column at a time: this pass over
-    // every sample's time is serial.
     for (std::size_t i = 0; i < files.size() && runs.size() <= kMaxRunsToMerge; ++i) {
         const ParsedFile& f = files[i];
-        const BlockColumn<std::int64_t>& column = chunks[f.chunk].time;
         const auto chunk = static_cast<std::uint32_t>(f.chunk);
-        std::size_t start = f.first, j = f.first;
-        std::int64_t previous = std::numeric_limits<std::int64_t>::min();
-        column.for_each_span(f.first, f.meta.sample_count, [&](const std::int64_t* time, std::size_t n) {
-            for (std::size_t k = 0; k < n && runs.size() <= kMaxRunsToMerge; ++k, ++j) {
-                if (time[k] < previous) {
-                    runs.push_back({&column, start, j - start, chunk});
-                    start = j;
-                }
-                previous = time[k];
-            }
-        });
-        if (start < f.first + f.meta.sample_count) runs.push_back({&column, start, f.first + f.meta.sample_count - start, chunk});
+        const std::size_t end = f.first + f.meta.sample_count;
+        std::size_t start = f.first;
+        for (const std::size_t next : f.runs.starts()) {
+            runs.push_back({&chunks[f.chunk].time, start, next - start, chunk});
+            start = next;
+        }
+        if (start < end) runs.push_back({&chunks[f.chunk].time, start, end - start, chunk});
     }
     if (runs.size() <= kMaxRunsToMerge) {
         in_parallel([&] { detail::merge_runs<detail::MergePart::front>(runs, total / 2, place); },
@@ -543,9 +547,10 @@ SampleSet load_with(const std::vector<std::string>& names, const std::vector<std
             ParsedFile& f = files[i];
             f.chunk = c;
             f.first = chunks[c].time.size();
+            f.runs = detail::RunStarts(f.first);
             f.meta.path = names[i];
             try {
-                ChunkFiller filler(chunks[c], static_cast<std::uint32_t>(i), sizes[i], f.meta, on_batch);
+                ChunkFiller filler(chunks[c], static_cast<std::uint32_t>(i), sizes[i], f.meta, f.runs, on_batch);
                 f.meta.report = parse(i, filler);
             } catch (...) {
                 errors[i] = std::current_exception();
