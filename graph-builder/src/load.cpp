@@ -127,10 +127,13 @@ public:
     }
 
     // A binary log's samples, straight from the reader's columns: the same
-    // ids as on_samples, in fewer and narrower passes. A ring repeat takes
-    // the id of the hash that filled its slot; the hashes written out in full
-    // (`literals`, in sample order) are mixed in one pass and interned in
-    // the next, prefetched a few literals ahead.
+    // ids as on_samples, in fewer and narrower passes. The hashes written out
+    // in full (`literals`, in sample order) are mixed in one pass and
+    // interned in the next, prefetched a few literals ahead; then each hash
+    // takes the id behind its ring slot, a literal having just filled its
+    // own. Whether a hash is absent, a repeat or a literal is data no branch
+    // predicts (a mispredict a sample when each sample took its own path):
+    // the passes branch only on what is rare.
     bool wants_columns() const override { return true; }
     void on_sample_columns(const logio::SampleColumns& c) override {
         if (!reserved_) {
@@ -139,24 +142,36 @@ public:
             chunk_.hashes.reserve(static_cast<std::size_t>(bytes_ / 17));
             reserved_ = true;
         }
-        const std::size_t n = c.size;
+        const std::size_t n = c.size, literals = c.literal_count;
         tracepoints_.resize(n);
         functions_.resize(n);
-        mixes_.resize(c.literal_count);
+        // One entry past the literals: a sample's hash that is not a literal
+        // writes or reads there.
+        literal_functions_.resize(literals + 1);
         for (std::size_t i = 0, k = 0; i < n; ++i) {
             const LocalTracepoint& tp = tracepoint_of(c.tracepoint[i]);
             tracepoints_[i] = tp.id;
             functions_[i] = tp.function;
-            if (logio::SampleRecord::written_in_full(c.input_ring[i])) mixes_[k] = HashInterner::mix(c.literals[k], tp.function), ++k;
-            if (logio::SampleRecord::written_in_full(c.output_ring[i])) mixes_[k] = HashInterner::mix(c.literals[k], tp.function), ++k;
+            literal_functions_[k] = tp.function;
+            k += logio::SampleRecord::written_in_full(c.input_ring[i]);
+            literal_functions_[k] = tp.function;
+            k += logio::SampleRecord::written_in_full(c.output_ring[i]);
+        }
+        mixes_.resize(literals);
+        for (std::size_t k = 0; k < literals; ++k) mixes_[k] = HashInterner::mix(c.literals[k], literal_functions_[k]);
+        literal_ids_.resize(literals + 1);
+        constexpr std::size_t kSlotAhead = HashInterner::kSlotAhead, kKeyAhead = HashInterner::kKeyAhead;
+        for (std::size_t k = 0; k < literals; ++k) {
+            if (k + kSlotAhead < literals) chunk_.hashes.prefetch_slot(mixes_[k + kSlotAhead]);
+            if (k + kKeyAhead < literals) chunk_.hashes.prefetch_key(mixes_[k + kKeyAhead]);
+            literal_ids_[k] = chunk_.hashes.intern(c.literals[k], literal_functions_[k], mixes_[k]);
         }
         inputs_.resize(n);
         outputs_.resize(n);
-        std::size_t next_literal = 0;
-        for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t i = 0, k = 0; i < n; ++i) {
             // The input first: an output "same as input" refers to its slot.
-            inputs_[i] = column_id(c, c.input_ring[i], functions_[i], next_literal);
-            outputs_[i] = column_id(c, c.output_ring[i], functions_[i], next_literal);
+            inputs_[i] = column_id(c.input_ring[i], functions_[i], k);
+            outputs_[i] = column_id(c.output_ring[i], functions_[i], k);
         }
         auto copy = [](const auto& from) {
             return [&from](auto* dst, std::size_t first, std::size_t count) { std::memcpy(dst, &from[first], count * sizeof *dst); };
@@ -234,18 +249,23 @@ private:
         const Hash128 h = chunk_.hashes.keys()[e.id()].hash;
         return chunk_.hashes.intern(h, f);
     }
-    // The id of a hash of `c` (`ring` as SampleColumns says); `next_literal`
-    // is the index of the next hash written out in full.
-    HashId column_id(const logio::SampleColumns& c, std::uint16_t ring, HashFunction f, std::size_t& next_literal) {
-        if (ring == logio::SampleRecord::kRingNone) return kNoHash;
-        if (ring < logio::SampleRecord::kRingSlot) return ring_repeat(ring, f);
-        constexpr std::size_t kSlotAhead = HashInterner::kSlotAhead, kKeyAhead = HashInterner::kKeyAhead;
-        const std::size_t k = next_literal++;
-        if (k + kSlotAhead < c.literal_count) chunk_.hashes.prefetch_slot(mixes_[k + kSlotAhead]);
-        if (k + kKeyAhead < c.literal_count) chunk_.hashes.prefetch_key(mixes_[k + kKeyAhead]);
-        const HashId id = chunk_.hashes.intern(c.literals[k], f, mixes_[k]);
-        ring_[ring - logio::SampleRecord::kRingSlot] = RingEntry(id, f);
-        return id;
+    // The id of a hash of a SampleColumns batch (`ring` as SampleColumns
+    // says), once its literals are interned (literal_ids_); `next_literal` is
+    // the index of the next literal. Computes rather than branches: a
+    // literal fills its ring slot (anything else writes the slot's spare, one
+    // ring further; a conditional index compiled to a branch), and then the
+    // hash, literal or repeat, is the one in its slot.
+    HashId column_id(std::uint16_t ring, HashFunction f, std::size_t& next_literal) {
+        constexpr std::size_t kRingSize = hashtrace::detail::kRingSize;
+        const std::size_t slot = ring % kRingSize;
+        const bool literal = logio::SampleRecord::written_in_full(ring), none = ring == logio::SampleRecord::kRingNone;
+        ring_[slot + kRingSize * !literal] = RingEntry(literal_ids_[next_literal], f);
+        next_literal += literal;
+        const RingEntry e = ring_[slot];
+        HashId id = e.id();
+        if (!none & (e.function() != f)) [[unlikely]]
+            id = ring_repeat(static_cast<std::uint16_t>(slot), f);
+        return none ? kNoHash : id;
     }
 
     // Appends to the time column, noting where the times go back.
@@ -283,12 +303,15 @@ private:
     std::vector<LocalTracepoint> local_;
     std::map<TracepointKey, TracepointId> ids_;
     std::vector<Pending> pending_;
-    // on_sample_columns' passes, per sample (the mixes: per hash written out in full).
+    // on_sample_columns' passes, per sample or per hash written out in full.
     std::vector<TracepointId> tracepoints_;
     std::vector<HashFunction> functions_;
+    std::vector<HashFunction> literal_functions_;  // per literal, and one more
     std::vector<std::uint64_t> mixes_;
+    std::vector<HashId> literal_ids_;  // per literal, and one more
     std::vector<HashId> inputs_, outputs_;
-    std::array<RingEntry, hashtrace::detail::kRingSize> ring_{};  // the ids behind the binary reader's ring
+    // The ids behind the binary reader's ring, and a spare ring (column_id).
+    std::array<RingEntry, 2 * hashtrace::detail::kRingSize> ring_{};
     RecentHashes recent_;  // for logs without a ring
 };
 
