@@ -54,14 +54,16 @@ struct Chunk {
 struct ParsedFile {
     std::size_t chunk = 0;
     std::size_t first = 0;  // in the chunk
+    detail::RunStarts runs;  // in the chunk
     SourceFile meta;
 };
 
 class ChunkFiller final : public logio::LogVisitor {
 public:
-    // `bytes`: the log's size.
-    ChunkFiller(Chunk& chunk, std::uint32_t file, std::uintmax_t bytes, SourceFile& meta, const std::function<void(std::uint64_t)>& on_batch)
-        : chunk_(chunk), file_(file), bytes_(bytes), meta_(meta), on_batch_(on_batch) {}
+    // `bytes`: the log's size; `runs` notes the file's times.
+    ChunkFiller(Chunk& chunk, std::uint32_t file, std::uintmax_t bytes, SourceFile& meta, detail::RunStarts& runs,
+                const std::function<void(std::uint64_t)>& on_batch)
+        : chunk_(chunk), file_(file), bytes_(bytes), meta_(meta), runs_(runs), on_batch_(on_batch) {}
 
     void on_header(const logio::LogHeader& header) override { meta_.header = header; }
 
@@ -106,7 +108,7 @@ public:
             p.input = r.has_input() ? id_of(r.input_hash, r.input_ring, p.function, p.input_mix) : kNoHash;
             p.output = r.has_output() ? id_of(r.output_hash, r.output_ring, p.function, p.output_mix) : kNoHash;
         }
-        chunk_.time.append(n, [&](std::int64_t* dst, std::size_t first, std::size_t count) {
+        append_time(n, [&](std::int64_t* dst, std::size_t first, std::size_t count) {
             for (std::size_t i = 0; i < count; ++i) dst[i] = batch[first + i].time_ns;
         });
         chunk_.input.append(n, [&](HashId* dst, std::size_t first, std::size_t count) {
@@ -125,10 +127,13 @@ public:
     }
 
     // A binary log's samples, straight from the reader's columns: the same
-    // ids as on_samples, in fewer and narrower passes. A ring repeat takes
-    // the id of the hash that filled its slot; the hashes written out in full
-    // (`literals`, in sample order) are mixed in one pass and interned in
-    // the next, prefetched a few literals ahead.
+    // ids as on_samples, in fewer and narrower passes. The hashes written out
+    // in full (`literals`, in sample order) are mixed in one pass and
+    // interned in the next, prefetched a few literals ahead; then each hash
+    // takes the id behind its ring slot, a literal having just filled its
+    // own. Whether a hash is absent, a repeat or a literal is data no branch
+    // predicts (a mispredict a sample when each sample took its own path):
+    // the passes branch only on what is rare.
     bool wants_columns() const override { return true; }
     void on_sample_columns(const logio::SampleColumns& c) override {
         if (!reserved_) {
@@ -137,29 +142,41 @@ public:
             chunk_.hashes.reserve(static_cast<std::size_t>(bytes_ / 17));
             reserved_ = true;
         }
-        const std::size_t n = c.size;
+        const std::size_t n = c.size, literals = c.literal_count;
         tracepoints_.resize(n);
         functions_.resize(n);
-        mixes_.resize(c.literal_count);
+        // One entry past the literals: a sample's hash that is not a literal
+        // writes or reads there.
+        literal_functions_.resize(literals + 1);
         for (std::size_t i = 0, k = 0; i < n; ++i) {
             const LocalTracepoint& tp = tracepoint_of(c.tracepoint[i]);
             tracepoints_[i] = tp.id;
             functions_[i] = tp.function;
-            if (logio::SampleRecord::written_in_full(c.input_ring[i])) mixes_[k] = HashInterner::mix(c.literals[k], tp.function), ++k;
-            if (logio::SampleRecord::written_in_full(c.output_ring[i])) mixes_[k] = HashInterner::mix(c.literals[k], tp.function), ++k;
+            literal_functions_[k] = tp.function;
+            k += logio::SampleRecord::written_in_full(c.input_ring[i]);
+            literal_functions_[k] = tp.function;
+            k += logio::SampleRecord::written_in_full(c.output_ring[i]);
+        }
+        mixes_.resize(literals);
+        for (std::size_t k = 0; k < literals; ++k) mixes_[k] = HashInterner::mix(c.literals[k], literal_functions_[k]);
+        literal_ids_.resize(literals + 1);
+        constexpr std::size_t kSlotAhead = HashInterner::kSlotAhead, kKeyAhead = HashInterner::kKeyAhead;
+        for (std::size_t k = 0; k < literals; ++k) {
+            if (k + kSlotAhead < literals) chunk_.hashes.prefetch_slot(mixes_[k + kSlotAhead]);
+            if (k + kKeyAhead < literals) chunk_.hashes.prefetch_key(mixes_[k + kKeyAhead]);
+            literal_ids_[k] = chunk_.hashes.intern(c.literals[k], literal_functions_[k], mixes_[k]);
         }
         inputs_.resize(n);
         outputs_.resize(n);
-        std::size_t next_literal = 0;
-        for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t i = 0, k = 0; i < n; ++i) {
             // The input first: an output "same as input" refers to its slot.
-            inputs_[i] = column_id(c, c.input_ring[i], functions_[i], next_literal);
-            outputs_[i] = column_id(c, c.output_ring[i], functions_[i], next_literal);
+            inputs_[i] = column_id(c.input_ring[i], functions_[i], k);
+            outputs_[i] = column_id(c.output_ring[i], functions_[i], k);
         }
         auto copy = [](const auto& from) {
             return [&from](auto* dst, std::size_t first, std::size_t count) { std::memcpy(dst, &from[first], count * sizeof *dst); };
         };
-        chunk_.time.append(n, copy(c.time_ns));
+        append_time(n, copy(c.time_ns));
         chunk_.input.append(n, copy(inputs_));
         chunk_.output.append(n, copy(outputs_));
         chunk_.tracepoint.append(n, copy(tracepoints_));
@@ -232,18 +249,32 @@ private:
         const Hash128 h = chunk_.hashes.keys()[e.id()].hash;
         return chunk_.hashes.intern(h, f);
     }
-    // The id of a hash of `c` (`ring` as SampleColumns says); `next_literal`
-    // is the index of the next hash written out in full.
-    HashId column_id(const logio::SampleColumns& c, std::uint16_t ring, HashFunction f, std::size_t& next_literal) {
-        if (ring == logio::SampleRecord::kRingNone) return kNoHash;
-        if (ring < logio::SampleRecord::kRingSlot) return ring_repeat(ring, f);
-        constexpr std::size_t kSlotAhead = HashInterner::kSlotAhead, kKeyAhead = HashInterner::kKeyAhead;
-        const std::size_t k = next_literal++;
-        if (k + kSlotAhead < c.literal_count) chunk_.hashes.prefetch_slot(mixes_[k + kSlotAhead]);
-        if (k + kKeyAhead < c.literal_count) chunk_.hashes.prefetch_key(mixes_[k + kKeyAhead]);
-        const HashId id = chunk_.hashes.intern(c.literals[k], f, mixes_[k]);
-        ring_[ring - logio::SampleRecord::kRingSlot] = RingEntry(id, f);
-        return id;
+    // The id of a hash of a SampleColumns batch (`ring` as SampleColumns
+    // says), once its literals are interned (literal_ids_); `next_literal` is
+    // the index of the next literal. Computes rather than branches: a
+    // literal fills its ring slot (anything else writes the slot's spare, one
+    // ring further; a conditional index compiled to a branch), and then the
+    // hash, literal or repeat, is the one in its slot.
+    HashId column_id(std::uint16_t ring, HashFunction f, std::size_t& next_literal) {
+        constexpr std::size_t kRingSize = hashtrace::detail::kRingSize;
+        const std::size_t slot = ring % kRingSize;
+        const bool literal = logio::SampleRecord::written_in_full(ring), none = ring == logio::SampleRecord::kRingNone;
+        ring_[slot + kRingSize * !literal] = RingEntry(literal_ids_[next_literal], f);
+        next_literal += literal;
+        const RingEntry e = ring_[slot];
+        HashId id = e.id();
+        if (!none & (e.function() != f)) [[unlikely]]
+            id = ring_repeat(static_cast<std::uint16_t>(slot), f);
+        return none ? kNoHash : id;
+    }
+
+    // Appends to the time column, noting where the times go back.
+    template <typename Fill>
+    void append_time(std::size_t n, Fill&& fill) {
+        chunk_.time.append(n, [&](std::int64_t* dst, std::size_t first, std::size_t count) {
+            fill(dst, first, count);
+            runs_.note(dst, count);
+        });
     }
 
     const LocalTracepoint& tracepoint_of(const logio::SampleRecord& r) const { return tracepoint_of(r.tracepoint); }
@@ -267,16 +298,20 @@ private:
     std::uintmax_t bytes_;
     bool reserved_ = false;  // chunk_.hashes for this log's hashes
     SourceFile& meta_;
+    detail::RunStarts& runs_;
     const std::function<void(std::uint64_t)>& on_batch_;
     std::vector<LocalTracepoint> local_;
     std::map<TracepointKey, TracepointId> ids_;
     std::vector<Pending> pending_;
-    // on_sample_columns' passes, per sample (the mixes: per hash written out in full).
+    // on_sample_columns' passes, per sample or per hash written out in full.
     std::vector<TracepointId> tracepoints_;
     std::vector<HashFunction> functions_;
+    std::vector<HashFunction> literal_functions_;  // per literal, and one more
     std::vector<std::uint64_t> mixes_;
+    std::vector<HashId> literal_ids_;  // per literal, and one more
     std::vector<HashId> inputs_, outputs_;
-    std::array<RingEntry, hashtrace::detail::kRingSize> ring_{};  // the ids behind the binary reader's ring
+    // The ids behind the binary reader's ring, and a spare ring (column_id).
+    std::array<RingEntry, 2 * hashtrace::detail::kRingSize> ring_{};
     RecentHashes recent_;  // for logs without a ring
 };
 
@@ -386,26 +421,18 @@ std::vector<std::vector<HashId>> number_hashes(std::vector<Chunk>& chunks, Sampl
 template <typename Place>
 void place_in_time_order(const std::vector<Chunk>& chunks, const std::vector<ParsedFile>& files, std::size_t total, Place&& place) {
     using Run = detail::SortedRun<BlockColumn<std::int64_t>>;
-    constexpr std::size_t kMaxRunsToMerge = 8;  // each output compares every run's next time
+    constexpr std::size_t kMaxRunsToMerge = detail::RunStarts::kMaxNoted;  // each output compares every run's next time
     std::vector<Run> runs;
-    // The runs are found a block of the column at a time: this pass over
-    // every sample's time is serial.
     for (std::size_t i = 0; i < files.size() && runs.size() <= kMaxRunsToMerge; ++i) {
         const ParsedFile& f = files[i];
-        const BlockColumn<std::int64_t>& column = chunks[f.chunk].time;
         const auto chunk = static_cast<std::uint32_t>(f.chunk);
-        std::size_t start = f.first, j = f.first;
-        std::int64_t previous = std::numeric_limits<std::int64_t>::min();
-        column.for_each_span(f.first, f.meta.sample_count, [&](const std::int64_t* time, std::size_t n) {
-            for (std::size_t k = 0; k < n && runs.size() <= kMaxRunsToMerge; ++k, ++j) {
-                if (time[k] < previous) {
-                    runs.push_back({&column, start, j - start, chunk});
-                    start = j;
-                }
-                previous = time[k];
-            }
-        });
-        if (start < f.first + f.meta.sample_count) runs.push_back({&column, start, f.first + f.meta.sample_count - start, chunk});
+        const std::size_t end = f.first + f.meta.sample_count;
+        std::size_t start = f.first;
+        for (const std::size_t next : f.runs.starts()) {
+            runs.push_back({&chunks[f.chunk].time, start, next - start, chunk});
+            start = next;
+        }
+        if (start < end) runs.push_back({&chunks[f.chunk].time, start, end - start, chunk});
     }
     if (runs.size() <= kMaxRunsToMerge) {
         in_parallel([&] { detail::merge_runs<detail::MergePart::front>(runs, total / 2, place); },
@@ -543,9 +570,10 @@ SampleSet load_with(const std::vector<std::string>& names, const std::vector<std
             ParsedFile& f = files[i];
             f.chunk = c;
             f.first = chunks[c].time.size();
+            f.runs = detail::RunStarts(f.first);
             f.meta.path = names[i];
             try {
-                ChunkFiller filler(chunks[c], static_cast<std::uint32_t>(i), sizes[i], f.meta, on_batch);
+                ChunkFiller filler(chunks[c], static_cast<std::uint32_t>(i), sizes[i], f.meta, f.runs, on_batch);
                 f.meta.report = parse(i, filler);
             } catch (...) {
                 errors[i] = std::current_exception();

@@ -11,9 +11,44 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace hashtrace::graph::detail {
+
+// Where a file's times go back: the starts of its sorted runs after the
+// first, noted as the parser appends the times (values still in the cache)
+// instead of in a serial pass over every time before the merge. At most
+// kMaxNoted are kept: a file with more runs than a merge takes is sorted.
+class RunStarts {
+public:
+    static constexpr std::size_t kMaxNoted = 8;
+
+    // `first`: the position of the file's first time in its column.
+    explicit RunStarts(std::size_t first = 0) : next_(first) {}
+
+    // The next n times of the file, at the positions after the last noted.
+    void note(const std::int64_t* time, std::size_t n) {
+        // Almost always in order: a branch-free count of the steps back
+        // first, the steps' positions only where there are some.
+        std::size_t back = n > 0 && time[0] < previous_;
+        for (std::size_t k = 1; k < n; ++k) back += time[k] < time[k - 1];
+        if (back > 0) [[unlikely]]
+            for (std::size_t k = 0; k < n && starts_.size() < kMaxNoted; ++k)
+                if (time[k] < (k == 0 ? previous_ : time[k - 1])) starts_.push_back(next_ + k);
+        if (n > 0) previous_ = time[n - 1];
+        next_ += n;
+    }
+
+    // The positions (ascending) where a run other than the first starts;
+    // kMaxNoted of them means at least that many.
+    const std::vector<std::size_t>& starts() const noexcept { return starts_; }
+
+private:
+    std::vector<std::size_t> starts_;
+    std::size_t next_;
+    std::int64_t previous_ = std::numeric_limits<std::int64_t>::min();
+};
 
 // Positions [first, first + count) of a time column (anything with
 // operator[](std::size_t) -> std::int64_t), in ascending time; `tag` is

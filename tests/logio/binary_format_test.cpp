@@ -118,6 +118,33 @@ TEST(BinaryFormat, RoundTripsThroughBothFormatsLosslessly) {
     for (const auto& p : {bin, csv, bin2}) fs::remove(p);
 }
 
+// Sequence numbers the writer leaves implied (each thread's previous + 1)
+// come back per thread, whatever the thread's id: the reader keeps small
+// thread ids in a table and others in a list, and ids 62-64 straddle the two.
+TEST(BinaryFormat, ImpliedSequenceNumbersFollowEachThread) {
+    SampleLog log;
+    log.header = {{"node", "N"}, {"instance", "1"}};
+    log.tracepoints = {{"N", "1", "T", "a", "b", hashtrace::HashFunction::md5}};
+    const std::array<std::uint32_t, 7> threads = {0, 1, 62, 63, 64, 200, 0xFFFFFFF0u};
+    std::array<std::uint64_t, threads.size()> next_seq = {5, 0, 17, 1, 2, 3, 40};
+    std::uint64_t state = 7;
+    for (int i = 0; i < 3000; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const std::size_t k = (state >> 33) % (i < 1500 ? 2 : threads.size());  // two threads alternating, then all
+        SampleRecord r;
+        r.time_ns = 1763814333000000000 + i;
+        r.thread = threads[k];
+        r.seq = next_seq[k]++;
+        if ((state >> 20) % 50 == 0) next_seq[k] += 3;  // a gap: the seq is written out
+        r.flags = SampleRecord::kHasThread | SampleRecord::kHasSeq;
+        log.samples.push_back(r);
+    }
+    const auto bin = temp("seq.htlog");
+    write_log(bin, hashtrace::LogFormat::binary, log);
+    expect_same_samples(log, load_log(bin));
+    fs::remove(bin);
+}
+
 // SampleRecord::input_ring / output_ring: replaying them over a ring of 256
 // slots gives back every repeated hash (what the loader relies on to skip
 // its lookup); the CSV reader, without a ring, says kRingNone.

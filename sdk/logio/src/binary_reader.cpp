@@ -250,6 +250,7 @@ private:
         have_thread_ = false;
         ring_pos_ = ring_used_ = 0;
         last_seq_.clear();
+        small_last_seq_.fill(0);
         const unsigned char* p = data_ + begin;
         const unsigned char* const end = data_ + end_offset;
         while (p < end) {
@@ -366,7 +367,16 @@ private:
         if (index >= tracepoints_) throw Corrupt{"sample refers to undefined tracepoint " + std::to_string(index)};
         return static_cast<std::uint32_t>(index);
     }
+    // A thread's last sequence number + 1, 0 for none yet in the block. Called
+    // for every sample: the small thread codes a writer gives (its threads
+    // numbered from 0) are looked up directly, not by a search whose exit
+    // mispredicts when threads alternate.
     std::uint64_t& last_seq(std::uint64_t thread_code) {
+        if (thread_code < small_last_seq_.size()) [[likely]]
+            return small_last_seq_[thread_code];
+        return large_last_seq(thread_code);
+    }
+    [[gnu::noinline]] std::uint64_t& large_last_seq(std::uint64_t thread_code) {
         for (auto& [t, s] : last_seq_)
             if (t == thread_code) return s;
         last_seq_.emplace_back(thread_code, 0);
@@ -390,7 +400,8 @@ private:
     std::int64_t prev_time_ = 0;
     std::uint64_t prev_thread_ = 0;
     bool have_thread_ = false;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> last_seq_;
+    std::array<std::uint64_t, 64> small_last_seq_{};  // by thread code
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> last_seq_;  // larger thread codes
     std::array<Hash128, detail::kRingSize> ring_{};
     std::size_t ring_pos_ = 0, ring_used_ = 0;
     Hash128 input_copy_, output_copy_;  // see read_hash
