@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace hashtrace::metrics {
@@ -151,6 +152,34 @@ double pairwise_sum(std::size_t begin, std::size_t end, const Term& term) {
     for (; i < end; ++i) sum[0] += term(i);
     return (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
+// The first minimum and the last maximum, as std::minmax_element, of
+// values without NaN. One running minimum waits ~4 cycles per value on the
+// previous comparison; four lanes (every fourth value) do not. Lanes keep
+// other copies of equal values than one chain would, which only shows for
+// zeros (-0 == +0, printed apart): a zero extreme is taken again by position.
+std::pair<double, double> first_min_last_max(std::span<const double> values) {
+    constexpr std::size_t kLanes = 4;
+    double min[kLanes], max[kLanes];
+    for (std::size_t k = 0; k < kLanes; ++k) min[k] = max[k] = values[0];
+    std::size_t i = 0;
+    for (; i + kLanes <= values.size(); i += kLanes)
+        for (std::size_t k = 0; k < kLanes; ++k) {
+            min[k] = values[i + k] < min[k] ? values[i + k] : min[k];
+            max[k] = values[i + k] > max[k] ? values[i + k] : max[k];
+        }
+    for (; i < values.size(); ++i) {
+        min[0] = values[i] < min[0] ? values[i] : min[0];
+        max[0] = values[i] > max[0] ? values[i] : max[0];
+    }
+    double lowest = min[0], highest = max[0];
+    for (std::size_t k = 1; k < kLanes; ++k) {
+        lowest = min[k] < lowest ? min[k] : lowest;
+        highest = max[k] > highest ? max[k] : highest;
+    }
+    if (lowest == 0) lowest = *std::find(values.begin(), values.end(), 0.0);
+    if (highest == 0) highest = *std::find(values.rbegin(), values.rend(), 0.0);
+    return {lowest, highest};
+}
 }  // namespace
 
 // Mean and population variance by two passes (the mean, then the squared
@@ -162,12 +191,9 @@ Summary summarize(std::span<const double> values) {
     const std::size_t n = values.size();
     s.count = n;
     if (n == 0) return s;
-    // The first minimum and the last maximum, as std::minmax_element.
-    s.min = s.max = values[0];
-    for (const double x : values) {
-        if (x < s.min) s.min = x;
-        if (!(x < s.max)) s.max = x;
-    }
+    const auto [min, max] = first_min_last_max(values);
+    s.min = min;
+    s.max = max;
     const double* x = values.data();
     s.mean = pairwise_sum(0, n, [x](std::size_t i) { return x[i]; }) / double(n);
     s.sd = std::sqrt(pairwise_sum(0, n, [x, mean = s.mean](std::size_t i) { return (x[i] - mean) * (x[i] - mean); }) / double(n));
