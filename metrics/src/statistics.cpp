@@ -69,41 +69,40 @@ public:
             bucket[i] = b;
             rank_in_bucket[i] = ranks[i] - below;
         }
-        // The values of the distinct buckets (ascending, as the ranks are),
-        // copied without a branch per value: each value is written to every
-        // bucket's next slot, which only advances where the value belongs
-        // (unused slots write to `sink` and match no bucket).
-        std::array<std::vector<double>, N> in_bucket;
-        std::array<std::size_t, N> distinct{};
-        std::size_t distinct_count = 0;
-        for (std::size_t i = 0; i < N; ++i)
-            if (distinct_count == 0 || distinct[distinct_count - 1] != bucket[i]) {
-                in_bucket[distinct_count].resize(count(bucket[i]) + 1);
-                distinct[distinct_count++] = bucket[i];
+        // The values of the ranks' buckets, copied without a branch per
+        // value and with one store each: every value is written to the next
+        // slot, which only advances where the value's bucket is wanted. A
+        // rank's bucket lies above the lower ranks' buckets and so do its
+        // values: its rank among the copied values is its rank in its bucket
+        // plus the values of the wanted buckets below.
+        std::array<std::size_t, N> wanted{}, rank_in_wanted{};
+        std::size_t wanted_count = 0, copied = 0, copied_below = 0;
+        for (std::size_t i = 0; i < N; ++i) {
+            if (wanted_count == 0 || wanted[wanted_count - 1] != bucket[i]) {
+                wanted[wanted_count++] = bucket[i];
+                copied_below = copied;
+                copied += count(bucket[i]);
             }
-        double sink = 0;
-        std::array<double*, N> next{};
-        for (std::size_t k = 0; k < N; ++k) {
-            next[k] = k < distinct_count ? in_bucket[k].data() : &sink;
-            if (k >= distinct_count) distinct[k] = kBuckets;
+            rank_in_wanted[i] = copied_below + rank_in_bucket[i];
         }
+        for (std::size_t k = wanted_count; k < N; ++k) wanted[k] = kBuckets;  // matches no value
+        std::vector<double> values(copied + 1);  // + the slot the values after the last wanted one are written to
+        double* next = values.data();
         for (const double x : values_) {
             const std::size_t bx = bucket_of(x);
+            bool is_wanted = false;
 #pragma GCC unroll 4
-            for (std::size_t k = 0; k < N; ++k) {
-                *next[k] = x;
-                next[k] += bx == distinct[k];
-            }
+            for (std::size_t k = 0; k < N; ++k) is_wanted |= bx == wanted[k];
+            *next = x;
+            next += is_wanted;
         }
-        for (std::size_t k = 0; k < distinct_count; ++k) in_bucket[k].resize(static_cast<std::size_t>(next[k] - in_bucket[k].data()));
-        // Ascending ranks in one bucket: each selection only searches above the previous.
+        values.pop_back();
+        // Ascending ranks: each selection only searches above the previous.
         std::array<double, N> out{};
-        std::size_t k = 0;
-        auto first = in_bucket[0].begin();
+        auto first = values.begin();
         for (std::size_t i = 0; i < N; ++i) {
-            if (bucket[i] != distinct[k]) first = in_bucket[++k].begin();
-            const auto nth = in_bucket[k].begin() + static_cast<std::ptrdiff_t>(rank_in_bucket[i]);
-            std::nth_element(first, nth, in_bucket[k].end());
+            const auto nth = values.begin() + static_cast<std::ptrdiff_t>(rank_in_wanted[i]);
+            std::nth_element(first, nth, values.end());
             out[i] = *nth;
             first = nth;
         }
