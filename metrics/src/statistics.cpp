@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
-#include <utility>
 #include <vector>
 
 namespace hashtrace::metrics {
@@ -36,27 +35,44 @@ public:
     // Four interleaved tables: values in a run tend to share a bucket, and
     // one table would make each count wait for the previous increment of
     // the same counter. Each table counts at most a quarter of the values,
-    // so 32 bits suffice below 2^34 values.
+    // so 32 bits suffice below 2^34 values. The same pass finds the
+    // extremes, in four lanes likewise (one running minimum would wait ~4
+    // cycles a value on the previous comparison).
     explicit RankHistogram(std::span<const double> values)
         : values_(values), count_(static_cast<std::uint32_t*>(std::calloc(kTables * kBuckets, sizeof(std::uint32_t))), &std::free) {
         if (!count_) throw std::bad_alloc();
-        std::array<std::size_t, kTables> lowest;  // per table: its lowest bucket counted
-        lowest.fill(kBuckets);
+        std::array<double, kTables> min, max;
+        min.fill(values[0]);
+        max.fill(values[0]);
         std::size_t i = 0;
         for (; i + kTables <= values.size(); i += kTables)
 #pragma GCC unroll 4  // the loops over tables and buckets: unrolled, their state stays in registers
             for (std::size_t t = 0; t < kTables; ++t) {
-                const std::size_t b = bucket_of(values[i + t]);
-                ++count_[t * kBuckets + b];
-                lowest[t] = std::min(lowest[t], b);
+                const double x = values[i + t];
+                ++count_[t * kBuckets + bucket_of(x)];
+                min[t] = x < min[t] ? x : min[t];
+                max[t] = x > max[t] ? x : max[t];
             }
         for (; i < values.size(); ++i) {
-            const std::size_t b = bucket_of(values[i]);
-            ++count_[b];
-            lowest[0] = std::min(lowest[0], b);
+            const double x = values[i];
+            ++count_[bucket_of(x)];
+            min[0] = x < min[0] ? x : min[0];
+            max[0] = x > max[0] ? x : max[0];
         }
-        first_bucket_ = *std::min_element(lowest.begin(), lowest.end());
+        min_ = *std::min_element(min.begin(), min.end());
+        max_ = *std::max_element(max.begin(), max.end());
+        // The lanes keep other copies of equal values than one chain would,
+        // which only shows for zeros (-0 == +0, printed apart): a zero
+        // extreme is taken again by position, the first minimum and the
+        // last maximum as std::minmax_element gives them.
+        if (min_ == 0) min_ = *std::find(values.begin(), values.end(), 0.0);
+        if (max_ == 0) max_ = *std::find(values.rbegin(), values.rend(), 0.0);
+        first_bucket_ = bucket_of(min_);
     }
+
+    // The extremes of values without NaN.
+    double min() const { return min_; }
+    double max() const { return max_; }
 
     // The values at the ascending 0-based `ranks`.
     template <std::size_t N>
@@ -123,6 +139,7 @@ private:
         return n;
     }
     std::span<const double> values_;
+    double min_ = 0, max_ = 0;
     std::size_t first_bucket_ = 0;  // no value lies below: the ranks are counted from here
     // Zeroed by calloc, not by writing: a fresh mapping is zero already, so
     // the 1 MiB of counters costs pages only where values fall (and the
@@ -151,34 +168,6 @@ double pairwise_sum(std::size_t begin, std::size_t end, const Term& term) {
     for (; i < end; ++i) sum[0] += term(i);
     return (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
-// The first minimum and the last maximum, as std::minmax_element, of
-// values without NaN. One running minimum waits ~4 cycles per value on the
-// previous comparison; four lanes (every fourth value) do not. Lanes keep
-// other copies of equal values than one chain would, which only shows for
-// zeros (-0 == +0, printed apart): a zero extreme is taken again by position.
-std::pair<double, double> first_min_last_max(std::span<const double> values) {
-    constexpr std::size_t kLanes = 4;
-    double min[kLanes], max[kLanes];
-    for (std::size_t k = 0; k < kLanes; ++k) min[k] = max[k] = values[0];
-    std::size_t i = 0;
-    for (; i + kLanes <= values.size(); i += kLanes)
-        for (std::size_t k = 0; k < kLanes; ++k) {
-            min[k] = values[i + k] < min[k] ? values[i + k] : min[k];
-            max[k] = values[i + k] > max[k] ? values[i + k] : max[k];
-        }
-    for (; i < values.size(); ++i) {
-        min[0] = values[i] < min[0] ? values[i] : min[0];
-        max[0] = values[i] > max[0] ? values[i] : max[0];
-    }
-    double lowest = min[0], highest = max[0];
-    for (std::size_t k = 1; k < kLanes; ++k) {
-        lowest = min[k] < lowest ? min[k] : lowest;
-        highest = max[k] > highest ? max[k] : highest;
-    }
-    if (lowest == 0) lowest = *std::find(values.begin(), values.end(), 0.0);
-    if (highest == 0) highest = *std::find(values.rbegin(), values.rend(), 0.0);
-    return {lowest, highest};
-}
 }  // namespace
 
 // Mean and population variance by two passes (the mean, then the squared
@@ -190,9 +179,9 @@ Summary summarize(std::span<const double> values) {
     const std::size_t n = values.size();
     s.count = n;
     if (n == 0) return s;
-    const auto [min, max] = first_min_last_max(values);
-    s.min = min;
-    s.max = max;
+    const RankHistogram histogram(values);
+    s.min = histogram.min();
+    s.max = histogram.max();
     const double* x = values.data();
     s.mean = pairwise_sum(0, n, [x](std::size_t i) { return x[i]; }) / double(n);
     s.sd = std::sqrt(pairwise_sum(0, n, [x, mean = s.mean](std::size_t i) { return (x[i] - mean) * (x[i] - mean); }) / double(n));
@@ -205,7 +194,7 @@ Summary summarize(std::span<const double> values) {
         });
         s.jitter = std::sqrt(diff_sq / double(n - 1));
     }
-    const auto p = RankHistogram(values).select(std::array<std::size_t, 3>{rank_of(50, n) - 1, rank_of(95, n) - 1, rank_of(99, n) - 1});
+    const auto p = histogram.select(std::array<std::size_t, 3>{rank_of(50, n) - 1, rank_of(95, n) - 1, rank_of(99, n) - 1});
     s.p50 = p[0];
     s.p95 = p[1];
     s.p99 = p[2];
