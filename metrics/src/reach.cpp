@@ -112,6 +112,7 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
     const std::int64_t* time = samples.time_ns.data();
     const graph::TracepointId* tracepoint = samples.tracepoint.data();
     const std::uint32_t* out_offset = graph.out_offset.data();
+    const std::uint32_t* in_offset = graph.in_offset.data();
     const graph::Edge* edges = graph.edges.data();
     std::uint64_t* visited = scratch.visited.data();
     std::vector<graph::SampleIndex> earliest(classes.count, kUnreached);
@@ -163,11 +164,18 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
             for (graph::SampleIndex u = v;;) {
                 for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e) {
                     const graph::SampleIndex c = edges[e].to;
-                    std::uint64_t& word = visited[c / 64];
-                    const std::uint64_t bit = std::uint64_t{1} << (c % 64);
-                    if (word & bit) continue;
-                    word |= bit;
-                    scratch.marked.push_back(c);
+                    // A sample with one incoming edge is reached only from the
+                    // one sample before it, which is expanded once: it needs no
+                    // mark. The start is marked when reached again (edges
+                    // between samples of equal time can close a cycle), so
+                    // that it is expanded at most twice.
+                    if (c == v || in_offset[c + 1] - in_offset[c] > 1) {
+                        std::uint64_t& word = visited[c / 64];
+                        const std::uint64_t bit = std::uint64_t{1} << (c % 64);
+                        if (word & bit) continue;
+                        word |= bit;
+                        scratch.marked.push_back(c);
+                    }
                     heap.push_back(c);
                     std::push_heap(heap.begin(), heap.end(), later);
                 }

@@ -330,6 +330,41 @@ to = "*/*"
     expect_reference_answers(run, want, want_matrix, {{1u, 0u}, {2u, 0u}, {1u, 1u}});
 }
 
+// Edges between samples of equal time can close cycles: each sample has
+// one incoming edge, so the searches mark none of them but the start, which
+// a cycle reaches again (and then counts as reachable from itself).
+TEST(EqualTimeCycles, IntervalsAndMatrixMatchBruteForce) {
+    CsvLog a, b;
+    for (int i = 0; i < 200; ++i) {
+        const double t = 100 + i * 1e-3;
+        const std::string id = std::to_string(i);
+        a.row("A", "1", "Loop", t, "x" + id, "y" + id);
+        b.row("B", "1", "Step", t, "y" + id, i % 3 ? "x" + id : "z" + id);  // two of three close a cycle A -> B -> A
+        b.row("B", "1", "Work", t + 1e-4, "z" + id, "");
+    }
+    RandomRun run;
+    run.samples = graph::testing::load({{"a.csv", a.text()}, {"b.csv", b.text()}});
+    run.spec = graph::parse_spec(R"(
+[[interval]]
+name = "loop to loop"
+from = "A/Loop"
+to = "A/Loop"
+[[interval]]
+name = "loop to anything"
+from = "A/Loop"
+to = "*/*"
+[[interval]]
+name = "step to work"
+from = "B/Step"
+to = "B/Work"
+)",
+                                 "cycles.toml");
+    run.graph = graph::link(run.samples, run.spec);
+    const auto want = reference_intervals(run);
+    ASSERT_GT(want[0].count, 0u);  // the cycles are there
+    expect_reference_answers(run, want, reference_matrix(run), {{1u, 0u}, {2u, 0u}, {1u, 1u}});
+}
+
 // More start sets than one scan of a search block serves (64): every one of
 // 81 tracepoints starts an interval of its own, and the matrix starts from
 // the roots, so the blocks' starts are found in two groups of questions.
