@@ -160,31 +160,35 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
         for (std::uint32_t e = first_edge + 1; e < end_edge; ++e) first = std::min(first, edges[e].to);
         if (budget-- == 0) return false;
         if (!classify(first)) {
+            // A sample with one incoming edge is reached only from the one
+            // sample before it, which is expanded once: it needs no mark.
+            // The start is marked when reached again (edges between samples
+            // of equal time can close a cycle), so that it is expanded at
+            // most twice.
+            auto newly_reached = [&](graph::SampleIndex c) {
+                if (c != v && in_offset[c + 1] - in_offset[c] <= 1) return true;
+                std::uint64_t& word = visited[c / 64];
+                const std::uint64_t bit = std::uint64_t{1} << (c % 64);
+                if (word & bit) return false;
+                word |= bit;
+                scratch.marked.push_back(c);
+                return true;
+            };
+            auto push = [&](graph::SampleIndex c) {
+                heap.push_back(c);
+                std::push_heap(heap.begin(), heap.end(), later);
+            };
+            // The start's other successors wait; `first` is expanded next.
             heap.clear();
-            for (graph::SampleIndex u = v;;) {
-                for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e) {
-                    const graph::SampleIndex c = edges[e].to;
-                    // A sample with one incoming edge is reached only from the
-                    // one sample before it, which is expanded once: it needs no
-                    // mark. The start is marked when reached again (edges
-                    // between samples of equal time can close a cycle), so
-                    // that it is expanded at most twice.
-                    if (c == v || in_offset[c + 1] - in_offset[c] > 1) {
-                        std::uint64_t& word = visited[c / 64];
-                        const std::uint64_t bit = std::uint64_t{1} << (c % 64);
-                        if (word & bit) continue;
-                        word |= bit;
-                        scratch.marked.push_back(c);
-                    }
-                    heap.push_back(c);
-                    std::push_heap(heap.begin(), heap.end(), later);
-                }
+            for (std::uint32_t e = first_edge; e < end_edge; ++e)
+                if (const graph::SampleIndex c = edges[e].to; newly_reached(c) && c != first) push(c);
+            for (graph::SampleIndex u = first;;) {
+                for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e)
+                    if (const graph::SampleIndex c = edges[e].to; newly_reached(c)) push(c);
                 if (heap.empty()) break;
                 std::pop_heap(heap.begin(), heap.end(), later);
                 u = heap.back();
                 heap.pop_back();
-                // The start's earliest successor is popped first, and was classified already.
-                if (u == first && u != v) continue;
                 if (budget-- == 0) {
                     clear_marks(scratch);
                     return false;
