@@ -67,7 +67,8 @@ public:
         // last maximum as std::minmax_element gives them.
         if (min_ == 0) min_ = *std::find(values.begin(), values.end(), 0.0);
         if (max_ == 0) max_ = *std::find(values.rbegin(), values.rend(), 0.0);
-        first_bucket_ = bucket_of(min_);
+        // A zero minimum's bucket is -0's, below +0's: the ranks are counted from there either way.
+        first_bucket_ = bucket_of(min_ == 0 ? -0.0 : min_);
     }
 
     // The extremes of values without NaN.

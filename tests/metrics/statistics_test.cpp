@@ -64,6 +64,11 @@ TEST(Statistics, ZeroExtremesAreTheFirstMinimumAndTheLastMaximum) {
         EXPECT_EQ(std::signbit(s.min), std::signbit(*first_min));
         EXPECT_EQ(s.max, *last_max);
         EXPECT_EQ(std::signbit(s.max), std::signbit(*last_max));
+        std::vector<double> sorted = v;
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(s.p50, nearest_rank(sorted, 50));
+        EXPECT_EQ(s.p95, nearest_rank(sorted, 95));
+        EXPECT_EQ(s.p99, nearest_rank(sorted, 99));
     }
 }
 
