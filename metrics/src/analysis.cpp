@@ -48,31 +48,67 @@ struct Question {
     std::vector<Part> intervals;  // empty for the matrix
 };
 
-// The start samples of `q` in [begin, end), ascending, written to `out`
-// (room for end - begin); returns how many. Every sample is written and the
-// end advances only past starts: whether a sample is a start is as good as
+// The searches take their starts a block of samples at a time (see the chunk tasks below).
+constexpr SampleIndex kBlock = 1 << 14;
+
+// Which of a group of questions (at most 64) a sample starts, a bit each:
+// by its tracepoint, or (the matrix) by having no incoming edge.
+constexpr std::size_t kGroup = 64;
+struct StartBits {
+    std::vector<std::uint64_t> of_tracepoint;
+    std::uint64_t of_roots = 0;
+
+    StartBits(const SampleSet& s, std::span<const Question* const> group) : of_tracepoint(s.tracepoints.size(), 0) {
+        for (std::size_t k = 0; k < group.size(); ++k) {
+            if (group[k]->from_roots) of_roots |= std::uint64_t{1} << k;
+            for (std::size_t t = 0; t < of_tracepoint.size(); ++t)
+                if (group[k]->start_tracepoints[t]) of_tracepoint[t] |= std::uint64_t{1} << k;
+        }
+    }
+};
+
+// The samples of [begin, end) that start any question of a group,
+// ascending, and the bits of the questions each starts, written to
+// `samples` and `bits` (room for end - begin each); returns how many. One
+// scan serves the whole group; each question then picks its starts from
+// this shorter list (starts_of). Every sample is written and the end
+// advances only past starts: whether a sample is a start is as good as
 // random, and a branch on it would mispredict often.
-std::size_t find_starts(const SampleSet& s, const graph::Graph& g, const Question& q, const std::vector<std::uint8_t>& is_start,
-                        SampleIndex begin, SampleIndex end, SampleIndex* out) {
+std::size_t find_starts(const SampleSet& s, const graph::Graph& g, const StartBits& starting, SampleIndex begin, SampleIndex end,
+                        SampleIndex* samples, std::uint64_t* bits) {
+    const graph::TracepointId* tracepoint = s.tracepoint.data();
+    const std::uint32_t* in_offset = g.in_offset.data();
     std::size_t count = 0;
-    if (q.from_roots) {
-        for (SampleIndex v = begin; v < end; ++v) {
-            out[count] = v;
-            count += g.in_offset[v] == g.in_offset[v + 1];
-        }
-    } else {
-        for (SampleIndex v = begin; v < end; ++v) {
-            out[count] = v;
-            count += is_start[s.tracepoint[v]];
-        }
+    for (SampleIndex v = begin; v < end; ++v) {
+        const std::uint64_t starts = starting.of_tracepoint[tracepoint[v]] | (in_offset[v] == in_offset[v + 1] ? starting.of_roots : 0);
+        samples[count] = v;
+        bits[count] = starts;
+        count += starts != 0;
+    }
+    return count;
+}
+
+// The starts of the group's question `k` among what find_starts found,
+// written to `out`; returns how many.
+std::size_t starts_of(std::size_t k, std::span<const SampleIndex> samples, const std::uint64_t* bits, SampleIndex* out) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        out[count] = samples[i];
+        count += (bits[i] >> k) & 1;
     }
     return count;
 }
 
 std::vector<SampleIndex> all_starts(const SampleSet& s, const graph::Graph& g, const Question& q) {
+    const Question* group[] = {&q};
+    const StartBits starting(s, group);
     std::vector<SampleIndex> starts(s.size());
-    const std::vector<std::uint8_t> is_start(q.start_tracepoints.begin(), q.start_tracepoints.end());
-    starts.resize(find_starts(s, g, q, is_start, 0, static_cast<SampleIndex>(s.size()), starts.data()));
+    std::vector<std::uint64_t> bits(kBlock);
+    std::size_t count = 0;
+    for (SampleIndex block = 0; block < s.size(); block += kBlock)
+        count += find_starts(s, g, starting, block, static_cast<SampleIndex>(std::min<std::size_t>(block + kBlock, s.size())), starts.data() + count,
+                             bits.data());
+    starts.resize(count);
     return starts;
 }
 
@@ -116,7 +152,8 @@ struct Answer {
 // Per worker: the start samples of one block and what its searches found.
 struct Scratch {
     detail::SearchScratch search;
-    std::vector<SampleIndex> starts;
+    std::vector<SampleIndex> any_starts, starts;  // of a group of questions, of one question
+    std::vector<std::uint64_t> start_bits;
     std::vector<detail::Reached> found;
 };
 
@@ -237,10 +274,11 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     std::vector<Question*> asked;
     if (matrix) asked.push_back(&*matrix);
     for (Question& q : questions) asked.push_back(&q);
-    std::vector<std::vector<std::uint8_t>> is_start;
+    std::vector<StartBits> start_bits;
+    for (std::size_t k = 0; k < asked.size(); k += kGroup)
+        start_bits.emplace_back(s, std::span<const Question* const>(asked).subspan(k, std::min(kGroup, asked.size() - k)));
     std::vector<std::vector<std::uint32_t>> part_of_class;
     for (const Question* q : asked) {
-        is_start.emplace_back(q->start_tracepoints.begin(), q->start_tracepoints.end());
         part_of_class.emplace_back(q->classes.count);
         for (std::uint32_t p = 0; p < q->intervals.size(); ++p)
             std::fill_n(part_of_class.back().begin() + q->intervals[p].first_class, q->intervals[p].class_count, p);
@@ -274,7 +312,6 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     std::atomic<std::size_t> chunks_pending{chunk_count};
     for (std::size_t c = 0; c < chunk_count; ++c)
         tasks.emplace_back([&, c](Scratch& scratch) {
-            constexpr SampleIndex kBlock = 1 << 14;
             const auto begin = static_cast<SampleIndex>(s.size() * c / chunk_count), end = static_cast<SampleIndex>(s.size() * (c + 1) / chunk_count);
             std::vector<std::size_t> budgets(asked.size(), (budget * (end - begin) + s.size() - 1) / std::max<std::size_t>(s.size(), 1));
             // Room for one latency per start in each interval's values (an
@@ -284,15 +321,22 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             for (SampleIndex v = begin; v < end; ++v) ++samples_of[s.tracepoint[v]];
             for (std::size_t k = 0; k < asked.size(); ++k) {
                 std::size_t starts = 0;
-                for (std::size_t t = 0; t < samples_of.size(); ++t) starts += is_start[k][t] ? samples_of[t] : 0;
+                for (std::size_t t = 0; t < samples_of.size(); ++t) starts += asked[k]->start_tracepoints[t] ? samples_of[t] : 0;
                 for (auto& values : answers[k][c].values_ms) values.reserve(starts);
             }
+            scratch.any_starts.resize(kBlock);
+            scratch.start_bits.resize(kBlock);
             scratch.starts.resize(kBlock);
+            std::size_t any_starts = 0;
             for (SampleIndex block = begin; block < end; block += std::min(kBlock, end - block))
                 for (std::size_t k = 0; k < asked.size(); ++k) {
+                    if (k % kGroup == 0)
+                        any_starts = find_starts(s, g, start_bits[k / kGroup], block, std::min(block + kBlock, end), scratch.any_starts.data(),
+                                                 scratch.start_bits.data());
                     Answer& answer = answers[k][c];
                     if (!answer.complete) continue;
-                    const std::size_t n = find_starts(s, g, *asked[k], is_start[k], block, std::min(block + kBlock, end), scratch.starts.data());
+                    const std::size_t n =
+                        starts_of(k % kGroup, {scratch.any_starts.data(), any_starts}, scratch.start_bits.data(), scratch.starts.data());
                     scratch.found.clear();
                     answer.complete = detail::search_earliest(s, g, {scratch.starts.data(), n}, asked[k]->classes, budgets[k], scratch.search,
                                                               scratch.found);

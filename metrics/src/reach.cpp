@@ -25,6 +25,12 @@ std::vector<std::uint8_t> closure(const std::vector<std::vector<graph::Tracepoin
     return reached;
 }
 
+// All visited marks clear again, through the list of marked samples.
+void clear_marks(SearchScratch& scratch) {
+    for (graph::SampleIndex u : scratch.marked) scratch.visited[u / 64] = 0;
+    scratch.marked.clear();
+}
+
 }  // namespace
 
 TracepointGraph::TracepointGraph(const graph::SampleSet& s, std::span<const Collector> ranges)
@@ -106,17 +112,15 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
     const std::int64_t* time = samples.time_ns.data();
     const graph::TracepointId* tracepoint = samples.tracepoint.data();
     const std::uint32_t* out_offset = graph.out_offset.data();
+    const std::uint32_t* in_offset = graph.in_offset.data();
     const graph::Edge* edges = graph.edges.data();
+    std::uint64_t* visited = scratch.visited.data();
     std::vector<graph::SampleIndex> earliest(classes.count, kUnreached);
     std::vector<std::uint32_t> found;  // classes found for the current start
     auto& heap = scratch.heap;
     // Samples are in time order, so the order of (time, index) is the order
     // of the index alone: a min-heap of indices pops in time order.
     const std::greater<graph::SampleIndex> later;
-    auto clear_marks = [&] {
-        for (graph::SampleIndex u : scratch.marked) scratch.visited[u / 64] = 0;
-        scratch.marked.clear();
-    };
     for (std::size_t i = 0; i < starts.size(); ++i) {
         // The searches touch the samples and edges right after their start:
         // fetch those of a start a few ahead while this one runs.
@@ -128,12 +132,12 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
             __builtin_prefetch(&edges[out_offset[starts[i + kAhead / 2]]]);
         }
         const graph::SampleIndex v = starts[i];
+        const std::uint32_t first_edge = out_offset[v], end_edge = out_offset[v + 1];
+        if (first_edge == end_edge) continue;
         const auto start_classes = classes.of(tracepoint[v]);
         const std::uint32_t own = classes.skip_start_class && !start_classes.empty() ? start_classes.front() : kNoClass;
         const std::size_t wanted = classes.count - (own != kNoClass);
-        heap.clear();
         found.clear();
-        // Expands the start, then each popped sample after it is classified.
         // Times never decrease along a path, so samples are popped in time
         // order (a min-heap of indices, the samples being in time order) and
         // the first sample popped of a class is at its earliest time: the
@@ -141,33 +145,58 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
         // equal time can come out of index order, where an edge goes to a
         // smaller index at the same time; only the latency is reported, and
         // that is the same.)
-        for (graph::SampleIndex u = v;;) {
-            for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e) {
-                const graph::SampleIndex c = edges[e].to;
-                std::uint64_t& word = scratch.visited[c / 64];
-                const std::uint64_t bit = std::uint64_t{1} << (c % 64);
-                if (word & bit) continue;
-                word |= bit;
-                scratch.marked.push_back(c);
-                heap.push_back(c);
-                std::push_heap(heap.begin(), heap.end(), later);
-            }
-            if (heap.empty()) break;
-            std::pop_heap(heap.begin(), heap.end(), later);
-            u = heap.back();
-            heap.pop_back();
-            if (budget-- == 0) {
-                clear_marks();
-                return false;
-            }
+        auto classify = [&](graph::SampleIndex u) {
             for (const std::uint32_t c : classes.of(tracepoint[u]))
                 if (c != own && earliest[c] == kUnreached) {
                     earliest[c] = u;
                     found.push_back(c);
                 }
-            if (found.size() == wanted) break;
+            return found.size() == wanted;
+        };
+        // The first sample popped is the start's earliest successor. Where
+        // it completes the answer (an interval to the next step, as a
+        // receipt to its processing), no marks or heap are needed.
+        graph::SampleIndex first = edges[first_edge].to;
+        for (std::uint32_t e = first_edge + 1; e < end_edge; ++e) first = std::min(first, edges[e].to);
+        if (budget-- == 0) return false;
+        if (!classify(first)) {
+            // A sample with one incoming edge is reached only from the one
+            // sample before it, which is expanded once: it needs no mark.
+            // The start is marked when reached again (edges between samples
+            // of equal time can close a cycle), so that it is expanded at
+            // most twice.
+            auto newly_reached = [&](graph::SampleIndex c) {
+                if (c != v && in_offset[c + 1] - in_offset[c] <= 1) return true;
+                std::uint64_t& word = visited[c / 64];
+                const std::uint64_t bit = std::uint64_t{1} << (c % 64);
+                if (word & bit) return false;
+                word |= bit;
+                scratch.marked.push_back(c);
+                return true;
+            };
+            auto push = [&](graph::SampleIndex c) {
+                heap.push_back(c);
+                std::push_heap(heap.begin(), heap.end(), later);
+            };
+            // The start's other successors wait; `first` is expanded next.
+            heap.clear();
+            for (std::uint32_t e = first_edge; e < end_edge; ++e)
+                if (const graph::SampleIndex c = edges[e].to; newly_reached(c) && c != first) push(c);
+            for (graph::SampleIndex u = first;;) {
+                for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e)
+                    if (const graph::SampleIndex c = edges[e].to; newly_reached(c)) push(c);
+                if (heap.empty()) break;
+                std::pop_heap(heap.begin(), heap.end(), later);
+                u = heap.back();
+                heap.pop_back();
+                if (budget-- == 0) {
+                    clear_marks(scratch);
+                    return false;
+                }
+                if (classify(u)) break;
+            }
+            clear_marks(scratch);
         }
-        clear_marks();
         // Classes in ascending order. A search mostly finds a few: sorted
         // in place, without a call into std::sort per start.
         if (found.size() > 16) std::sort(found.begin(), found.end());

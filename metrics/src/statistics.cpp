@@ -35,27 +35,45 @@ public:
     // Four interleaved tables: values in a run tend to share a bucket, and
     // one table would make each count wait for the previous increment of
     // the same counter. Each table counts at most a quarter of the values,
-    // so 32 bits suffice below 2^34 values.
+    // so 32 bits suffice below 2^34 values. The same pass finds the
+    // extremes, in four lanes likewise (one running minimum would wait ~4
+    // cycles a value on the previous comparison).
     explicit RankHistogram(std::span<const double> values)
         : values_(values), count_(static_cast<std::uint32_t*>(std::calloc(kTables * kBuckets, sizeof(std::uint32_t))), &std::free) {
         if (!count_) throw std::bad_alloc();
-        std::array<std::size_t, kTables> lowest;  // per table: its lowest bucket counted
-        lowest.fill(kBuckets);
+        std::array<double, kTables> min, max;
+        min.fill(values[0]);
+        max.fill(values[0]);
         std::size_t i = 0;
         for (; i + kTables <= values.size(); i += kTables)
 #pragma GCC unroll 4  // the loops over tables and buckets: unrolled, their state stays in registers
             for (std::size_t t = 0; t < kTables; ++t) {
-                const std::size_t b = bucket_of(values[i + t]);
-                ++count_[t * kBuckets + b];
-                lowest[t] = std::min(lowest[t], b);
+                const double x = values[i + t];
+                ++count_[t * kBuckets + bucket_of(x)];
+                min[t] = x < min[t] ? x : min[t];
+                max[t] = x > max[t] ? x : max[t];
             }
         for (; i < values.size(); ++i) {
-            const std::size_t b = bucket_of(values[i]);
-            ++count_[b];
-            lowest[0] = std::min(lowest[0], b);
+            const double x = values[i];
+            ++count_[bucket_of(x)];
+            min[0] = x < min[0] ? x : min[0];
+            max[0] = x > max[0] ? x : max[0];
         }
-        first_bucket_ = *std::min_element(lowest.begin(), lowest.end());
+        min_ = *std::min_element(min.begin(), min.end());
+        max_ = *std::max_element(max.begin(), max.end());
+        // The lanes keep other copies of equal values than one chain would,
+        // which only shows for zeros (-0 == +0, printed apart): a zero
+        // extreme is taken again by position, the first minimum and the
+        // last maximum as std::minmax_element gives them.
+        if (min_ == 0) min_ = *std::find(values.begin(), values.end(), 0.0);
+        if (max_ == 0) max_ = *std::find(values.rbegin(), values.rend(), 0.0);
+        // A zero minimum's bucket is -0's, below +0's: the ranks are counted from there either way.
+        first_bucket_ = bucket_of(min_ == 0 ? -0.0 : min_);
     }
+
+    // The extremes of values without NaN.
+    double min() const { return min_; }
+    double max() const { return max_; }
 
     // The values at the ascending 0-based `ranks`.
     template <std::size_t N>
@@ -68,41 +86,40 @@ public:
             bucket[i] = b;
             rank_in_bucket[i] = ranks[i] - below;
         }
-        // The values of the distinct buckets (ascending, as the ranks are),
-        // copied without a branch per value: each value is written to every
-        // bucket's next slot, which only advances where the value belongs
-        // (unused slots write to `sink` and match no bucket).
-        std::array<std::vector<double>, N> in_bucket;
-        std::array<std::size_t, N> distinct{};
-        std::size_t distinct_count = 0;
-        for (std::size_t i = 0; i < N; ++i)
-            if (distinct_count == 0 || distinct[distinct_count - 1] != bucket[i]) {
-                in_bucket[distinct_count].resize(count(bucket[i]) + 1);
-                distinct[distinct_count++] = bucket[i];
+        // The values of the ranks' buckets, copied without a branch per
+        // value and with one store each: every value is written to the next
+        // slot, which only advances where the value's bucket is wanted. A
+        // rank's bucket lies above the lower ranks' buckets and so do its
+        // values: its rank among the copied values is its rank in its bucket
+        // plus the values of the wanted buckets below.
+        std::array<std::size_t, N> wanted{}, rank_in_wanted{};
+        std::size_t wanted_count = 0, copied = 0, copied_below = 0;
+        for (std::size_t i = 0; i < N; ++i) {
+            if (wanted_count == 0 || wanted[wanted_count - 1] != bucket[i]) {
+                wanted[wanted_count++] = bucket[i];
+                copied_below = copied;
+                copied += count(bucket[i]);
             }
-        double sink = 0;
-        std::array<double*, N> next{};
-        for (std::size_t k = 0; k < N; ++k) {
-            next[k] = k < distinct_count ? in_bucket[k].data() : &sink;
-            if (k >= distinct_count) distinct[k] = kBuckets;
+            rank_in_wanted[i] = copied_below + rank_in_bucket[i];
         }
+        for (std::size_t k = wanted_count; k < N; ++k) wanted[k] = kBuckets;  // matches no value
+        std::vector<double> values(copied + 1);  // + the slot the values after the last wanted one are written to
+        double* next = values.data();
         for (const double x : values_) {
             const std::size_t bx = bucket_of(x);
+            bool is_wanted = false;
 #pragma GCC unroll 4
-            for (std::size_t k = 0; k < N; ++k) {
-                *next[k] = x;
-                next[k] += bx == distinct[k];
-            }
+            for (std::size_t k = 0; k < N; ++k) is_wanted |= bx == wanted[k];
+            *next = x;
+            next += is_wanted;
         }
-        for (std::size_t k = 0; k < distinct_count; ++k) in_bucket[k].resize(static_cast<std::size_t>(next[k] - in_bucket[k].data()));
-        // Ascending ranks in one bucket: each selection only searches above the previous.
+        values.pop_back();
+        // Ascending ranks: each selection only searches above the previous.
         std::array<double, N> out{};
-        std::size_t k = 0;
-        auto first = in_bucket[0].begin();
+        auto first = values.begin();
         for (std::size_t i = 0; i < N; ++i) {
-            if (bucket[i] != distinct[k]) first = in_bucket[++k].begin();
-            const auto nth = in_bucket[k].begin() + static_cast<std::ptrdiff_t>(rank_in_bucket[i]);
-            std::nth_element(first, nth, in_bucket[k].end());
+            const auto nth = values.begin() + static_cast<std::ptrdiff_t>(rank_in_wanted[i]);
+            std::nth_element(first, nth, values.end());
             out[i] = *nth;
             first = nth;
         }
@@ -123,6 +140,7 @@ private:
         return n;
     }
     std::span<const double> values_;
+    double min_ = 0, max_ = 0;
     std::size_t first_bucket_ = 0;  // no value lies below: the ranks are counted from here
     // Zeroed by calloc, not by writing: a fresh mapping is zero already, so
     // the 1 MiB of counters costs pages only where values fall (and the
@@ -162,12 +180,9 @@ Summary summarize(std::span<const double> values) {
     const std::size_t n = values.size();
     s.count = n;
     if (n == 0) return s;
-    // The first minimum and the last maximum, as std::minmax_element.
-    s.min = s.max = values[0];
-    for (const double x : values) {
-        if (x < s.min) s.min = x;
-        if (!(x < s.max)) s.max = x;
-    }
+    const RankHistogram histogram(values);
+    s.min = histogram.min();
+    s.max = histogram.max();
     const double* x = values.data();
     s.mean = pairwise_sum(0, n, [x](std::size_t i) { return x[i]; }) / double(n);
     s.sd = std::sqrt(pairwise_sum(0, n, [x, mean = s.mean](std::size_t i) { return (x[i] - mean) * (x[i] - mean); }) / double(n));
@@ -180,7 +195,7 @@ Summary summarize(std::span<const double> values) {
         });
         s.jitter = std::sqrt(diff_sq / double(n - 1));
     }
-    const auto p = RankHistogram(values).select(std::array<std::size_t, 3>{rank_of(50, n) - 1, rank_of(95, n) - 1, rank_of(99, n) - 1});
+    const auto p = histogram.select(std::array<std::size_t, 3>{rank_of(50, n) - 1, rank_of(95, n) - 1, rank_of(99, n) - 1});
     s.p50 = p[0];
     s.p95 = p[1];
     s.p99 = p[2];

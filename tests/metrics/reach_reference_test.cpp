@@ -330,6 +330,68 @@ to = "*/*"
     expect_reference_answers(run, want, want_matrix, {{1u, 0u}, {2u, 0u}, {1u, 1u}});
 }
 
+// Edges between samples of equal time can close cycles: each sample has
+// one incoming edge, so the searches mark none of them but the start, which
+// a cycle reaches again (and then counts as reachable from itself).
+TEST(EqualTimeCycles, IntervalsAndMatrixMatchBruteForce) {
+    CsvLog a, b;
+    for (int i = 0; i < 200; ++i) {
+        const double t = 100 + i * 1e-3;
+        const std::string id = std::to_string(i);
+        a.row("A", "1", "Loop", t, "x" + id, "y" + id);
+        b.row("B", "1", "Step", t, "y" + id, i % 3 ? "x" + id : "z" + id);  // two of three close a cycle A -> B -> A
+        b.row("B", "1", "Work", t + 1e-4, "z" + id, "");
+    }
+    RandomRun run;
+    run.samples = graph::testing::load({{"a.csv", a.text()}, {"b.csv", b.text()}});
+    run.spec = graph::parse_spec(R"(
+[[interval]]
+name = "loop to loop"
+from = "A/Loop"
+to = "A/Loop"
+[[interval]]
+name = "loop to anything"
+from = "A/Loop"
+to = "*/*"
+[[interval]]
+name = "step to work"
+from = "B/Step"
+to = "B/Work"
+)",
+                                 "cycles.toml");
+    run.graph = graph::link(run.samples, run.spec);
+    const auto want = reference_intervals(run);
+    ASSERT_GT(want[0].count, 0u);  // the cycles are there
+    expect_reference_answers(run, want, reference_matrix(run), {{1u, 0u}, {2u, 0u}, {1u, 1u}});
+}
+
+// More start sets than one scan of a search block serves (64): every one of
+// 81 tracepoints starts an interval of its own, and the matrix starts from
+// the roots, so the blocks' starts are found in two groups of questions.
+TEST(ManyQuestions, IntervalsAndMatrixMatchBruteForceAcrossGroupsOfStarts) {
+    std::mt19937_64 rng(23);
+    constexpr int kNodes = 9, kTracepoints = 9;
+    std::vector<CsvLog> logs(kNodes);
+    for (int i = 0; i < 6000; ++i) {
+        const int node = static_cast<int>(rng() % kNodes);
+        const std::string in = rng() % 4 ? "h" + std::to_string(rng() % 300) : "", out = rng() % 4 ? "h" + std::to_string(rng() % 300) : "";
+        logs[node].row("N" + std::to_string(node), "1", "T" + std::to_string(rng() % kTracepoints), 100 + i * 1e-5, in, out);
+    }
+    std::vector<std::pair<std::string, std::string>> files;
+    for (int f = 0; f < kNodes; ++f) files.emplace_back("n" + std::to_string(f) + ".csv", logs[f].text());
+    std::string spec;
+    for (int node = 0; node < kNodes; ++node)
+        for (int t = 0; t < kTracepoints; ++t)
+            spec += "[[interval]]\nname = \"N" + std::to_string(node) + "/T" + std::to_string(t) + "\"\nfrom = \"N" + std::to_string(node) + "/T" +
+                    std::to_string(t) + "\"\nto = \"*/T" + std::to_string((t + node) % kTracepoints) + "\"\n";
+    RandomRun run;
+    run.samples = graph::testing::load(files);
+    run.spec = graph::parse_spec(spec, "many.toml");
+    run.graph = graph::link(run.samples, run.spec);
+    ASSERT_EQ(run.samples.tracepoints.size(), std::size_t{kNodes * kTracepoints});
+    expect_reference_answers(run, reference_intervals(run), reference_matrix(run), {{1u, 0u}, {2u, 0u}, {1u, 1u}});
+}
+
 // A loop chain (Bullet's Simulation steps): each step reaches every later
 // step, so a search from a start walks into later starts' searches (the
 // case a search that reused later starts' answers would have to get right).

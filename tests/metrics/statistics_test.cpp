@@ -49,6 +49,29 @@ TEST(Statistics, EmptyAndSingle) {
     EXPECT_EQ(one.p99, 4.5);
 }
 
+// A zero minimum is the first of the zeros and a zero maximum the last, as
+// std::minmax_element gives them: -0 and +0 compare equal but print apart.
+TEST(Statistics, ZeroExtremesAreTheFirstMinimumAndTheLastMaximum) {
+    std::mt19937_64 rng(5);
+    for (int trial = 0; trial < 300; ++trial) {
+        const double sign = trial % 2 ? 1.0 : -1.0;  // the zeros are the minimum, or the maximum
+        std::vector<double> v(rng() % 40 + 1);
+        for (double& x : v) x = rng() % 3 ? (rng() % 2 ? 0.0 : -0.0) : sign * double(rng() % 5 + 1);
+        const Summary s = summarize(v);
+        const auto [first_min, last_max] = std::minmax_element(v.begin(), v.end());
+        SCOPED_TRACE(testing::Message() << "trial " << trial);
+        EXPECT_EQ(s.min, *first_min);
+        EXPECT_EQ(std::signbit(s.min), std::signbit(*first_min));
+        EXPECT_EQ(s.max, *last_max);
+        EXPECT_EQ(std::signbit(s.max), std::signbit(*last_max));
+        std::vector<double> sorted = v;
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(s.p50, nearest_rank(sorted, 50));
+        EXPECT_EQ(s.p95, nearest_rank(sorted, 95));
+        EXPECT_EQ(s.p99, nearest_rank(sorted, 99));
+    }
+}
+
 // summarize against the definitions computed the plain way (a full sort for
 // the nearest ranks; mean, sd and jitter by two passes in long double) on
 // random inputs with ties, negatives, zeros of both signs, extremes and
@@ -89,6 +112,9 @@ TEST(Statistics, SummaryMatchesSortedReference) {
         EXPECT_EQ(s.count, n);
         EXPECT_EQ(s.min, sorted.front());
         EXPECT_EQ(s.max, sorted.back());
+        const auto [first_min, last_max] = std::minmax_element(v.begin(), v.end());
+        EXPECT_EQ(std::signbit(s.min), std::signbit(*first_min));
+        EXPECT_EQ(std::signbit(s.max), std::signbit(*last_max));
         EXPECT_EQ(s.p50, nearest_rank(sorted, 50));
         EXPECT_EQ(s.p95, nearest_rank(sorted, 95));
         EXPECT_EQ(s.p99, nearest_rank(sorted, 99));
