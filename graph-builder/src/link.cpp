@@ -391,12 +391,15 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
         g.unconsumed_outputs += r.unconsumed;
     }
     if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 edges in one graph");
-    // The edge columns are zeroed as they are sized (value-initialised): one
-    // thread clears the edges (8 bytes an edge), the other the in-edges (4)
-    // and both row ends, so that the two take about as long.
+    // The edge columns are zeroed as they are made: one thread clears the
+    // edges (8 bytes an edge), the other the in-edges (4) and both row ends,
+    // so that the two take about as long.
     parallel_for(2, threads, [&](std::size_t k, unsigned) {
-        if (k == 0) return detail::resize_on_huge_pages(g.edges, total);
-        detail::resize_on_huge_pages(g.in_edges, total);
+        if (k == 0) {
+            g.edges = detail::vector_on_huge_pages<Edge>(total);
+            return;
+        }
+        g.in_edges = detail::vector_on_huge_pages<std::uint32_t>(total);
         row_ends(g.out_offset);
         row_ends(g.in_offset);
     });

@@ -41,13 +41,6 @@ void reserve_on_huge_pages(std::vector<T>& v, std::size_t n) {
     advise_huge_pages(v.data(), n * sizeof(T));
 }
 
-// v.resize(n) (value-initialised) on a fresh buffer advised before it is filled.
-template <typename T>
-void resize_on_huge_pages(std::vector<T>& v, std::size_t n) {
-    reserve_on_huge_pages(v, n);
-    v.resize(n);
-}
-
 // std::vector<T>(n, value), its buffer advised before it is filled.
 template <typename T>
 std::vector<T> vector_on_huge_pages(std::size_t n, const T& value = T{}) {
