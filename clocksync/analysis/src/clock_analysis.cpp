@@ -60,12 +60,9 @@ std::string report_json(const SyncErrorReport& r) {
 ClockAnalysis load_clock_analysis(const graph::SampleSet& samples) {
     std::vector<std::filesystem::path> files;
     for (const auto& f : samples.files) files.emplace_back(f.path);
-    std::int64_t first = 0, last = 0;
-    if (samples.size() > 0) {
-        const auto [lo, hi] = std::minmax_element(samples.time_ns.begin(), samples.time_ns.end());
-        first = *lo;
-        last = *hi;
-    }
+    // A SampleSet is in time order: its span is its first and last time (a
+    // search of 4M times here was a serial 4-5 ms between loading and linking).
+    const std::int64_t first = samples.size() ? samples.time_ns.front() : 0, last = samples.size() ? samples.time_ns.back() : 0;
     return {load_run_clocks(files, first, last)};
 }
 
