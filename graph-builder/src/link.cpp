@@ -202,7 +202,12 @@ void gather(const SampleSet& s, const JoinPlan& plan, const JoinUnit& unit, Gath
 void sort_by_source(Endpoint* first, Endpoint* last) {
     if (last - first < 2) return;  // (also: a hash without producers may have null pointers here)
     auto by_source = [](const Endpoint& a, const Endpoint& b) { return a.source < b.source; };
-    if (last - first > 32) return std::stable_sort(first, last, by_source);
+    // (Hashes with many producers mostly have one source, a loop counter's:
+    // a check is cheaper than merge sorting sorted runs through a buffer.)
+    if (last - first > 32) {
+        if (!std::is_sorted(first, last, by_source)) std::stable_sort(first, last, by_source);
+        return;
+    }
     for (Endpoint* p = first + 1; p < last; ++p) {
         const Endpoint e = *p;
         Endpoint* q = p;
