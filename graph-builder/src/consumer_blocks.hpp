@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -25,28 +26,28 @@ inline unsigned consumer_block_shift(std::uint32_t span) {
 }
 
 // Stable partition of edges by (to - first) >> consumer_block_shift(span),
-// every edge's consumer in [first, first + span), in one counting and one
-// scattering pass through `scratch` (its capacity kept for the next call).
-// Being stable, it keeps what placing the rows relies on: each consumer's
-// edges next to each other, each producer's in consumer order. (A full sort
-// by consumer, two radix passes of 2048 buckets, cost more than the unit's
-// join; blocks of 2^16 samples made placing slower by as much as they saved.)
-inline void group_by_consumer_block(std::vector<Edge>& edges, SampleIndex first, std::uint32_t span, std::vector<Edge>& scratch,
+// every edge's consumer in [first, first + span), in place: one counting
+// pass, a copy into `scratch` (its capacity kept for the next call) and one
+// scattering pass back. Being stable, it keeps what placing the rows relies
+// on: each consumer's edges next to each other, each producer's in consumer
+// order. (A full sort by consumer, two radix passes of 2048 buckets, cost
+// more than the unit's join; blocks of 2^16 samples made placing slower by
+// as much as they saved.)
+inline void group_by_consumer_block(std::span<Edge> edges, SampleIndex first, std::uint32_t span, std::vector<Edge>& scratch,
                                     std::vector<std::uint32_t>& block_start) {
     if (edges.size() < 2) return;
     const unsigned shift = consumer_block_shift(span);
     auto block_of = [&](const Edge& e) { return (e.to - first) >> shift; };
-    if (scratch.capacity() < edges.size()) {
-        scratch = {};
-        reserve_on_huge_pages(scratch, edges.size());
-    }
-    scratch.resize(edges.size());
     block_start.assign((std::size_t{span - 1} >> shift) + 1, 0);
     for (const Edge& e : edges) ++block_start[block_of(e)];
     std::uint32_t sum = 0;
     for (std::uint32_t& c : block_start) sum += std::exchange(c, sum);
-    for (const Edge& e : edges) scratch[block_start[block_of(e)]++] = e;
-    edges.swap(scratch);
+    if (scratch.capacity() < edges.size()) {
+        scratch = {};
+        reserve_on_huge_pages(scratch, edges.size());
+    }
+    scratch.assign(edges.begin(), edges.end());
+    for (const Edge& e : scratch) edges[block_start[block_of(e)]++] = e;
 }
 
 }  // namespace hashtrace::graph::detail

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -167,7 +168,7 @@ struct RunOfSource {
 struct Gathered {
     std::vector<RunOfSource> run_of_source;  // per source, when the pair table has lists
     std::vector<Endpoint> producers, consumers;
-    std::vector<Edge> sorted;                 // group_by_consumer_block's other buffer
+    std::vector<Edge> sorted;                 // group_by_consumer_block's copy
     std::vector<std::uint32_t> block_start;  // and its counters
     std::vector<std::uint32_t> cursor;       // per hash of the unit: the next producer slot, then consumer slot
 };
@@ -201,7 +202,12 @@ void gather(const SampleSet& s, const JoinPlan& plan, const JoinUnit& unit, Gath
 void sort_by_source(Endpoint* first, Endpoint* last) {
     if (last - first < 2) return;  // (also: a hash without producers may have null pointers here)
     auto by_source = [](const Endpoint& a, const Endpoint& b) { return a.source < b.source; };
-    if (last - first > 32) return std::stable_sort(first, last, by_source);
+    // (Hashes with many producers mostly have one source, a loop counter's:
+    // a check is cheaper than merge sorting sorted runs through a buffer.)
+    if (last - first > 32) {
+        if (!std::is_sorted(first, last, by_source)) std::stable_sort(first, last, by_source);
+        return;
+    }
     for (Endpoint* p = first + 1; p < last; ++p) {
         const Endpoint e = *p;
         Endpoint* q = p;
@@ -210,18 +216,22 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
     }
 }
 
+// A unit's edges: [begin, end) of its worker's edge list, grouped by
+// consumer, a producer's edges in consumer order.
 struct LinkRange {
-    std::vector<Edge> edges;  // grouped by consumer; a producer's edges in consumer order
+    unsigned worker = 0;
+    std::size_t begin = 0, end = 0;
     std::uint64_t unlinked = 0, unconsumed = 0;
 };
 
-// Links the consumers of a unit's hashes; counts each sample's edges into
-// the out- and in-degree columns (only the unit's producers and consumers
-// are written). The unit's edges stay grouped by consumer, each producer's in
-// consumer order.
+// Links the consumers of a unit's hashes, appending the edges to the
+// worker's list `edges`; counts each sample's edges into the out- and
+// in-degree columns (only the unit's producers and consumers are written).
+// The unit's edges stay grouped by consumer, each producer's in consumer
+// order.
 void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
-               const JoinUnit& unit, Gathered& records, LinkRange& out, std::uint32_t* out_degree, std::uint32_t* in_degree,
-               std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found, bool reports) {
+               const JoinUnit& unit, Gathered& records, std::vector<Edge>& edges, LinkRange& out, std::uint32_t* out_degree,
+               std::uint32_t* in_degree, std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found, bool reports) {
     const std::size_t first_hash = unit.first_hash, last_hash = unit.last_hash;
     gather(s, plan, unit, records);
     std::vector<Endpoint>& producers = records.producers;
@@ -229,7 +239,7 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     const bool listed = pairs.has_lists();
     if (listed) records.run_of_source.resize(s.source_count);
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
-    detail::reserve_on_huge_pages(out.edges, consumers.size());  // about one edge per consumer: no doubling of the largest list
+    out.begin = edges.size();
     constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all;
@@ -239,7 +249,7 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     // hash's runs are walked once in all (no binary search per consumer).
     std::vector<std::uint32_t> run_reached;
     std::uint64_t consumers_done = 0;
-    std::size_t reported_edges = 0;
+    std::size_t reported_edges = out.begin;
     for (std::size_t h = first_hash; h < last_hash; ++h) {
         const Endpoint* consumer = consumers.data() + (plan.consumer_offset[h] - consumer_base);
         const Endpoint* const consumers_end = consumers.data() + (plan.consumer_offset[h + 1] - consumer_base);
@@ -258,7 +268,7 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
         for (; consumer != consumers_end; ++consumer) {
             const Endpoint& b = *consumer;
             const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
-            const std::size_t edges_before = out.edges.size();
+            const std::size_t edges_before = edges.size();
             // Run r's latest producer(s) at or before the limit, itself and
             // other threads skipped where the scope says so.
             // Inlined: called once or twice per consumer, it is the join's inner loop.
@@ -271,7 +281,10 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
                     const SampleIndex a = (--p)->sample;
                     if (a == b.sample) continue;
                     if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
-                    out.edges.push_back({a, b.sample});
+                    // (keep-all may need more room than the list was given for every consumer)
+                    if (edges.size() == edges.capacity()) [[unlikely]]
+                        detail::grow_on_huge_pages(edges, 2 * edges.capacity() + 1);
+                    edges.push_back({a, b.sample});
                     if (!keep_all) break;
                 }
             };
@@ -290,14 +303,14 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
                     link_run(r, *scope);
                 }
             }
-            out.unlinked += out.edges.size() == edges_before;
+            out.unlinked += edges.size() == edges_before;
         }
         consumers_done += plan.consumer_offset[h + 1] - plan.consumer_offset[h];
         if (consumers_done >= 0x10000) {
             done.fetch_add(consumers_done, std::memory_order_relaxed);
-            edges_found.fetch_add(out.edges.size() - reported_edges, std::memory_order_relaxed);
+            edges_found.fetch_add(edges.size() - reported_edges, std::memory_order_relaxed);
             consumers_done = 0;
-            reported_edges = out.edges.size();
+            reported_edges = edges.size();
             if (reports && options.progress) options.progress(done.load(), edges_found.load());
         }
     }
@@ -307,17 +320,19 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     // time in sample order, as the producer of almost every edge is a recent
     // sample. The other units' samples are close together anyway (256 KiB of
     // a degree column; grouping them too cost more than it saved).
+    out.end = edges.size();
+    const std::span<Edge> unit_edges(edges.data() + out.begin, edges.data() + out.end);
     constexpr SampleIndex kGroupedSpan = SampleIndex{1} << 16;
     if (unit.sample_end - unit.sample_first > kGroupedSpan)
-        detail::group_by_consumer_block(out.edges, unit.sample_first, unit.sample_end - unit.sample_first, records.sorted, records.block_start);
+        detail::group_by_consumer_block(unit_edges, unit.sample_first, unit.sample_end - unit.sample_first, records.sorted, records.block_start);
     std::size_t consumed = 0;  // producers with an edge
-    for (const Edge& e : out.edges) {
+    for (const Edge& e : unit_edges) {
         ++in_degree[e.to];
         consumed += out_degree[e.from]++ == 0;
     }
     out.unconsumed = producers.size() - consumed;
     done.fetch_add(consumers_done, std::memory_order_relaxed);
-    edges_found.fetch_add(out.edges.size() - reported_edges, std::memory_order_relaxed);
+    edges_found.fetch_add(edges.size() - reported_edges, std::memory_order_relaxed);
 }
 
 // Degrees -> the end of each row (inclusive prefix sums); placing a row's
@@ -331,7 +346,7 @@ void row_ends(std::vector<std::uint32_t>& degree_then_offset) {
 // each consumer's edge indices (ascending, i.e. by producer) at the end of its
 // in-row. Walking the list backwards keeps each producer's row in consumer
 // order.
-void place_edges(const std::vector<Edge>& edges, Graph& g) {
+void place_edges(std::span<const Edge> edges, Graph& g) {
     for (std::size_t end = edges.size(); end > 0;) {
         const SampleIndex b = edges[end - 1].to;
         std::size_t begin = end - 1;
@@ -371,22 +386,29 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     const JoinPlan plan = plan_join(s, counts, threads);
     const std::size_t units = plan.units.size();
     std::vector<LinkRange> ranges(units);
+    // Each worker appends its units' edges to one list of its own, reserved
+    // (not touched) for one edge per consumer of the whole run, on huge
+    // pages: a list per unit, allocated fresh and freed after placing, was
+    // under 2 MiB and so on 4 KiB pages, a sixth of the run's page faults.
+    std::vector<std::vector<Edge>> edges_of_worker(std::min<std::size_t>(threads, units));
     {
         const detail::PairTable pairs(s, spec);
-        std::vector<Gathered> records(std::min<std::size_t>(threads, units));
-        for (Gathered& r : records) {
-            detail::reserve_on_huge_pages(r.producers, plan.most_producers);
-            detail::reserve_on_huge_pages(r.consumers, plan.most_consumers);
+        std::vector<Gathered> records(edges_of_worker.size());
+        for (std::size_t w = 0; w < records.size(); ++w) {
+            detail::reserve_on_huge_pages(records[w].producers, plan.most_producers);
+            detail::reserve_on_huge_pages(records[w].consumers, plan.most_consumers);
+            detail::reserve_on_huge_pages(edges_of_worker[w], plan.consumer_offset.back());
         }
         std::atomic<std::uint64_t> done{0}, edges_found{0};
         parallel_for(units, threads, [&](std::size_t k, unsigned w) {
-            link_unit(s, plan, pairs, options, plan.units[k], records[w], ranges[k], g.out_offset.data(), g.in_offset.data(), done,
-                      edges_found, w == 0);
+            ranges[k].worker = w;
+            link_unit(s, plan, pairs, options, plan.units[k], records[w], edges_of_worker[w], ranges[k], g.out_offset.data(),
+                      g.in_offset.data(), done, edges_found, w == 0);
         });
     }
     std::size_t total = 0;
     for (const LinkRange& r : ranges) {
-        total += r.edges.size();
+        total += r.end - r.begin;
         g.unlinked_inputs += r.unlinked;
         g.unconsumed_outputs += r.unconsumed;
     }
@@ -404,8 +426,8 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
         row_ends(g.in_offset);
     });
     parallel_for(units, threads, [&](std::size_t k, unsigned) {
-        place_edges(ranges[k].edges, g);
-        ranges[k].edges = {};
+        const LinkRange& r = ranges[k];
+        place_edges({edges_of_worker[r.worker].data() + r.begin, edges_of_worker[r.worker].data() + r.end}, g);
     });
     if (options.progress) options.progress(n, g.edges.size());
     return g;

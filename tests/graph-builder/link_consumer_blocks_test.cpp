@@ -2,7 +2,8 @@
 // against std::stable_sort by block on random edge lists: every span from a
 // single consumer to 2^32 - 1 (where blocks coarsen to keep at most 2048),
 // empty and one-edge lists, consumers at both ends of the range; and the
-// block size itself.
+// block size itself; grouping a part of a list; growing an edge list on huge
+// pages.
 #include "consumer_blocks.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 namespace hashtrace::graph::detail {
@@ -55,6 +57,49 @@ TEST(LinkConsumerBlocks, StablePartitionByBlockOnRandomEdges) {
             }
         }
     }
+}
+
+// The join groups a unit's part of its worker's edge list: only that part
+// changes.
+TEST(LinkConsumerBlocks, GroupsOnlyTheSpanGiven) {
+    std::vector<Edge> edges;
+    for (SampleIndex k = 0; k < 30000; ++k) edges.push_back({k, (k * 7919u) % 50000u});
+    const std::vector<Edge> before = edges;
+    std::vector<Edge> scratch;
+    std::vector<std::uint32_t> block_start;
+    group_by_consumer_block(std::span<Edge>(edges).subspan(10000, 10000), 0, 50000, scratch, block_start);
+    const unsigned shift = consumer_block_shift(50000);
+    std::vector<Edge> want(before.begin() + 10000, before.begin() + 20000);
+    std::stable_sort(want.begin(), want.end(), [&](const Edge& a, const Edge& b) { return a.to >> shift < b.to >> shift; });
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+        const Edge& expected = k < 10000 || k >= 20000 ? before[k] : want[k - 10000];
+        ASSERT_EQ(edges[k].from, expected.from) << k;
+        ASSERT_EQ(edges[k].to, expected.to) << k;
+    }
+}
+
+// grow_on_huge_pages (the join's edge lists growing under keep-all) keeps
+// the elements and their order, and leaves a large enough buffer alone.
+TEST(LinkConsumerBlocks, GrowOnHugePagesKeepsTheEdges) {
+    std::vector<Edge> edges;
+    grow_on_huge_pages(edges, 0);
+    EXPECT_TRUE(edges.empty());
+    for (SampleIndex k = 0; k < 1000; ++k) {
+        if (edges.size() == edges.capacity()) grow_on_huge_pages(edges, 2 * edges.capacity() + 1);
+        edges.push_back({k, 2 * k});
+    }
+    ASSERT_EQ(edges.size(), 1000u);
+    for (SampleIndex k = 0; k < 1000; ++k) {
+        ASSERT_EQ(edges[k].from, k);
+        ASSERT_EQ(edges[k].to, 2 * k);
+    }
+    const Edge* data = edges.data();
+    grow_on_huge_pages(edges, edges.capacity());
+    EXPECT_EQ(edges.data(), data);
+    grow_on_huge_pages(edges, edges.capacity() + 1);
+    EXPECT_GE(edges.capacity(), 1001u);
+    EXPECT_EQ(edges.size(), 1000u);
+    EXPECT_EQ(edges[999].to, 1998u);
 }
 
 }  // namespace

@@ -41,6 +41,17 @@ void reserve_on_huge_pages(std::vector<T>& v, std::size_t n) {
     advise_huge_pages(v.data(), n * sizeof(T));
 }
 
+// v.reserve(n) for a vector that may already hold elements: the new buffer
+// is advised before they are copied into it (reserve() would copy first).
+template <typename T>
+void grow_on_huge_pages(std::vector<T>& v, std::size_t n) {
+    if (n <= v.capacity()) return;
+    std::vector<T> bigger;
+    reserve_on_huge_pages(bigger, n);
+    bigger.assign(v.begin(), v.end());
+    v.swap(bigger);
+}
+
 // std::vector<T>(n, value), its buffer advised before it is filled.
 template <typename T>
 std::vector<T> vector_on_huge_pages(std::size_t n, const T& value = T{}) {
