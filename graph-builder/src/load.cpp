@@ -140,6 +140,14 @@ public:
             // A hash written out in full takes 16 bytes and, one or two to a
             // sample record, at least one more byte of that record.
             chunk_.hashes.reserve(static_cast<std::size_t>(bytes_ / 17));
+            // A sample record with a hash written out in full takes ~20-40
+            // bytes, the others fewer.
+            const auto samples = static_cast<std::size_t>(bytes_ / 32);
+            chunk_.time.expect(samples);
+            chunk_.input.expect(samples);
+            chunk_.output.expect(samples);
+            chunk_.tracepoint.expect(samples);
+            chunk_.thread.expect(samples);
             reserved_ = true;
         }
         const std::size_t n = c.size, literals = c.literal_count;
