@@ -232,8 +232,10 @@ private:
         return ring != logio::SampleRecord::kRingNone || recent_.find(h, f, mixed) == RecentHashes::kNotFound;
     }
     // `ring` as SampleRecord::input_ring; `mixed` is the hash's mix when
-    // needs_mix.
-    HashId id_of(const Hash128& h, std::uint16_t ring, HashFunction f, std::uint64_t mixed) {
+    // needs_mix. Inlined into on_samples' loop, which the compiler stopped
+    // doing on its own once the interner's lookup was inlined here (a call a
+    // hash: +0.9% of the CSV load's instructions).
+    [[gnu::always_inline]] HashId id_of(const Hash128& h, std::uint16_t ring, HashFunction f, std::uint64_t mixed) {
         if (ring < logio::SampleRecord::kRingSlot) return ring_repeat(ring, f);
         if (ring == logio::SampleRecord::kRingNone) {
             HashId id = recent_.find(h, f, mixed);
