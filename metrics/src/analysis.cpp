@@ -300,7 +300,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // summaries, the longest (M11's, usually) first: the last tasks should be
     // short, so that no thread is left alone with one.
     std::vector<Task> tasks;
-    std::vector<double> waits_ms;
+    std::optional<detail::MessageWaits> waits;
     // The tracepoint graph comes from the edge metrics' pass over the edges.
     // The searches run without it: they are exact unless an edge runs back
     // in time, which the summaries check before they read an answer.
@@ -308,7 +308,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     std::atomic<bool> edges_measured{false};
     tasks.emplace_back([&](Scratch&) {
         detail::TracepointGraph::Collector tracepoint_pairs(s);
-        waits_ms = detail::measure_edges(s, g, options, r, tracepoint_pairs);
+        waits = detail::measure_edges(s, g, options, r, tracepoint_pairs);
         tracepoint_graph = detail::TracepointGraph(s, {&tracepoint_pairs, 1});
         edges_measured = true;
         edges_measured.notify_all();
@@ -388,8 +388,9 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         });
     tasks.emplace_back([&](Scratch&) {
         edges_measured.wait(false);
-        r.m11_ms = summarize(waits_ms);
-        if (options.keep_values) r.m11_values_ms = std::move(waits_ms);
+        r.m11_ms = summarize(waits->values());
+        if (options.keep_values) r.m11_values_ms.assign(waits->values().begin(), waits->values().end());
+        waits.reset();
     });
     // A question some search gave up on, or any question where an edge runs
     // back in time, is answered by passes, once, by the first summary that needs it.
