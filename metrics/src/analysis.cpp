@@ -150,8 +150,8 @@ struct LatencyBlock {
 // matrix's reached samples as they are.
 struct Answer {
     bool complete = true;  // false where a search gave up: the question is then answered by passes
-    std::vector<LatencyBlock> values_ms;  // per part of the question (intervals)
-    std::vector<detail::Reached> reached;         // the matrix
+    std::vector<LatencyBlock> values_ms;   // per part of the question (intervals)
+    std::vector<detail::Reached> reached;  // the matrix
 
     explicit Answer(const Question& q) : values_ms(q.intervals.size()) {}
     void add(const Question& q, const std::vector<std::uint32_t>& part_of_class, std::span<const detail::Reached> found) {
@@ -298,8 +298,9 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
 
     using Task = std::function<void(Scratch&)>;
     // Each task writes its own part of the result. The edge metrics go first
-    // (the longest); then the questions, answered in chunks of the sample
-    // range, each chunk all questions at once, a block of samples at a time
+    // (the longest); then each chunk's count of start samples (the last
+    // lays out the latencies' room); then the questions, answered in chunks
+    // of the sample range, each chunk all questions at once, a block of samples at a time
     // (the block's starts and the samples its searches visit stay in cache,
     // and no buffer the size of the run is filled per question); then the
     // summaries, the longest (M11's, usually) first: the last tasks should be
