@@ -353,6 +353,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             }
     };
     std::atomic<std::size_t> chunks_uncounted{chunk_count};
+    std::atomic<bool> latencies_laid_out{false};  // set after the layout's writes, which the searches then see
     for (std::size_t c = 0; c < chunk_count; ++c)
         tasks.emplace_back([&, c](Scratch&) {
             std::vector<std::size_t> samples_of(s.tracepoints.size(), 0);
@@ -362,7 +363,8 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
                     starts_in_chunk[c * asked.size() + k] += asked[k]->start_tracepoints[t] ? samples_of[t] : 0;
             if (chunks_uncounted.fetch_sub(1) == 1) {
                 lay_out_latencies();
-                chunks_uncounted.notify_all();
+                latencies_laid_out = true;
+                latencies_laid_out.notify_all();
             }
         });
     std::atomic<std::size_t> chunks_pending{chunk_count};
@@ -371,7 +373,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             const SampleIndex begin = chunk_begin(c), end = chunk_begin(c + 1);
             std::vector<std::size_t> budgets(asked.size(), (budget * (end - begin) + s.size() - 1) / std::max<std::size_t>(s.size(), 1));
             // The counting tasks come before this one: each is done or under way on another thread.
-            for (std::size_t left; (left = chunks_uncounted.load()) != 0;) chunks_uncounted.wait(left);
+            latencies_laid_out.wait(false);
             const std::size_t group_size = std::min(kGroup, asked.size());
             scratch.any_starts.resize(kBlock);
             scratch.start_bits.resize(kBlock);
