@@ -328,7 +328,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // chunk's block (one latency per start and class of the part) follows
     // the previous chunk's. The chunks write their latencies where the
     // summaries read them, instead of into a vector per chunk and interval
-    // that was then copied into another, fresh one (6k of the 4M run's 38k
+    // that was then copied into another, fresh one (4-6k of the 4M run's 37k
     // page faults). The arena is not advised for 2 MiB pages: they would be
     // touched all at once, beside the edge pass's columns, and lift the
     // run's peak by 7 MiB.
