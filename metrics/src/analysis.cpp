@@ -5,12 +5,13 @@
 #include "hashtrace/metrics/analysis.hpp"
 
 #include "edge_metrics.hpp"
-#include "hashtrace/graph/detail/huge_pages.hpp"
 #include "reach.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -70,8 +71,8 @@ struct StartBits {
 // The samples of [begin, end) that start any question of a group,
 // ascending, and the bits of the questions each starts, written to
 // `samples` and `bits` (room for end - begin each); returns how many. One
-// scan serves the whole group; each question then picks its starts from
-// this shorter list (starts_of). Every sample is written and the end
+// scan serves the whole group; its starts are then dealt to the questions
+// (deal_starts). Every sample is written and the end
 // advances only past starts: whether a sample is a start is as good as
 // random, and a branch on it would mispredict often.
 std::size_t find_starts(const SampleSet& s, const graph::Graph& g, const StartBits& starting, SampleIndex begin, SampleIndex end,
@@ -88,15 +89,18 @@ std::size_t find_starts(const SampleSet& s, const graph::Graph& g, const StartBi
     return count;
 }
 
-// The starts of the group's question `k` among what find_starts found,
-// written to `out`; returns how many.
-std::size_t starts_of(std::size_t k, std::span<const SampleIndex> samples, const std::uint64_t* bits, SampleIndex* out) {
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        out[count] = samples[i];
-        count += (bits[i] >> k) & 1;
-    }
-    return count;
+// What find_starts found dealt to the group's questions, in one pass: the
+// starts of question k, ascending, to starts[k * room ...], counts[k] of
+// them (counts zeroed by the caller). A sample mostly starts one question,
+// so the loop over its bits runs once, predictably; picking each
+// question's starts in a pass of its own over the whole list cost 9
+// instructions a start and question (81M on the 4M run).
+void deal_starts(std::span<const SampleIndex> samples, const std::uint64_t* bits, std::size_t room, SampleIndex* starts, std::size_t* counts) {
+    for (std::size_t i = 0; i < samples.size(); ++i)
+        for (std::uint64_t questions = bits[i]; questions != 0; questions &= questions - 1) {
+            const auto k = static_cast<std::size_t>(std::countr_zero(questions));
+            starts[k * room + counts[k]++] = samples[i];
+        }
 }
 
 std::vector<SampleIndex> all_starts(const SampleSet& s, const graph::Graph& g, const Question& q) {
@@ -133,13 +137,21 @@ std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question
     return out;
 }
 
+// Latencies appended to room laid out for all they can be.
+struct LatencyBlock {
+    double* data = nullptr;
+    std::size_t size = 0;
+    void push_back(double x) { data[size++] = x; }
+};
+
 // A question's answer over a range of start samples, in start order: the
-// intervals' latencies per part (as the summaries take them), the matrix's
-// reached samples as they are.
+// intervals' latencies per part (as the summaries take them, in room the
+// caller lays out: at most one per start and class of the part), the
+// matrix's reached samples as they are.
 struct Answer {
     bool complete = true;  // false where a search gave up: the question is then answered by passes
-    std::vector<std::vector<double>> values_ms;  // per part of the question (intervals)
-    std::vector<detail::Reached> reached;        // the matrix
+    std::vector<LatencyBlock> values_ms;   // per part of the question (intervals)
+    std::vector<detail::Reached> reached;  // the matrix
 
     explicit Answer(const Question& q) : values_ms(q.intervals.size()) {}
     void add(const Question& q, const std::vector<std::uint32_t>& part_of_class, std::span<const detail::Reached> found) {
@@ -152,8 +164,9 @@ struct Answer {
 // Per worker: the start samples of one block and what its searches found.
 struct Scratch {
     detail::SearchScratch search;
-    std::vector<SampleIndex> any_starts, starts;  // of a group of questions, of one question
+    std::vector<SampleIndex> any_starts, starts;  // of a group of questions, of each question of the group (kBlock each)
     std::vector<std::uint64_t> start_bits;
+    std::vector<std::size_t> start_counts;  // of each question of the group
     std::vector<detail::Reached> found;
 };
 
@@ -248,12 +261,11 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // along loop chains, and the passes finish it at a bounded cost.
     const std::size_t budget = options.reach_search_budget ? options.reach_search_budget : std::max<std::size_t>(2 * s.size(), 1u << 16);
     r.intervals.resize(spec.intervals.size());
-    auto finish_interval = [&](std::size_t i, std::vector<double>&& values) {
+    auto finish_interval = [&](std::size_t i, std::span<const double> values) {
         IntervalResult& ir = r.intervals[i];
         ir.name = spec.intervals[i].name;
         ir.kind = spec.intervals[i].kind;
         ir.latency_ms = summarize(values);
-        if (options.keep_values) ir.values_ms = std::move(values);
     };
     auto finish_matrix = [&](std::span<const Answer> answers) {
         const std::size_t nodes = s.node_names.size();
@@ -286,14 +298,15 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
 
     using Task = std::function<void(Scratch&)>;
     // Each task writes its own part of the result. The edge metrics go first
-    // (the longest); then the questions, answered in chunks of the sample
-    // range, each chunk all questions at once, a block of samples at a time
+    // (the longest); then each chunk's count of start samples (the last
+    // lays out the latencies' room); then the questions, answered in chunks
+    // of the sample range, each chunk all questions at once, a block of samples at a time
     // (the block's starts and the samples its searches visit stay in cache,
     // and no buffer the size of the run is filled per question); then the
     // summaries, the longest (M11's, usually) first: the last tasks should be
     // short, so that no thread is left alone with one.
     std::vector<Task> tasks;
-    std::vector<double> waits_ms;
+    std::optional<detail::MessageWaits> waits;
     // The tracepoint graph comes from the edge metrics' pass over the edges.
     // The searches run without it: they are exact unless an edge runs back
     // in time, which the summaries check before they read an answer.
@@ -301,53 +314,94 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     std::atomic<bool> edges_measured{false};
     tasks.emplace_back([&](Scratch&) {
         detail::TracepointGraph::Collector tracepoint_pairs(s);
-        waits_ms = detail::measure_edges(s, g, options, r, tracepoint_pairs);
+        waits = detail::measure_edges(s, g, options, r, tracepoint_pairs);
         tracepoint_graph = detail::TracepointGraph(s, {&tracepoint_pairs, 1});
         edges_measured = true;
         edges_measured.notify_all();
     });
     const std::size_t chunk_count = asked.empty() ? 0 : 4 * std::size_t{threads};
+    auto chunk_begin = [&](std::size_t c) { return static_cast<SampleIndex>(s.size() * c / chunk_count); };
     std::vector<std::vector<Answer>> answers(asked.size());  // per question, per chunk
     for (std::size_t k = 0; k < asked.size(); ++k) answers[k].assign(chunk_count, Answer(*asked[k]));
+    // The latencies' room, one allocation laid out once every chunk's starts
+    // are counted: per question part (interval) a region, in which each
+    // chunk's block (one latency per start and class of the part) follows
+    // the previous chunk's. The chunks write their latencies where the
+    // summaries read them, instead of into a vector per chunk and interval
+    // that was then copied into another, fresh one (4-6k of the 4M run's 37k
+    // page faults). The arena is not advised for 2 MiB pages: they would be
+    // touched all at once, beside the edge pass's columns, and lift the
+    // run's peak by 7 MiB.
+    std::vector<std::size_t> starts_in_chunk(chunk_count * asked.size());  // [chunk][question]
+    std::unique_ptr<double[]> arena;
+    std::vector<std::vector<std::span<double>>> regions(asked.size());  // per question, per part
+    auto lay_out_latencies = [&] {
+        std::size_t total = 0;
+        for (std::size_t k = 0; k < asked.size(); ++k)
+            for (const Question::Part& part : asked[k]->intervals)
+                for (std::size_t c = 0; c < chunk_count; ++c) total += starts_in_chunk[c * asked.size() + k] * part.class_count;
+        arena = std::make_unique_for_overwrite<double[]>(total);
+        double* next = arena.get();
+        for (std::size_t k = 0; k < asked.size(); ++k)
+            for (std::size_t p = 0; p < asked[k]->intervals.size(); ++p) {
+                double* const region = next;
+                for (std::size_t c = 0; c < chunk_count; ++c) {
+                    answers[k][c].values_ms[p] = {next, 0};
+                    next += starts_in_chunk[c * asked.size() + k] * asked[k]->intervals[p].class_count;
+                }
+                regions[k].emplace_back(region, next);
+            }
+    };
+    std::atomic<std::size_t> chunks_uncounted{chunk_count};
+    std::atomic<bool> latencies_laid_out{false};  // set after the layout's writes, which the searches then see
+    for (std::size_t c = 0; c < chunk_count; ++c)
+        tasks.emplace_back([&, c](Scratch&) {
+            std::vector<std::size_t> samples_of(s.tracepoints.size(), 0);
+            for (SampleIndex v = chunk_begin(c), end = chunk_begin(c + 1); v < end; ++v) ++samples_of[s.tracepoint[v]];
+            for (std::size_t k = 0; k < asked.size(); ++k)
+                for (std::size_t t = 0; t < samples_of.size(); ++t)
+                    starts_in_chunk[c * asked.size() + k] += asked[k]->start_tracepoints[t] ? samples_of[t] : 0;
+            if (chunks_uncounted.fetch_sub(1) == 1) {
+                lay_out_latencies();
+                latencies_laid_out = true;
+                latencies_laid_out.notify_all();
+            }
+        });
     std::atomic<std::size_t> chunks_pending{chunk_count};
     for (std::size_t c = 0; c < chunk_count; ++c)
         tasks.emplace_back([&, c](Scratch& scratch) {
-            const auto begin = static_cast<SampleIndex>(s.size() * c / chunk_count), end = static_cast<SampleIndex>(s.size() * (c + 1) / chunk_count);
+            const SampleIndex begin = chunk_begin(c), end = chunk_begin(c + 1);
             std::vector<std::size_t> budgets(asked.size(), (budget * (end - begin) + s.size() - 1) / std::max<std::size_t>(s.size(), 1));
-            // Room for one latency per start in each interval's values (an
-            // interval's usual class count is one instance): values that
-            // never move while they grow, and no pages touched twice.
-            std::vector<std::size_t> samples_of(s.tracepoints.size(), 0);
-            for (SampleIndex v = begin; v < end; ++v) ++samples_of[s.tracepoint[v]];
-            for (std::size_t k = 0; k < asked.size(); ++k) {
-                std::size_t starts = 0;
-                for (std::size_t t = 0; t < samples_of.size(); ++t) starts += asked[k]->start_tracepoints[t] ? samples_of[t] : 0;
-                for (auto& values : answers[k][c].values_ms) values.reserve(starts);
-            }
+            // The counting tasks come before this one: each is done or under way on another thread.
+            latencies_laid_out.wait(false);
+            const std::size_t group_size = std::min(kGroup, asked.size());
             scratch.any_starts.resize(kBlock);
             scratch.start_bits.resize(kBlock);
-            scratch.starts.resize(kBlock);
-            std::size_t any_starts = 0;
+            scratch.starts.resize(group_size * kBlock);
+            scratch.start_counts.resize(group_size);
             for (SampleIndex block = begin; block < end; block += std::min(kBlock, end - block))
                 for (std::size_t k = 0; k < asked.size(); ++k) {
-                    if (k % kGroup == 0)
-                        any_starts = find_starts(s, g, start_bits[k / kGroup], block, std::min(block + kBlock, end), scratch.any_starts.data(),
-                                                 scratch.start_bits.data());
+                    if (k % kGroup == 0) {
+                        const std::size_t any_starts = find_starts(s, g, start_bits[k / kGroup], block, std::min(block + kBlock, end),
+                                                                   scratch.any_starts.data(), scratch.start_bits.data());
+                        std::fill(scratch.start_counts.begin(), scratch.start_counts.end(), 0);
+                        deal_starts({scratch.any_starts.data(), any_starts}, scratch.start_bits.data(), kBlock, scratch.starts.data(),
+                                    scratch.start_counts.data());
+                    }
                     Answer& answer = answers[k][c];
                     if (!answer.complete) continue;
-                    const std::size_t n =
-                        starts_of(k % kGroup, {scratch.any_starts.data(), any_starts}, scratch.start_bits.data(), scratch.starts.data());
                     scratch.found.clear();
-                    answer.complete = detail::search_earliest(s, g, {scratch.starts.data(), n}, asked[k]->classes, budgets[k], scratch.search,
-                                                              scratch.found);
+                    answer.complete = detail::search_earliest(s, g, {scratch.starts.data() + k % kGroup * kBlock, scratch.start_counts[k % kGroup]},
+                                                              asked[k]->classes, budgets[k], scratch.search, scratch.found);
                     if (answer.complete) answer.add(*asked[k], part_of_class[k], scratch.found);
                 }
             if (chunks_pending.fetch_sub(1) == 1) chunks_pending.notify_all();
         });
     tasks.emplace_back([&](Scratch&) {
         edges_measured.wait(false);
-        r.m11_ms = summarize(waits_ms);
-        if (options.keep_values) r.m11_values_ms = std::move(waits_ms);
+        r.m11_ms = summarize(waits->values());
+        if (options.keep_values) r.m11_values_ms.assign(waits->values().begin(), waits->values().end());
+        waits.reset();
     });
     // A question some search gave up on, or any question where an edge runs
     // back in time, is answered by passes, once, by the first summary that needs it.
@@ -365,6 +419,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             if (q.from_roots)
                 for (SampleIndex v : starts) q.start_tracepoints[s.tracepoint[v]] = true;
             answers[k].assign(1, Answer(q));
+            for (std::size_t p = 0; p < q.intervals.size(); ++p) answers[k][0].values_ms[p] = {regions[k][p].data(), 0};
             answers[k][0].add(q, part_of_class[k], answer_by_passes(s, q, starts, reach));
         });
         return answers[k];
@@ -374,23 +429,26 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             tasks.emplace_back([&, k](Scratch&) { finish_matrix(answers_of(k)); });
         for (std::size_t p = 0; p < asked[k]->intervals.size(); ++p)
             tasks.emplace_back([&, k, p](Scratch&) {
-                // Each chunk's values freed once copied: the whole answer is never held twice.
-                const std::span<Answer> chunk_answers = answers_of(k);
-                std::size_t count = 0;
-                for (const Answer& answer : chunk_answers) count += answer.values_ms[p].size();
-                std::vector<double> values;
-                graph::detail::reserve_on_huge_pages(values, count);
-                for (Answer& answer : chunk_answers) {
-                    values.insert(values.end(), answer.values_ms[p].begin(), answer.values_ms[p].end());
-                    answer.values_ms[p] = {};
+                // The chunks' blocks moved down over the gaps between them
+                // (starts that reached no target), into one run of values.
+                double* const first = regions[k][p].data();
+                double* end = first;
+                for (const Answer& answer : answers_of(k)) {
+                    const LatencyBlock& block = answer.values_ms[p];
+                    if (block.data != end) std::copy(block.data, block.data + block.size, end);
+                    end += block.size;
                 }
-                finish_interval(asked[k]->intervals[p].interval, std::move(values));
+                const std::size_t i = asked[k]->intervals[p].interval;
+                finish_interval(i, {first, end});
+                if (options.keep_values) r.intervals[i].values_ms.assign(first, end);
             });
     }
     for (std::size_t i = 0; i < spec.intervals.size() && options.keep_all_targets; ++i)
         tasks.emplace_back([&, i](Scratch&) {
             const Question from{false, from_sets[i], {}, {}};
-            finish_interval(i, all_reachable_latencies(s, g, all_starts(s, g, from), to_sets[i]));
+            std::vector<double> values = all_reachable_latencies(s, g, all_starts(s, g, from), to_sets[i]);
+            finish_interval(i, values);
+            if (options.keep_values) r.intervals[i].values_ms = std::move(values);
         });
 
     threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));

@@ -8,21 +8,33 @@
 // everything else these loops do.
 #include "edge_metrics.hpp"
 
-#include "hashtrace/graph/detail/huge_pages.hpp"
-
 #include <algorithm>
 #include <cmath>
-#include <limits>
+#include <vector>
 
 namespace hashtrace::metrics::detail {
 namespace {
+
+// keep_values: the count of edges in flight on a grid of `period` from the
+// first sample's time, each observed just before the changes at a sample's time.
+std::vector<double> in_flight_on_grid(const std::vector<std::int64_t>& time, const std::int32_t* change, std::int64_t period) {
+    std::vector<double> samples;
+    const std::int64_t last = time.back();
+    std::int64_t next_grid = time.front(), count = 0;
+    for (std::size_t v = 0; v < time.size(); ++v) {
+        for (; next_grid < time[v] && next_grid < last; next_grid = graph::elapsed_ns(next_grid, last) <= period ? last : next_grid + period)
+            samples.push_back(double(count));
+        count += change[v];
+    }
+    return samples;
+}
 
 // In flight at time t means start <= t < end (SPEC 5, M3). `change[v]` is
 // the number of edges starting at sample v minus those ending there;
 // samples are in time order. The integrals of the count and its square are
 // summed exactly in integers (the count only changes at samples, and spans
 // are whole nanoseconds), so samples without a change cost no rounding.
-ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& time, const std::vector<std::int32_t>& change, const MetricOptions& options) {
+ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& time, const std::int32_t* change, const MetricOptions& options) {
     ParallelismResult r;
     if (time.empty()) return r;
     const std::int64_t first = time.front(), last = time.back();
@@ -31,21 +43,19 @@ ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& time, const s
     // timestamp) must not allocate one per millisecond.
     constexpr double kMaxGridSamples = 1e6;
     const auto period = static_cast<std::int64_t>(std::max(options.m3_sample_period_s * 1e9, window / kMaxGridSamples));
-    // The grid observes the count just before the changes at a sample's time.
-    std::int64_t next_grid = options.keep_values && period > 0 ? first : std::numeric_limits<std::int64_t>::max();
+    if (options.keep_values && period > 0) r.samples = in_flight_on_grid(time, change, period);
     unsigned __int128 integral = 0, integral_sq = 0;
     std::int64_t count = 0, max = 0;
-    for (std::size_t v = 0; v < time.size(); ++v) {
-        for (; next_grid < time[v] && next_grid < last; next_grid = graph::elapsed_ns(next_grid, last) <= period ? last : next_grid + period)
-            r.samples.push_back(double(count));
+    // Each sample but the last starts a span to the next one; the last adds only its changes.
+    for (std::size_t v = 0; v + 1 < time.size(); ++v) {
         count += change[v];
-        const std::int64_t span = v + 1 < time.size() ? graph::elapsed_ns(time[v], time[v + 1]) : 0;
-        integral += static_cast<unsigned __int128>(count) * static_cast<std::uint64_t>(span);
-        integral_sq += static_cast<unsigned __int128>(count * count) * static_cast<std::uint64_t>(span);
+        const auto span = static_cast<std::uint64_t>(graph::elapsed_ns(time[v], time[v + 1]));
+        integral += static_cast<unsigned __int128>(count) * span;
+        integral_sq += static_cast<unsigned __int128>(count * count) * span;
         // The maximum counts all changes at one time: ends before starts.
         max = span != 0 && count > max ? count : max;
     }
-    max = std::max(max, count);
+    max = std::max(max, count + change[time.size() - 1]);
     if (window > 0) {
         r.mean = double(integral) / window;
         r.sd = std::sqrt(std::max(0.0, double(integral_sq) / window - r.mean * r.mean));
@@ -56,45 +66,63 @@ ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& time, const s
 
 }  // namespace
 
-std::vector<double> measure_edges(const graph::SampleSet& s, const graph::Graph& g, const MetricOptions& options, AnalysisResult& out,
-                                  TracepointGraph::Collector& tracepoint_pairs) {
+MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, const MetricOptions& options, AnalysisResult& out,
+                           TracepointGraph::Collector& tracepoint_pairs) {
     // graph::is_local with the instance of each tracepoint in one flat array.
     std::vector<std::uint32_t> instance_of(s.tracepoints.size());
     for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = s.tracepoints[t].instance_id;
-    // Fresh blocks of 4M+ values: on 2 MiB pages, a page fault per 2 MiB instead of per 4 KiB.
-    std::vector<double> waits_ms = graph::detail::vector_on_huge_pages<double>(g.edges.size());
-    std::vector<std::int32_t> change = graph::detail::vector_on_huge_pages<std::int32_t>(s.size(), 0);
+    // Every edge's wait is written (the next slot advances only past a message edge).
+    MessageWaits waits{ZeroedBuffer<double>(g.edges.size()), 0};
+    const ZeroedBuffer<std::int32_t> change(s.size());
+    std::int32_t* const change_at = change.data();
+    double* const wait_ms = waits.ms.data();
     std::size_t messages = 0;
-    // The durations are whole nanoseconds: summed exactly in integers (each
-    // edge adds to both sums; the non-matching one gets 0), not in a chain of
-    // floating-point additions that waits ~4 cycles per edge. Equal to the
-    // floating-point sum whenever that was exact (partial sums below 2^53 ns,
-    // 104 days), and more accurate beyond.
-    __int128 local_sum = 0, message_sum = 0;
-    for (const graph::Edge& e : g.edges) {
-        const std::int64_t from_time = s.time_ns[e.from], to_time = s.time_ns[e.to];
-        const graph::TracepointId from_tracepoint = s.tracepoint[e.from], to_tracepoint = s.tracepoint[e.to];
-        tracepoint_pairs.add(e.from, e.to, from_tracepoint, to_tracepoint, from_time, to_time);
-        const std::int64_t dt = graph::elapsed_ns(from_time, to_time);
-        // Differences or'ed as integers, not `||`: a short circuit is a branch on whether the edge is local.
-        const bool message = ((instance_of[from_tracepoint] ^ instance_of[to_tracepoint]) | (s.thread[e.from] ^ s.thread[e.to])) != 0;
-        local_sum += message ? 0 : dt;
-        message_sum += message ? dt : 0;
-        waits_ms[messages] = double(dt) / 1e6;
-        messages += message;
-        // A zero or (clock-error) negative wait is never in flight.
-        const std::int32_t in_flight = message & (dt > 0);
-        change[e.from] += in_flight;
-        change[e.to] -= in_flight;
+    // The durations are whole nanoseconds: summed exactly in integers, not
+    // in a chain of floating-point additions that waits ~4 cycles per edge.
+    // Equal to the floating-point sum whenever that was exact (partial sums
+    // below 2^53 ns, 104 days), and more accurate beyond. The message edges'
+    // sum takes a masked duration and the local sum is the rest of all
+    // edges' (a select between the two sums compiles to a branch on whether
+    // the edge is local). No duration exceeds the run's window (both ends
+    // lie in it), so a block of edges sums in 64 bits without overflow and
+    // only the blocks' sums are 128-bit additions (which in the edge loop
+    // took 19 instructions an edge, short of registers).
+    const auto window = static_cast<std::uint64_t>(graph::elapsed_ns(s.time_ns.empty() ? 0 : s.time_ns.front(), s.time_ns.empty() ? 0 : s.time_ns.back()));
+    const std::size_t block = window < (std::uint64_t{1} << 62) ? static_cast<std::size_t>((std::uint64_t{1} << 62) / (window + 1)) : 1;
+    __int128 all_sum = 0, message_sum = 0;
+    bool backward_edges = false, backward_in_time = false;
+    for (std::size_t begin = 0; begin < g.edges.size(); begin += std::min(block, g.edges.size() - begin)) {
+        std::int64_t block_sum = 0, block_message_sum = 0;
+        for (const graph::Edge& e : std::span(g.edges).subspan(begin, std::min(block, g.edges.size() - begin))) {
+            const std::int64_t from_time = s.time_ns[e.from], to_time = s.time_ns[e.to];
+            const graph::TracepointId from_tracepoint = s.tracepoint[e.from], to_tracepoint = s.tracepoint[e.to];
+            tracepoint_pairs.add(from_tracepoint, to_tracepoint);
+            backward_edges |= e.from >= e.to;
+            backward_in_time |= from_time > to_time;
+            const std::int64_t dt = graph::elapsed_ns(from_time, to_time);
+            // Differences or'ed as integers, not `||`: a short circuit is a branch on whether the edge is local.
+            const bool message = ((instance_of[from_tracepoint] ^ instance_of[to_tracepoint]) | (s.thread[e.from] ^ s.thread[e.to])) != 0;
+            block_sum += dt;
+            block_message_sum += dt & -std::int64_t{message};
+            wait_ms[messages] = double(dt) / 1e6;
+            messages += message;
+            // A zero or (clock-error) negative wait is never in flight.
+            const std::int32_t in_flight = message & (dt > 0);
+            change_at[e.from] += in_flight;
+            change_at[e.to] -= in_flight;
+        }
+        all_sum += block_sum;
+        message_sum += block_message_sum;
     }
-    waits_ms.resize(messages);
+    tracepoint_pairs.note_backward(backward_edges, backward_in_time);
+    waits.count = messages;
     out.edges = g.edges.size();
     out.message_edges = messages;
     out.local_edges = g.edges.size() - messages;
-    out.m3 = sweep_in_flight(s.time_ns, change, options);
+    out.m3 = sweep_in_flight(s.time_ns, change_at, options);
     out.m8 = out.window_s > 0 ? double(out.message_edges) / out.window_s : 0;
-    out.m12 = message_sum != 0 ? double(local_sum) / double(message_sum) : 0;
-    return waits_ms;
+    out.m12 = message_sum != 0 ? double(all_sum - message_sum) / double(message_sum) : 0;
+    return waits;
 }
 
 }  // namespace hashtrace::metrics::detail

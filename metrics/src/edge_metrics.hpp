@@ -4,16 +4,24 @@
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "reach.hpp"
+#include "zeroed_buffer.hpp"
 
-#include <vector>
+#include <span>
 
 namespace hashtrace::metrics::detail {
 
+// M11's observations: message edge durations in ms, in edge order.
+struct MessageWaits {
+    ZeroedBuffer<double> ms;  // room for one per edge
+    std::size_t count = 0;
+    std::span<const double> values() const { return ms.span().first(count); }
+};
+
 // Fills edges, message_edges, local_edges, m3, m8, m12 of `out` and returns
-// M11's observations (message edge durations in ms, in edge order) for the
-// caller to summarize; needs out.window_s and out.first/last_time_ns set.
-// Along the way, gives every edge to `tracepoint_pairs`.
-std::vector<double> measure_edges(const graph::SampleSet& samples, const graph::Graph& graph, const MetricOptions& options, AnalysisResult& out,
-                                  TracepointGraph::Collector& tracepoint_pairs);
+// M11's observations for the caller to summarize; needs out.window_s and
+// out.first/last_time_ns set. Along the way, gives every edge to
+// `tracepoint_pairs`.
+MessageWaits measure_edges(const graph::SampleSet& samples, const graph::Graph& graph, const MetricOptions& options, AnalysisResult& out,
+                           TracepointGraph::Collector& tracepoint_pairs);
 
 }  // namespace hashtrace::metrics::detail

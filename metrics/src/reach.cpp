@@ -53,7 +53,13 @@ TracepointGraph::TracepointGraph(const graph::SampleSet& s, std::span<const Coll
 
 TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g) {
     Collector pairs(s);
-    for (const graph::Edge& e : g.edges) pairs.add(e.from, e.to, s.tracepoint[e.from], s.tracepoint[e.to], s.time_ns[e.from], s.time_ns[e.to]);
+    bool backward_edges = false, backward_in_time = false;
+    for (const graph::Edge& e : g.edges) {
+        pairs.add(s.tracepoint[e.from], s.tracepoint[e.to]);
+        backward_edges |= e.from >= e.to;
+        backward_in_time |= s.time_ns[e.from] > s.time_ns[e.to];
+    }
+    pairs.note_backward(backward_edges, backward_in_time);
     *this = TracepointGraph(s, {&pairs, 1});
 }
 

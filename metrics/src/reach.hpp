@@ -47,15 +47,20 @@ public:
     class Collector {
     public:
         explicit Collector(const graph::SampleSet& samples) : tracepoints_(samples.tracepoints.size()), filter_(kFilter, ~std::uint64_t{0}) {}
-        void add(graph::SampleIndex from, graph::SampleIndex to, graph::TracepointId from_tracepoint, graph::TracepointId to_tracepoint,
-                 std::int64_t from_time, std::int64_t to_time) {
-            backward_edges_ |= from >= to;
-            backward_in_time_ |= from_time > to_time;
+        // An edge between samples of these tracepoints.
+        void add(graph::TracepointId from_tracepoint, graph::TracepointId to_tracepoint) {
             const std::uint64_t key = from_tracepoint * tracepoints_ + to_tracepoint;
             std::uint64_t& slot = filter_[(key * 0x9E3779B97F4A7C15ull) >> 52];
             if (slot == key) return;
             slot = key;
             pairs_.push_back(key);
+        }
+        // Whether some edge of the range does not go to a larger sample
+        // index, and whether some goes to an earlier time: told once per
+        // range (flags in members would be stored on every edge).
+        void note_backward(bool edges, bool in_time) {
+            backward_edges_ |= edges;
+            backward_in_time_ |= in_time;
         }
 
     private:
