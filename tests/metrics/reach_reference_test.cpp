@@ -365,20 +365,29 @@ to = "B/Work"
     expect_reference_answers(run, want, reference_matrix(run), {{1u, 0u}, {2u, 0u}, {1u, 1u}});
 }
 
+// `rows` samples over `nodes` nodes N0.. (one log each) with tracepoints
+// T0.., every time distinct; a sample's input and output hash each present
+// with probability 3/4, drawn from `hashes` values.
+std::vector<std::pair<std::string, std::string>> random_node_logs(std::uint64_t seed, int nodes, int tracepoints, int rows, int hashes) {
+    std::mt19937_64 rng(seed);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    std::vector<CsvLog> logs(static_cast<std::size_t>(nodes));
+    for (int i = 0; i < rows; ++i) {
+        const int node = pick(nodes);
+        const std::string in = pick(4) ? "h" + std::to_string(pick(hashes)) : "", out = pick(4) ? "h" + std::to_string(pick(hashes)) : "";
+        logs[static_cast<std::size_t>(node)].row("N" + std::to_string(node), "1", "T" + std::to_string(pick(tracepoints)), 100 + i * 1e-5, in, out);
+    }
+    std::vector<std::pair<std::string, std::string>> files;
+    for (std::size_t f = 0; f < logs.size(); ++f) files.emplace_back("n" + std::to_string(f) + ".csv", logs[f].text());
+    return files;
+}
+
 // More start sets than one scan of a search block serves (64): every one of
 // 81 tracepoints starts an interval of its own, and the matrix starts from
 // the roots, so the blocks' starts are found in two groups of questions.
 TEST(ManyQuestions, IntervalsAndMatrixMatchBruteForceAcrossGroupsOfStarts) {
-    std::mt19937_64 rng(23);
     constexpr int kNodes = 9, kTracepoints = 9;
-    std::vector<CsvLog> logs(kNodes);
-    for (int i = 0; i < 6000; ++i) {
-        const int node = static_cast<int>(rng() % kNodes);
-        const std::string in = rng() % 4 ? "h" + std::to_string(rng() % 300) : "", out = rng() % 4 ? "h" + std::to_string(rng() % 300) : "";
-        logs[node].row("N" + std::to_string(node), "1", "T" + std::to_string(rng() % kTracepoints), 100 + i * 1e-5, in, out);
-    }
-    std::vector<std::pair<std::string, std::string>> files;
-    for (int f = 0; f < kNodes; ++f) files.emplace_back("n" + std::to_string(f) + ".csv", logs[f].text());
+    const auto files = random_node_logs(23, kNodes, kTracepoints, 6000, 300);
     std::string spec;
     for (int node = 0; node < kNodes; ++node)
         for (int t = 0; t < kTracepoints; ++t)
@@ -392,26 +401,12 @@ TEST(ManyQuestions, IntervalsAndMatrixMatchBruteForceAcrossGroupsOfStarts) {
     expect_reference_answers(run, reference_intervals(run), reference_matrix(run), {{1u, 0u}, {2u, 0u}, {1u, 1u}});
 }
 
-// A loop chain (Bullet's Simulation steps): each step reaches every later
-// step, so a search from a start walks into later starts' searches (the
-// case a search that reused later starts' answers would have to get right).
-// A step's own work may finish after a later step's (random delays longer
-// than a step), so the earliest is sometimes the later step's; some steps
-// have no work, some work has no message to C, and two steps share a time.
 // Many target classes: the matrix's 70 nodes, and two intervals from the
 // same tracepoint to 70 instances each (one question of 140 classes, more
 // than a 64-bit word of them, should a search keep its classes as bits).
 TEST(ManyClasses, IntervalsAndMatrixMatchBruteForceAcrossWordsOfClasses) {
-    std::mt19937_64 rng(29);
     constexpr int kNodes = 70, kTracepoints = 3;
-    std::vector<CsvLog> logs(kNodes);
-    for (int i = 0; i < 2500; ++i) {
-        const int node = static_cast<int>(rng() % kNodes);
-        const std::string in = rng() % 4 ? "h" + std::to_string(rng() % 200) : "", out = rng() % 4 ? "h" + std::to_string(rng() % 200) : "";
-        logs[node].row("N" + std::to_string(node), "1", "T" + std::to_string(rng() % kTracepoints), 100 + i * 1e-5, in, out);
-    }
-    std::vector<std::pair<std::string, std::string>> files;
-    for (int f = 0; f < kNodes; ++f) files.emplace_back("n" + std::to_string(f) + ".csv", logs[f].text());
+    const auto files = random_node_logs(29, kNodes, kTracepoints, 2500, 200);
     RandomRun run;
     run.samples = graph::testing::load(files);
     run.spec = graph::parse_spec(R"(
@@ -433,6 +428,12 @@ kind = "end_to_end"
     expect_reference_answers(run, reference_intervals(run), reference_matrix(run), {{1u, 1u << 30}, {2u, 0u}, {1u, 1u}});
 }
 
+// A loop chain (Bullet's Simulation steps): each step reaches every later
+// step, so a search from a start walks into later starts' searches (the
+// case a search that reused later starts' answers would have to get right).
+// A step's own work may finish after a later step's (random delays longer
+// than a step), so the earliest is sometimes the later step's; some steps
+// have no work, some work has no message to C, and two steps share a time.
 TEST(LoopChain, IntervalsMatchBruteForceWhereStartsReachLaterStarts) {
     std::mt19937_64 rng(11);
     CsvLog a, c;
