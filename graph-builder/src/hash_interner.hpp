@@ -91,12 +91,7 @@ public:
     void reserve(std::size_t more) {
         const std::size_t bound = keys_.size() + more;
         if (bound / kBoundPerSlot > slots_.size()) rehash(std::bit_ceil(bound / kBoundPerSlot));
-        if (bound > keys_.capacity()) {
-            std::vector<Key> bigger;
-            reserve_on_huge_pages(bigger, bound);
-            bigger.assign(keys_.begin(), keys_.end());
-            keys_.swap(bigger);
-        }
+        grow_on_huge_pages(keys_, bound);
     }
 
     std::size_t size() const noexcept { return keys_.size(); }
