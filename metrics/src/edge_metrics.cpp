@@ -87,7 +87,7 @@ MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, con
     // lie in it), so a block of edges sums in 64 bits without overflow and
     // only the blocks' sums are 128-bit additions (which in the edge loop
     // took 19 instructions an edge, short of registers).
-    const auto window = static_cast<std::uint64_t>(graph::elapsed_ns(s.time_ns.empty() ? 0 : s.time_ns.front(), s.time_ns.empty() ? 0 : s.time_ns.back()));
+    const auto window = static_cast<std::uint64_t>(graph::elapsed_ns(out.first_time_ns, out.last_time_ns));
     const std::size_t block = window < (std::uint64_t{1} << 62) ? static_cast<std::size_t>((std::uint64_t{1} << 62) / (window + 1)) : 1;
     __int128 all_sum = 0, message_sum = 0;
     bool backward_edges = false, backward_in_time = false;
