@@ -118,11 +118,7 @@ graph::Graph link_stage(const graph::SampleSet& samples, const graph::AnalysisSp
     link.progress = [&](std::uint64_t done, std::uint64_t edges) {
         line.show("linking: %llu/%zu samples, %llu edges", (unsigned long long)done, samples.size(), (unsigned long long)edges);
     };
-    graph::Graph graph = graph::link(samples, spec, link);
-    // The join's lists, freed into the page pool, would stay resident under
-    // the metrics, whose buffers come from the heap.
-    graph::release_pooled_memory();
-    return graph;
+    return graph::link(samples, spec, link);
 }
 
 void report_input_health(const graph::SampleSet& samples) {
