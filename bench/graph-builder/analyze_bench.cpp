@@ -56,8 +56,8 @@ const graph::AnalysisSpec& spec() {
 
 graph::SampleSet load(const fs::path& dir) { return graph::load_samples(logio::find_logs({dir})); }
 
-template <typename T>
-std::size_t bytes(const std::vector<T>& v) { return v.capacity() * sizeof(T); }
+template <typename T, typename A>
+std::size_t bytes(const std::vector<T, A>& v) { return v.capacity() * sizeof(T); }
 
 // Resident bytes of the analysis structures after linking, per sample.
 double bytes_per_sample(const graph::SampleSet& s, const graph::Graph& g) {

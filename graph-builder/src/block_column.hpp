@@ -1,13 +1,15 @@
 // block_column.hpp - an append-only column in fixed-size blocks: growing it
 // never copies, so parsing a log costs its final size plus one block, not the
-// 3x a doubling vector peaks at. A block spans one 2 MiB page, and is backed
-// by a huge page (huge_pages.hpp) from the second block on, or from the first
-// when the caller expects to fill most of it (expect): a small log touches
-// only the 4 KiB pages it fills, a large one faults 2 MiB at a time.
+// 3x a doubling vector peaks at. A block spans one 2 MiB page, and is a huge
+// page of the page pool (page_pool.hpp) from the second block on, or from
+// the first when the caller expects to fill most of it (expect): a small log
+// touches only the 4 KiB pages it fills, a large one takes 2 MiB at a time,
+// and gives them back to the pool for the next stage when cleared.
 #pragma once
 
 #include <algorithm>
 #include "hashtrace/graph/detail/huge_pages.hpp"
+#include "hashtrace/graph/detail/page_pool.hpp"
 
 #include <cstddef>
 #include <cstdlib>
@@ -30,10 +32,7 @@ public:
     void append(std::size_t n, F&& fill) {
         for (std::size_t done = 0; done < n;) {
             if (next_ == end_) {
-                void* block = std::aligned_alloc(kHugePage, kHugePage);
-                if (!block) throw std::bad_alloc();
-                if (!blocks_.empty() || first_on_huge_page_) advise_huge_pages(block, kHugePage);
-                blocks_.emplace_back(static_cast<T*>(block));
+                blocks_.push_back(new_block(!blocks_.empty() || first_on_huge_page_));
                 next_ = blocks_.back().get();
                 end_ = next_ + kBlock;
             }
@@ -76,10 +75,26 @@ public:
     }
 
 private:
+    // A block from the page pool (a huge page, maybe one another column
+    // freed) or, for a column that may stay small, from the heap, advised for
+    // nothing: a small log touches only the 4 KiB pages it fills.
     struct Free {
-        void operator()(T* p) const noexcept { std::free(p); }
+        bool pooled;
+        void operator()(T* p) const noexcept {
+            if (pooled)
+                PagePool::shared().give(p, kHugePage);
+            else
+                std::free(p);
+        }
     };
-    std::vector<std::unique_ptr<T, Free>> blocks_;
+    using Block = std::unique_ptr<T, Free>;
+    static Block new_block(bool pooled) {
+        if (pooled) return Block(static_cast<T*>(PagePool::shared().take(kHugePage)), Free{true});
+        void* block = std::aligned_alloc(kHugePage, kHugePage);
+        if (!block) throw std::bad_alloc();
+        return Block(static_cast<T*>(block), Free{false});
+    }
+    std::vector<Block> blocks_;
     std::size_t size_ = 0;
     bool first_on_huge_page_ = false;
     T* next_ = nullptr;  // where the next value goes in the last block

@@ -3,7 +3,6 @@
 // of samples at a time (link.cpp, for units whose samples span the run).
 #pragma once
 
-#include "hashtrace/graph/detail/huge_pages.hpp"
 #include "hashtrace/graph/link.hpp"
 
 #include <algorithm>
@@ -33,7 +32,7 @@ inline unsigned consumer_block_shift(std::uint32_t span) {
 // order. (A full sort by consumer, two radix passes of 2048 buckets, cost
 // more than the unit's join; blocks of 2^16 samples made placing slower by
 // as much as they saved.)
-inline void group_by_consumer_block(std::span<Edge> edges, SampleIndex first, std::uint32_t span, std::vector<Edge>& scratch,
+inline void group_by_consumer_block(std::span<Edge> edges, SampleIndex first, std::uint32_t span, Column<Edge>& scratch,
                                     std::vector<std::uint32_t>& block_start) {
     if (edges.size() < 2) return;
     const unsigned shift = consumer_block_shift(span);
@@ -42,10 +41,6 @@ inline void group_by_consumer_block(std::span<Edge> edges, SampleIndex first, st
     for (const Edge& e : edges) ++block_start[block_of(e)];
     std::uint32_t sum = 0;
     for (std::uint32_t& c : block_start) sum += std::exchange(c, sum);
-    if (scratch.capacity() < edges.size()) {
-        scratch = {};
-        reserve_on_huge_pages(scratch, edges.size());
-    }
     scratch.assign(edges.begin(), edges.end());
     for (const Edge& e : scratch) edges[block_start[block_of(e)]++] = e;
 }

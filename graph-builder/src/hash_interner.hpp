@@ -13,7 +13,7 @@
 // catch before the table (recent_hashes.hpp, the binary reader's ring).
 #pragma once
 
-#include "hashtrace/graph/detail/huge_pages.hpp"
+#include "hashtrace/graph/column.hpp"
 #include "hashtrace/hash128.hpp"
 
 #include <algorithm>
@@ -91,11 +91,11 @@ public:
     void reserve(std::size_t more) {
         const std::size_t bound = keys_.size() + more;
         if (bound / kBoundPerSlot > slots_.size()) rehash(std::bit_ceil(bound / kBoundPerSlot));
-        grow_on_huge_pages(keys_, bound);
+        keys_.reserve(bound);
     }
 
     std::size_t size() const noexcept { return keys_.size(); }
-    const std::vector<Key>& keys() const noexcept { return keys_; }
+    const Column<Key>& keys() const noexcept { return keys_; }
 
 private:
     static constexpr std::uint32_t kEmpty = kNotFound;
@@ -130,7 +130,8 @@ private:
     // power of two.
     void grow() { rehash(slots_.size() * 2); }
     void rehash(std::size_t slots) {
-        slots_ = vector_on_huge_pages(slots, Slot{0, kEmpty});
+        slots_ = {};  // first, so that the new table may take its pages
+        slots_.assign(slots, Slot{0, kEmpty});
         const std::size_t mask = slots_.size() - 1;
         const std::size_t n = keys_.size();
         static_assert((kSlotAhead & (kSlotAhead - 1)) == 0, "a ring of kSlotAhead mixes");
@@ -149,8 +150,8 @@ private:
         }
     }
 
-    std::vector<Slot> slots_;
-    std::vector<Key> keys_;
+    Column<Slot> slots_;
+    Column<Key> keys_;
 };
 
 }  // namespace hashtrace::graph::detail

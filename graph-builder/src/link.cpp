@@ -65,11 +65,11 @@ void parallel_for(std::size_t count, unsigned threads, const Task& task) {
 // last sample using one of them.
 struct HashCounts {
     static constexpr unsigned kBlockShift = 10;
-    std::vector<std::uint32_t> offsets;
-    std::vector<SampleIndex> block_first, block_last;
+    Column<std::uint32_t> offsets;
+    Column<SampleIndex> block_first, block_last;
 };
 
-HashCounts count_hashes(const SampleSet& s, const std::vector<HashId>& hash) {
+HashCounts count_hashes(const SampleSet& s, std::span<const HashId> hash) {
     HashCounts c;
     c.offsets.assign(s.hash_count + 1, 0);
     const std::size_t blocks = (s.hash_count >> HashCounts::kBlockShift) + 1;
@@ -96,10 +96,9 @@ struct JoinUnit {
 };
 
 struct JoinPlan {
-    std::vector<std::uint32_t> producer_offset, consumer_offset;  // HashCounts::offsets of output and input
+    Column<std::uint32_t> producer_offset, consumer_offset;  // HashCounts::offsets of output and input
     std::vector<std::uint32_t> source_of_tracepoint, instance_of_source;
     std::vector<JoinUnit> units;
-    std::size_t most_producers = 0, most_consumers = 0;  // of one unit
 };
 
 // Units of whole blocks of hash ids, each with about kUnitRecords producers
@@ -132,8 +131,6 @@ void plan_units(JoinPlan& plan, const HashCounts (&counts)[2], std::size_t hash_
         if (b + 1 < counts[0].block_first.size() && records < most_records && (records < kUnitRecords || read > kMaxReadPerRecord * records))
             continue;
         unit.sample_end = read ? last_sample + 1 : unit.sample_first;
-        plan.most_producers = std::max<std::size_t>(plan.most_producers, plan.producer_offset[unit.last_hash] - plan.producer_offset[unit.first_hash]);
-        plan.most_consumers = std::max<std::size_t>(plan.most_consumers, plan.consumer_offset[unit.last_hash] - plan.consumer_offset[unit.first_hash]);
         plan.units.push_back(unit);
         unit = {unit.last_hash, unit.last_hash, std::numeric_limits<SampleIndex>::max(), 0};
         last_sample = 0;
@@ -167,8 +164,8 @@ struct RunOfSource {
 // A worker's records, reused from one unit to the next.
 struct Gathered {
     std::vector<RunOfSource> run_of_source;  // per source, when the pair table has lists
-    std::vector<Endpoint> producers, consumers;
-    std::vector<Edge> sorted;                 // group_by_consumer_block's copy
+    Column<Endpoint> producers, consumers;
+    Column<Edge> sorted;                      // group_by_consumer_block's copy
     std::vector<std::uint32_t> block_start;  // and its counters
     std::vector<std::uint32_t> cursor;       // per hash of the unit: the next producer slot, then consumer slot
 };
@@ -180,7 +177,11 @@ void gather(const SampleSet& s, const JoinPlan& plan, const JoinUnit& unit, Gath
     const std::size_t first_hash = unit.first_hash, last_hash = unit.last_hash;
     const std::size_t width = last_hash - first_hash;
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
+    // Cleared first, so that growing copies nothing (every slot is written
+    // below). Units come largest first: a worker's first sets the capacity.
+    out.producers.clear();
     out.producers.resize(plan.producer_offset[last_hash] - producer_base);
+    out.consumers.clear();
     out.consumers.resize(plan.consumer_offset[last_hash] - consumer_base);
     out.cursor.resize(2 * width);
     for (std::size_t h = 0; h < width; ++h) {
@@ -230,12 +231,12 @@ struct LinkRange {
 // The unit's edges stay grouped by consumer, each producer's in consumer
 // order.
 void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
-               const JoinUnit& unit, Gathered& records, std::vector<Edge>& edges, LinkRange& out, std::uint32_t* out_degree,
+               const JoinUnit& unit, Gathered& records, Column<Edge>& edges, LinkRange& out, std::uint32_t* out_degree,
                std::uint32_t* in_degree, std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found, bool reports) {
     const std::size_t first_hash = unit.first_hash, last_hash = unit.last_hash;
     gather(s, plan, unit, records);
-    std::vector<Endpoint>& producers = records.producers;
-    const std::vector<Endpoint>& consumers = records.consumers;
+    Column<Endpoint>& producers = records.producers;
+    const Column<Endpoint>& consumers = records.consumers;
     const bool listed = pairs.has_lists();
     if (listed) records.run_of_source.resize(s.source_count);
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
@@ -283,7 +284,7 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
                     if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
                     // (keep-all may need more room than the list was given for every consumer)
                     if (edges.size() == edges.capacity()) [[unlikely]]
-                        detail::grow_on_huge_pages(edges, 2 * edges.capacity() + 1);
+                        edges.reserve(2 * edges.capacity() + 1);
                     edges.push_back({a, b.sample});
                     if (!keep_all) break;
                 }
@@ -337,7 +338,7 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
 
 // Degrees -> the end of each row (inclusive prefix sums); placing a row's
 // elements from its end backwards leaves the column holding the row starts.
-void row_ends(std::vector<std::uint32_t>& degree_then_offset) {
+void row_ends(std::span<std::uint32_t> degree_then_offset) {
     std::uint32_t sum = 0;
     for (std::uint32_t& v : degree_then_offset) v = sum += v;
 }
@@ -381,24 +382,25 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     HashCounts counts[2];  // output, input
     parallel_for(2, threads, [&](std::size_t k, unsigned) {
         counts[k] = count_hashes(s, k == 0 ? s.output : s.input);
-        (k == 0 ? g.out_offset : g.in_offset) = detail::vector_on_huge_pages<std::uint32_t>(n + 1, 0);
+        (k == 0 ? g.out_offset : g.in_offset).assign(n + 1, 0);
     });
     const JoinPlan plan = plan_join(s, counts, threads);
     const std::size_t units = plan.units.size();
     std::vector<LinkRange> ranges(units);
-    // Each worker appends its units' edges to one list of its own, reserved
-    // (not touched) for one edge per consumer of the whole run, on huge
+    // Each worker appends its units' edges to one list of its own, on huge
     // pages: a list per unit, allocated fresh and freed after placing, was
     // under 2 MiB and so on 4 KiB pages, a sixth of the run's page faults.
-    std::vector<std::vector<Edge>> edges_of_worker(std::min<std::size_t>(threads, units));
+    // Reserved for a worker's share of one edge per consumer and an eighth
+    // more (the workers take units as they finish, so their shares differ a
+    // little): the pages may be ones an earlier stage used, resident whether
+    // or not they are filled. Fan-in or keep-all may need more.
+    std::vector<Column<Edge>> edges_of_worker(std::min<std::size_t>(threads, units));
+    const std::size_t edges_reserved = plan.consumer_offset.back() / std::max<std::size_t>(edges_of_worker.size(), 1) +
+                                       plan.consumer_offset.back() / 8;
     {
         const detail::PairTable pairs(s, spec);
         std::vector<Gathered> records(edges_of_worker.size());
-        for (std::size_t w = 0; w < records.size(); ++w) {
-            detail::reserve_on_huge_pages(records[w].producers, plan.most_producers);
-            detail::reserve_on_huge_pages(records[w].consumers, plan.most_consumers);
-            detail::reserve_on_huge_pages(edges_of_worker[w], plan.consumer_offset.back());
-        }
+        for (Column<Edge>& edges : edges_of_worker) edges.reserve(edges_reserved);
         std::atomic<std::uint64_t> done{0}, edges_found{0};
         parallel_for(units, threads, [&](std::size_t k, unsigned w) {
             ranges[k].worker = w;
@@ -413,18 +415,10 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
         g.unconsumed_outputs += r.unconsumed;
     }
     if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 edges in one graph");
-    // The edge columns are zeroed as they are made: one thread clears the
-    // edges (8 bytes an edge), the other the in-edges (4) and both row ends,
-    // so that the two take about as long.
-    parallel_for(2, threads, [&](std::size_t k, unsigned) {
-        if (k == 0) {
-            g.edges = detail::vector_on_huge_pages<Edge>(total);
-            return;
-        }
-        g.in_edges = detail::vector_on_huge_pages<std::uint32_t>(total);
-        row_ends(g.out_offset);
-        row_ends(g.in_offset);
-    });
+    // The edge columns are not filled first: placement writes every slot.
+    g.edges.resize(total);
+    g.in_edges.resize(total);
+    parallel_for(2, threads, [&](std::size_t k, unsigned) { row_ends(k == 0 ? g.out_offset : g.in_offset); });
     parallel_for(units, threads, [&](std::size_t k, unsigned) {
         const LinkRange& r = ranges[k];
         place_edges({edges_of_worker[r.worker].data() + r.begin, edges_of_worker[r.worker].data() + r.end}, g);

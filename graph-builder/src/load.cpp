@@ -411,7 +411,7 @@ std::vector<std::vector<HashId>> number_hashes(std::vector<Chunk>& chunks, Sampl
     if (keep_hash_values) {
         out.hash_values.reserve(out.hash_count);
         out.hash_functions.reserve(out.hash_count);
-        auto keep = [&](const std::vector<HashInterner::Key>& keys) {
+        auto keep = [&](const auto& keys) {
             for (const auto& key : keys) {
                 out.hash_values.push_back(key.hash);
                 out.hash_functions.push_back(key.function);
@@ -449,7 +449,7 @@ void place_in_time_order(const std::vector<Chunk>& chunks, const std::vector<Par
                     [&] { detail::merge_runs<detail::MergePart::back>(runs, total / 2, place); });
         return;
     }
-    std::vector<std::int64_t> file_time = detail::vector_on_huge_pages<std::int64_t>(total);
+    Column<std::int64_t> file_time(total);
     std::vector<std::size_t> file_start;  // of each file in file_time
     std::int64_t* dst = file_time.data();
     for (const ParsedFile& f : files) {
@@ -458,7 +458,7 @@ void place_in_time_order(const std::vector<Chunk>& chunks, const std::vector<Par
             dst = std::copy(src, src + n, dst);
         });
     }
-    const std::vector<SampleIndex> order = detail::time_order(file_time);
+    const Column<SampleIndex> order = detail::time_order(file_time);
     auto take = [&](std::size_t from, std::size_t to) {
         for (std::size_t i = from; i < to; ++i) {
             const std::size_t f = static_cast<std::size_t>(std::upper_bound(file_start.begin(), file_start.end(), order[i]) - file_start.begin()) - 1;
@@ -508,17 +508,13 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
     if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 samples in one analysis");
     const std::vector<std::vector<HashId>> hash_map = number_hashes(chunks, out, keep_hash_values);
 
-    // Every column written once, in its final place, straight from the chunks.
-    in_parallel(
-        [&] {
-            out.time_ns = detail::vector_on_huge_pages<std::int64_t>(total);
-            out.input = detail::vector_on_huge_pages<HashId>(total);
-        },
-        [&] {
-            out.output = detail::vector_on_huge_pages<HashId>(total);
-            out.tracepoint = detail::vector_on_huge_pages<TracepointId>(total);
-            out.thread = detail::vector_on_huge_pages<std::uint32_t>(total);
-        });
+    // Every column written once, in its final place, straight from the
+    // chunks (so not filled with zeros first: Column's resize leaves them).
+    out.time_ns.resize(total);
+    out.input.resize(total);
+    out.output.resize(total);
+    out.tracepoint.resize(total);
+    out.thread.resize(total);
     place_in_time_order(chunks, files, total, [&](std::size_t i, std::size_t c, std::size_t at, std::int64_t time) {
         const Chunk& chunk = chunks[c];
         out.time_ns[i] = time;

@@ -12,9 +12,9 @@ namespace detail {
 // sorted runs: a natural merge sort (stable, log2(runs) sequential passes)
 // beats any general sort. Many runs (unsorted files) fall back to a stable
 // LSD radix sort, 11 bits a pass so the counts fit L1.
-std::vector<SampleIndex> time_order(const std::vector<std::int64_t>& time) {
+Column<SampleIndex> time_order(std::span<const std::int64_t> time) {
     const std::size_t n = time.size();
-    std::vector<SampleIndex> order = vector_on_huge_pages<SampleIndex>(n), next = vector_on_huge_pages<SampleIndex>(n);
+    Column<SampleIndex> order(n), next(n);
     for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<SampleIndex>(i);
     std::vector<std::size_t> runs{0};
     for (std::size_t i = 1; i < n; ++i)
@@ -62,7 +62,7 @@ std::string SampleSet::label(SampleIndex s) const {
 
 void sort_by_time(SampleSet& samples) {
     if (std::is_sorted(samples.time_ns.begin(), samples.time_ns.end())) return;
-    const std::vector<SampleIndex> order = detail::time_order(samples.time_ns);
+    const Column<SampleIndex> order = detail::time_order(samples.time_ns);
     detail::permute(samples.time_ns, order);
     detail::permute(samples.input, order);
     detail::permute(samples.output, order);

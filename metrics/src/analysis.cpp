@@ -198,6 +198,10 @@ std::vector<double> all_reachable_latencies(const SampleSet& s, const graph::Gra
 }  // namespace
 
 AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::AnalysisSpec& spec, const MetricOptions& options) {
+    // What linking freed into the page pool (its lists; the hash ids a
+    // caller dropped) would stay resident under the metrics' buffers, which
+    // come from the heap.
+    graph::release_pooled_memory();
     AnalysisResult r;
     r.samples = s.size();
     r.files = s.files.size();

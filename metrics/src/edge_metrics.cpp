@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <vector>
 
 namespace hashtrace::metrics::detail {
@@ -17,7 +18,7 @@ namespace {
 
 // keep_values: the count of edges in flight on a grid of `period` from the
 // first sample's time, each observed just before the changes at a sample's time.
-std::vector<double> in_flight_on_grid(const std::vector<std::int64_t>& time, const std::int32_t* change, std::int64_t period) {
+std::vector<double> in_flight_on_grid(std::span<const std::int64_t> time, const std::int32_t* change, std::int64_t period) {
     std::vector<double> samples;
     const std::int64_t last = time.back();
     std::int64_t next_grid = time.front(), count = 0;
@@ -34,7 +35,7 @@ std::vector<double> in_flight_on_grid(const std::vector<std::int64_t>& time, con
 // samples are in time order. The integrals of the count and its square are
 // summed exactly in integers (the count only changes at samples, and spans
 // are whole nanoseconds), so samples without a change cost no rounding.
-ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& time, const std::int32_t* change, const MetricOptions& options) {
+ParallelismResult sweep_in_flight(std::span<const std::int64_t> time, const std::int32_t* change, const MetricOptions& options) {
     ParallelismResult r;
     if (time.empty()) return r;
     const std::int64_t first = time.front(), last = time.back();

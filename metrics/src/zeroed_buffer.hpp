@@ -1,14 +1,17 @@
 // zeroed_buffer.hpp - a large zeroed array on 2 MiB pages, never written
 // to zero it.
 //
-// Why: graph::detail::vector_on_huge_pages value-initialises its vector: the
+// Why: a value-initialised vector (or Column) writes its zeros: the
 // edge pass's columns (the waits, 32 MB for 4M edges, and the per-sample
 // changes of M3, 16 MB) were written once with zeros and then again with
 // their values. calloc gives a fresh mapping, which the kernel zeroes as
 // it faults each page in, without writing it first; 2 MiB to spare lets
 // the array start on a 2 MiB boundary, so that every page of it can be a
 // huge page (a vector's buffer starts 16 bytes into a 4 KiB page, and the
-// first and last partial 2 MiB are faulted in 4 KiB at a time).
+// first and last partial 2 MiB are faulted in 4 KiB at a time). Not from
+// the page pool (graph/detail/page_pool.hpp): pages an earlier stage freed
+// would be cleared and resident in full, and these arrays are written only
+// in part (the waits of message edges, the changes at their samples).
 #pragma once
 
 #include "hashtrace/graph/detail/huge_pages.hpp"

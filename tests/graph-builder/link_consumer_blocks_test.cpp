@@ -2,8 +2,7 @@
 // against std::stable_sort by block on random edge lists: every span from a
 // single consumer to 2^32 - 1 (where blocks coarsen to keep at most 2048),
 // empty and one-edge lists, consumers at both ends of the range; and the
-// block size itself; grouping a part of a list; growing an edge list on huge
-// pages.
+// block size itself; grouping a part of a list.
 #include "consumer_blocks.hpp"
 
 #include <gtest/gtest.h>
@@ -32,7 +31,7 @@ TEST(LinkConsumerBlocks, BlocksOf8192ConsumersAtMost2048OfThem) {
 
 TEST(LinkConsumerBlocks, StablePartitionByBlockOnRandomEdges) {
     std::mt19937 rng(20261123);
-    std::vector<Edge> scratch;
+    Column<Edge> scratch;
     std::vector<std::uint32_t> block_start;
     for (const std::uint32_t span : {1u, 3u, 8192u, 8193u, 70000u, 1u << 20, (1u << 24) + 5, 0xFFFFFFFFu - 7}) {
         for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{1000}, std::size_t{40000}}) {
@@ -65,7 +64,7 @@ TEST(LinkConsumerBlocks, GroupsOnlyTheSpanGiven) {
     std::vector<Edge> edges;
     for (SampleIndex k = 0; k < 30000; ++k) edges.push_back({k, (k * 7919u) % 50000u});
     const std::vector<Edge> before = edges;
-    std::vector<Edge> scratch;
+    Column<Edge> scratch;
     std::vector<std::uint32_t> block_start;
     group_by_consumer_block(std::span<Edge>(edges).subspan(10000, 10000), 0, 50000, scratch, block_start);
     const unsigned shift = consumer_block_shift(50000);
@@ -76,30 +75,6 @@ TEST(LinkConsumerBlocks, GroupsOnlyTheSpanGiven) {
         ASSERT_EQ(edges[k].from, expected.from) << k;
         ASSERT_EQ(edges[k].to, expected.to) << k;
     }
-}
-
-// grow_on_huge_pages (the join's edge lists growing under keep-all) keeps
-// the elements and their order, and leaves a large enough buffer alone.
-TEST(LinkConsumerBlocks, GrowOnHugePagesKeepsTheEdges) {
-    std::vector<Edge> edges;
-    grow_on_huge_pages(edges, 0);
-    EXPECT_TRUE(edges.empty());
-    for (SampleIndex k = 0; k < 1000; ++k) {
-        if (edges.size() == edges.capacity()) grow_on_huge_pages(edges, 2 * edges.capacity() + 1);
-        edges.push_back({k, 2 * k});
-    }
-    ASSERT_EQ(edges.size(), 1000u);
-    for (SampleIndex k = 0; k < 1000; ++k) {
-        ASSERT_EQ(edges[k].from, k);
-        ASSERT_EQ(edges[k].to, 2 * k);
-    }
-    const Edge* data = edges.data();
-    grow_on_huge_pages(edges, edges.capacity());
-    EXPECT_EQ(edges.data(), data);
-    grow_on_huge_pages(edges, edges.capacity() + 1);
-    EXPECT_GE(edges.capacity(), 1001u);
-    EXPECT_EQ(edges.size(), 1000u);
-    EXPECT_EQ(edges[999].to, 1998u);
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ Graph reference_link(const SampleSet& s, const AnalysisSpec& spec, const LinkOpt
         g.unlinked_inputs += edges.size() == before;
     }
     std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return std::pair(x.from, x.to) < std::pair(y.from, y.to); });
-    g.edges = edges;
+    g.edges.assign(edges.begin(), edges.end());
     g.out_offset.assign(s.size() + 1, 0);
     g.in_offset.assign(s.size() + 1, 0);
     for (const Edge& e : edges) {

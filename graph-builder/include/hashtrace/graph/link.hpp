@@ -26,10 +26,10 @@ struct Edge {
 
 // The causality graph in compressed sparse rows, both directions.
 struct Graph {
-    std::vector<Edge> edges;                 // sorted by (from, to)
-    std::vector<std::uint32_t> out_offset;   // size samples+1: out-edges of s are edges[out_offset[s] .. out_offset[s+1])
-    std::vector<std::uint32_t> in_edges;     // edge indices sorted by (to, from)
-    std::vector<std::uint32_t> in_offset;    // size samples+1: in_edges[in_offset[s] .. in_offset[s+1])
+    Column<Edge> edges;                // sorted by (from, to)
+    Column<std::uint32_t> out_offset;  // size samples+1: out-edges of s are edges[out_offset[s] .. out_offset[s+1])
+    Column<std::uint32_t> in_edges;    // edge indices sorted by (to, from)
+    Column<std::uint32_t> in_offset;   // size samples+1: in_edges[in_offset[s] .. in_offset[s+1])
 
     // SPEC 4 leftovers, reported by analyze.
     std::uint64_t unlinked_inputs = 0;       // samples with an input hash and no incoming edge

@@ -11,6 +11,7 @@
 //   auto graph = hashtrace::graph::link(samples, spec, options);   // link.hpp
 #pragma once
 
+#include "hashtrace/graph/column.hpp"
 #include "hashtrace/hash128.hpp"
 #include "hashtrace/logio/sample_log.hpp"
 
@@ -65,11 +66,11 @@ struct SourceFile {
 // with cache-friendly access.
 struct SampleSet {
     // Per-sample columns, all the same length.
-    std::vector<std::int64_t> time_ns;       // UTC ns since the Unix epoch
-    std::vector<HashId> input;               // kNoHash when the sample has no input hash
-    std::vector<HashId> output;              // kNoHash when the sample has no output hash
-    std::vector<TracepointId> tracepoint;    // index into tracepoints
-    std::vector<std::uint32_t> thread;       // kNoThread when the log has no thread column
+    Column<std::int64_t> time_ns;     // UTC ns since the Unix epoch
+    Column<HashId> input;             // kNoHash when the sample has no input hash
+    Column<HashId> output;            // kNoHash when the sample has no output hash
+    Column<TracepointId> tracepoint;  // index into tracepoints
+    Column<std::uint32_t> thread;     // kNoThread when the log has no thread column
 
     std::vector<Tracepoint> tracepoints;
     std::vector<Instance> instances;

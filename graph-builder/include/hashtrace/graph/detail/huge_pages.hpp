@@ -5,12 +5,12 @@
 // of loading, and the random reads of interning and linking miss the TLB.
 // Kernels configured with transparent huge pages in `madvise` mode (Debian's
 // default) back a range with 2 MiB pages only when asked, so the columns ask
-// before their first touch. Elsewhere the advice is a no-op.
+// before their first touch (page_pool.hpp, for every Column). Elsewhere the
+// advice is a no-op.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -31,34 +31,6 @@ inline void advise_huge_pages(const void* p, std::size_t bytes) noexcept {
     (void)p;
     (void)bytes;
 #endif
-}
-
-// v.reserve(n), the buffer advised before anything touches it (a fresh
-// buffer: a vector whose capacity already suffices keeps its pages).
-template <typename T>
-void reserve_on_huge_pages(std::vector<T>& v, std::size_t n) {
-    v.reserve(n);
-    advise_huge_pages(v.data(), n * sizeof(T));
-}
-
-// v.reserve(n) for a vector that may already hold elements: the new buffer
-// is advised before they are copied into it (reserve() would copy first).
-template <typename T>
-void grow_on_huge_pages(std::vector<T>& v, std::size_t n) {
-    if (n <= v.capacity()) return;
-    std::vector<T> bigger;
-    reserve_on_huge_pages(bigger, n);
-    bigger.assign(v.begin(), v.end());
-    v.swap(bigger);
-}
-
-// std::vector<T>(n, value), its buffer advised before it is filled.
-template <typename T>
-std::vector<T> vector_on_huge_pages(std::size_t n, const T& value = T{}) {
-    std::vector<T> v;
-    reserve_on_huge_pages(v, n);
-    v.assign(n, value);
-    return v;
 }
 
 }  // namespace hashtrace::graph::detail
