@@ -54,6 +54,8 @@ public:
     std::size_t size() const noexcept { return size_; }
     // kBlock is a power of two (sizeof(T) is), so this is a shift and a mask.
     const T& operator[](std::size_t i) const noexcept { return blocks_[i / kBlock].get()[i % kBlock]; }
+    // Values [b * kBlock, min(size(), (b + 1) * kBlock)), for a block that exists.
+    const T* block(std::size_t b) const noexcept { return blocks_[b].get(); }
     void clear() {
         blocks_.clear();
         blocks_.shrink_to_fit();

@@ -515,7 +515,9 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
     out.output.resize(total);
     out.tracepoint.resize(total);
     out.thread.resize(total);
-    place_in_time_order(chunks, files, total, [&](std::size_t i, std::size_t c, std::size_t at, std::int64_t time) {
+    // Always inlined: the merge has a loop for each number of runs, and the
+    // compiler stopped inlining it into them (a call an output).
+    place_in_time_order(chunks, files, total, [&](std::size_t i, std::size_t c, std::size_t at, std::int64_t time) __attribute__((always_inline)) {
         const Chunk& chunk = chunks[c];
         out.time_ns[i] = time;
         out.input[i] = hash_map[c][chunk.input[at] + 1];  // kNoHash wraps to 0, which maps to itself
