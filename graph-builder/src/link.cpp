@@ -12,7 +12,9 @@
 //      for the consumer's source, or by trying each run, whichever is
 //      shorter); per allowed run, the latest producer at or before the
 //      consumer's time (+ tolerance), skipping itself and other threads where
-//      the scope requires one thread;
+//      the scope requires one thread (a hash with few producers, such as a
+//      message id, is not ordered by source: each consumer walks back from
+//      its latest producer, taking the first acceptable one of each source);
 //   3. count each producer's and consumer's edges (a unit spanning much of
 //      the run first groups its edges by block of consumers);
 //   4. once every unit has counted, place its edges into the compressed rows
@@ -168,6 +170,9 @@ struct Gathered {
     Column<Edge> sorted;                      // group_by_consumer_block's copy
     std::vector<std::uint32_t> block_start;  // and its counters
     std::vector<std::uint32_t> cursor;       // per hash of the unit: the next producer slot, then consumer slot
+    // link_few_producers: per source, the last consumer (serial number) it linked to
+    std::vector<std::uint32_t> linked_serial;
+    std::uint32_t consumer_serial = 0;
 };
 
 // The producers and consumers of a unit, each grouped by hash (stable, so in
@@ -217,6 +222,52 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
     }
 }
 
+// Links the consumers of a hash with few producers (message ids: about six,
+// of five sources), returning how many it left unlinked. Per consumer its
+// producers at or before the limit are walked back from the latest, and the
+// first acceptable one of each allowed source is linked (every acceptable
+// one with keep-all), itself and other threads skipped where the scope says
+// so: the same edges as the runs by source, without sorting the producers by
+// source and making the runs, which cost more than the join itself here.
+// The walk stops once every allowed source has its edge.
+std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
+                                 const Endpoint* p_first, const Endpoint* p_last, const Endpoint* consumer, const Endpoint* consumers_end,
+                                 Gathered& records, Column<Edge>& edges) {
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t tolerance = options.tolerance_ns;
+    const bool keep_all = options.keep_all, listed = pairs.has_lists();
+    std::uint64_t unlinked = 0;
+    const Endpoint* reached = p_first;  // the first producer later than the limit (consumers come in time order)
+    for (; consumer != consumers_end; ++consumer) {
+        const Endpoint& b = *consumer;
+        const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
+        while (reached != p_last && reached->time <= limit) ++reached;
+        std::size_t unlinked_sources = keep_all || !listed ? std::numeric_limits<std::size_t>::max() : pairs.producers_for(b.source).size();
+        if (++records.consumer_serial == 0) {  // (wrapped: no stamp may match a later consumer by chance)
+            std::fill(records.linked_serial.begin(), records.linked_serial.end(), 0);
+            records.consumer_serial = 1;
+        }
+        const std::size_t edges_before = edges.size();
+        for (const Endpoint* p = reached; p != p_first && unlinked_sources > 0;) {
+            const Endpoint& a = *--p;
+            if (a.sample == b.sample || records.linked_serial[a.source] == records.consumer_serial) continue;
+            const auto scope = pairs.scope(a.source, b.source);
+            if (!scope) continue;
+            if (*scope != PairScope::any && plan.instance_of_source[a.source] != plan.instance_of_source[b.source]) continue;
+            if (*scope == PairScope::thread && s.thread[a.sample] != s.thread[b.sample]) continue;
+            if (edges.size() == edges.capacity()) [[unlikely]]
+                edges.reserve(2 * edges.capacity() + 1);
+            edges.push_back({a.sample, b.sample});
+            if (!keep_all) {
+                records.linked_serial[a.source] = records.consumer_serial;
+                --unlinked_sources;
+            }
+        }
+        unlinked += edges.size() == edges_before;
+    }
+    return unlinked;
+}
+
 // A unit's edges: [begin, end) of its worker's edge list, grouped by
 // consumer, a producer's edges in consumer order.
 struct LinkRange {
@@ -239,6 +290,10 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     const Column<Endpoint>& consumers = records.consumers;
     const bool listed = pairs.has_lists();
     if (listed) records.run_of_source.resize(s.source_count);
+    records.linked_serial.resize(s.source_count);
+    // (hashes with more producers mostly have one source, a loop counter's,
+    // whose walk back would pass every producer of a source not allowed)
+    constexpr std::ptrdiff_t kFewProducers = 16;
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
     out.begin = edges.size();
     constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
@@ -257,54 +312,58 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
         if (consumer == consumers_end) continue;
         Endpoint* const p_first = producers.data() + (plan.producer_offset[h] - producer_base);
         Endpoint* const p_last = producers.data() + (plan.producer_offset[h + 1] - producer_base);
-        sort_by_source(p_first, p_last);
-        runs.clear();
-        for (const Endpoint* p = p_first; p != p_last; ++p)
-            if (p == p_first || p->source != (p - 1)->source) {
-                if (listed) records.run_of_source[p->source] = {static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(runs.size())};
-                runs.push_back(static_cast<std::uint32_t>(p - producers.data()));
-            }
-        run_reached.assign(runs.begin(), runs.end());
-        runs.push_back(static_cast<std::uint32_t>(p_last - producers.data()));
-        for (; consumer != consumers_end; ++consumer) {
-            const Endpoint& b = *consumer;
-            const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
-            const std::size_t edges_before = edges.size();
-            // Run r's latest producer(s) at or before the limit, itself and
-            // other threads skipped where the scope says so.
-            // Inlined: called once or twice per consumer, it is the join's inner loop.
-            auto link_run = [&](std::size_t r, PairScope scope) __attribute__((always_inline)) {
-                std::uint32_t& reached = run_reached[r];
-                while (reached < runs[r + 1] && producers[reached].time <= limit) ++reached;
-                const Endpoint* first = producers.data() + runs[r];
-                const Endpoint* p = producers.data() + reached;
-                while (p != first) {
-                    const SampleIndex a = (--p)->sample;
-                    if (a == b.sample) continue;
-                    if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
-                    // (keep-all may need more room than the list was given for every consumer)
-                    if (edges.size() == edges.capacity()) [[unlikely]]
-                        edges.reserve(2 * edges.capacity() + 1);
-                    edges.push_back({a, b.sample});
-                    if (!keep_all) break;
+        if (p_last - p_first <= kFewProducers) {
+            out.unlinked += link_few_producers(s, plan, pairs, options, p_first, p_last, consumer, consumers_end, records, edges);
+        } else {
+            sort_by_source(p_first, p_last);
+            runs.clear();
+            for (const Endpoint* p = p_first; p != p_last; ++p)
+                if (p == p_first || p->source != (p - 1)->source) {
+                    if (listed) records.run_of_source[p->source] = {static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(runs.size())};
+                    runs.push_back(static_cast<std::uint32_t>(p - producers.data()));
                 }
-            };
-            // Whichever is shorter: the sources allowed to link to b, or the
-            // hash's producer runs. Both visit every allowed run.
-            const auto allowed = listed ? pairs.producers_for(b.source) : std::span<const detail::PairTable::Allowed>{};
-            if (listed && allowed.size() + 1 < runs.size()) {
-                for (const auto& [source, scope] : allowed)
-                    if (const RunOfSource& at = records.run_of_source[source]; at.hash == h) link_run(at.run, scope);
-            } else {
-                for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
-                    const std::uint32_t source = producers[runs[r]].source;
-                    const auto scope = pairs.scope(source, b.source);
-                    if (!scope) continue;
-                    if (*scope != PairScope::any && plan.instance_of_source[source] != plan.instance_of_source[b.source]) continue;
-                    link_run(r, *scope);
+            run_reached.assign(runs.begin(), runs.end());
+            runs.push_back(static_cast<std::uint32_t>(p_last - producers.data()));
+            for (; consumer != consumers_end; ++consumer) {
+                const Endpoint& b = *consumer;
+                const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
+                const std::size_t edges_before = edges.size();
+                // Run r's latest producer(s) at or before the limit, itself and
+                // other threads skipped where the scope says so.
+                // Inlined: called once or twice per consumer, it is the join's inner loop.
+                auto link_run = [&](std::size_t r, PairScope scope) __attribute__((always_inline)) {
+                    std::uint32_t& reached = run_reached[r];
+                    while (reached < runs[r + 1] && producers[reached].time <= limit) ++reached;
+                    const Endpoint* first = producers.data() + runs[r];
+                    const Endpoint* p = producers.data() + reached;
+                    while (p != first) {
+                        const SampleIndex a = (--p)->sample;
+                        if (a == b.sample) continue;
+                        if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
+                        // (keep-all may need more room than the list was given for every consumer)
+                        if (edges.size() == edges.capacity()) [[unlikely]]
+                            edges.reserve(2 * edges.capacity() + 1);
+                        edges.push_back({a, b.sample});
+                        if (!keep_all) break;
+                    }
+                };
+                // Whichever is shorter: the sources allowed to link to b, or the
+                // hash's producer runs. Both visit every allowed run.
+                const auto allowed = listed ? pairs.producers_for(b.source) : std::span<const detail::PairTable::Allowed>{};
+                if (listed && allowed.size() + 1 < runs.size()) {
+                    for (const auto& [source, scope] : allowed)
+                        if (const RunOfSource& at = records.run_of_source[source]; at.hash == h) link_run(at.run, scope);
+                } else {
+                    for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
+                        const std::uint32_t source = producers[runs[r]].source;
+                        const auto scope = pairs.scope(source, b.source);
+                        if (!scope) continue;
+                        if (*scope != PairScope::any && plan.instance_of_source[source] != plan.instance_of_source[b.source]) continue;
+                        link_run(r, *scope);
+                    }
                 }
+                out.unlinked += edges.size() == edges_before;
             }
-            out.unlinked += edges.size() == edges_before;
         }
         consumers_done += plan.consumer_offset[h + 1] - plan.consumer_offset[h];
         if (consumers_done >= 0x10000) {

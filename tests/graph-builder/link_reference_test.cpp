@@ -7,7 +7,8 @@
 // keep-all and tolerance, 1-3 threads. One run draws hashes from all over
 // the run (join units reading the whole run, their edges sorted by consumer),
 // the other mostly from a window sliding with time (units reading a stretch
-// of it), plus a few used throughout.
+// of it), plus a few used throughout; a third has hashes of every producer
+// count from 1 to 40 (both ways of joining a hash).
 #include "hashtrace/graph/link.hpp"
 #include "test_logs.hpp"
 
@@ -139,6 +140,33 @@ SampleSet random_run(std::uint64_t seed, bool sliding = false) {
     return s;
 }
 
+// Hashes with every number of producers from 1 to 40, on both sides of the
+// join's bound between walking a hash's few producers back per consumer and
+// building its runs by source: each hash's samples lie in a short stretch
+// (equal times, samples consuming their own output), from random sources and
+// threads.
+SampleSet run_of_every_producer_count(std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<CsvLog> logs(6);
+    const char* tracepoints[] = {"P", "Q", "R", "S"};
+    std::uint64_t now = 0;  // in 10 us steps
+    for (int round = 0; round < 30; ++round)
+        for (int producers = 1; producers <= 40; ++producers) {
+            const std::string value = "k" + std::to_string(round) + "_" + std::to_string(producers);
+            const int consumers = 1 + static_cast<int>(rng() % 12);
+            for (int k = 0; k < producers + consumers; ++k) {
+                const std::size_t log = rng() % 6;
+                now += rng() % 3;
+                const bool produces = k < producers, consumes = k >= producers || rng() % 4 == 0;
+                logs[log].row("N" + std::to_string(log / 2), std::to_string(log % 2), tracepoints[rng() % 4], 100 + static_cast<double>(now) * 1e-5,
+                              consumes ? value : "", produces ? value : "", static_cast<int>(rng() % 3));
+            }
+        }
+    std::vector<std::pair<std::string, std::string>> files;
+    for (std::size_t i = 0; i < logs.size(); ++i) files.emplace_back("n" + std::to_string(i) + ".csv", logs[i].text());
+    return load(files);
+}
+
 TEST(LinkReference, WholeGraphMatchesBruteForceOnRandomRuns) {
     const AnalysisSpec rules = parse_spec(R"(
 [[pair]]
@@ -164,8 +192,8 @@ scope = "instance"
 from = "N2/*"
 to = "N1/Q"
 )", "reference.toml");
-    for (const bool sliding : {false, true}) {
-        const SampleSet s = random_run(11, sliding);
+    for (const std::string run : {"random", "sliding", "every producer count"}) {
+        const SampleSet s = run == "every producer count" ? run_of_every_producer_count(5) : random_run(11, run == "sliding");
         for (const AnalysisSpec* spec : {&rules, static_cast<const AnalysisSpec*>(nullptr)})
             for (const bool keep_all : {false, true})
                 for (const std::int64_t tolerance : {std::int64_t{0}, std::int64_t{40000}}) {
@@ -178,7 +206,7 @@ to = "N1/Q"
                     for (unsigned threads : {1u, 2u, 3u}) {
                         options.threads = threads;
                         expect_same_graph(link(s, used, options), want,
-                                          std::string(sliding ? "sliding " : "") + (spec ? "rules" : "no rules") + (keep_all ? " keep-all" : "") + " tolerance " +
+                                          run + (spec ? " rules" : " no rules") + (keep_all ? " keep-all" : "") + " tolerance " +
                                               std::to_string(tolerance) + " threads " + std::to_string(threads));
                     }
                 }
