@@ -251,8 +251,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         matrix = Question{true, detail::TracepointSet(s.tracepoints.size()), {}, {}};
         std::vector<std::vector<std::uint32_t>> node_of(s.tracepoints.size());
         for (std::size_t t = 0; t < s.tracepoints.size(); ++t) node_of[t] = {s.tracepoints[t].node_id};
-        matrix->classes = detail::TargetClasses::from_lists(node_of, static_cast<std::uint32_t>(s.node_names.size()));
-        matrix->classes.skip_start_class = true;
+        matrix->classes = detail::TargetClasses::from_lists(node_of, static_cast<std::uint32_t>(s.node_names.size()), true);
     }
 
     unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());

@@ -118,10 +118,16 @@ struct TargetClasses {
     std::vector<std::uint32_t> ids;
     std::uint32_t count = 0;
     bool skip_start_class = false;  // ignore the (first) class of the start sample's own tracepoint (matrix: X != Y)
+    // The same as bits, 64 classes a word (a search takes one word at a
+    // time): word w of tracepoint t is words[w * tracepoints + t]; the
+    // class a start of tracepoint t skips likewise in skipped.
+    std::vector<std::uint64_t> words, skipped;
 
     std::span<const std::uint32_t> of(graph::TracepointId t) const { return {ids.data() + first[t], ids.data() + first[t + 1]}; }
+    std::size_t word_count() const { return (count + 63) / 64; }
     // From a list of classes per tracepoint.
-    static TargetClasses from_lists(const std::vector<std::vector<std::uint32_t>>& per_tracepoint, std::uint32_t count);
+    static TargetClasses from_lists(const std::vector<std::vector<std::uint32_t>>& per_tracepoint, std::uint32_t count,
+                                    bool skip_start_class = false);
 };
 
 struct Reached {
@@ -132,20 +138,22 @@ struct Reached {
 
 // Reused across searches: visited marks (one bit per sample, so they stay
 // in cache; all clear between searches: each search clears the marks it set,
-// through the list of marked samples, so a call costs nothing per sample).
+// through the list of marked samples, so a call costs nothing per sample)
+// and the frontier.
 struct SearchScratch {
     std::vector<std::uint64_t> visited;
     std::vector<graph::SampleIndex> marked;
-    std::vector<graph::SampleIndex> heap;
+    std::vector<graph::SampleIndex> frontier;
 };
 
 // For each start (ascending), the earliest reachable sample of each class,
 // appended to `out` as (start, class, latency) in start then class order: a
-// best-first search in time order per start, which stops once every class is
-// found. Exact only when no edge goes back in time (the caller checks
-// TracepointGraph::runs_backward_in_time). False once the searches have
-// visited more than `budget` samples (counted down across calls); the caller
-// then runs EarliestReach passes, and `out` holds a part of the answer.
+// best-first search in time order per start and word of 64 classes, which
+// stops once every class of the word is found. Exact only when no edge goes
+// back in time (the caller checks TracepointGraph::runs_backward_in_time).
+// False once the searches have visited more than `budget` samples (counted
+// down across calls); the caller then runs EarliestReach passes, and `out`
+// holds a part of the answer.
 bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
                      const TargetClasses& classes, std::size_t& budget,
                      SearchScratch& scratch, std::vector<Reached>& out);
