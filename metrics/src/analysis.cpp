@@ -306,15 +306,13 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // short, so that no thread is left alone with one.
     std::vector<Task> tasks;
     std::optional<detail::MessageWaits> waits;
-    // The tracepoint graph comes from the edge metrics' pass over the edges.
-    // The searches run without it: they are exact unless an edge runs back
-    // in time, which the summaries check before they read an answer.
-    detail::TracepointGraph tracepoint_graph;
+    // The searches run before the edge metrics tell whether some edge runs
+    // back in time: they are exact unless one does, which the summaries
+    // check before they read an answer.
+    bool edges_run_backward_in_time = false;
     std::atomic<bool> edges_measured{false};
     tasks.emplace_back([&](Scratch&) {
-        detail::TracepointGraph::Collector tracepoint_pairs(s);
-        waits = detail::measure_edges(s, g, options, r, tracepoint_pairs);
-        tracepoint_graph = detail::TracepointGraph(s, {&tracepoint_pairs, 1});
+        waits = detail::measure_edges(s, g, options, r, edges_run_backward_in_time);
         edges_measured = true;
         edges_measured.notify_all();
     });
@@ -405,15 +403,20 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // A question some search gave up on, or any question where an edge runs
     // back in time, is answered by passes, once, by the first summary that needs it.
     std::vector<std::once_flag> by_passes(asked.size());
+    // The tracepoint graph, which only the passes need (a pass over the
+    // edges of its own, not a tenth of every run's edge pass collecting it):
+    // built by the first question answered by passes.
+    std::once_flag tracepoint_graph_built;
+    std::optional<detail::TracepointGraph> tracepoint_graph;
     auto answers_of = [&](std::size_t k) -> std::span<Answer> {
         for (std::size_t left; (left = chunks_pending.load()) != 0;) chunks_pending.wait(left);
         edges_measured.wait(false);
         std::call_once(by_passes[k], [&] {
-            if (!tracepoint_graph.runs_backward_in_time() &&
-                std::all_of(answers[k].begin(), answers[k].end(), [](const Answer& a) { return a.complete; }))
+            if (!edges_run_backward_in_time && std::all_of(answers[k].begin(), answers[k].end(), [](const Answer& a) { return a.complete; }))
                 return;
+            std::call_once(tracepoint_graph_built, [&] { tracepoint_graph.emplace(s, g); });
             Question& q = *asked[k];
-            detail::EarliestReach reach(s, g, tracepoint_graph);
+            detail::EarliestReach reach(s, g, *tracepoint_graph);
             const std::vector<SampleIndex> starts = all_starts(s, g, q);
             if (q.from_roots)
                 for (SampleIndex v : starts) q.start_tracepoints[s.tracepoint[v]] = true;

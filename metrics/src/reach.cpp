@@ -35,14 +35,23 @@ void clear_marks(SearchScratch& scratch) {
 
 }  // namespace
 
-TracepointGraph::TracepointGraph(const graph::SampleSet& s, std::span<const Collector> ranges)
+TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g)
     : successors_(s.tracepoints.size()), predecessors_(s.tracepoints.size()) {
+    // The distinct tracepoint pairs of the edges. Consecutive edges mostly
+    // repeat a few pairs: a small direct-mapped filter keeps the list short
+    // before it is sorted.
     const std::uint64_t tracepoints = s.tracepoints.size();
-    std::vector<std::uint64_t> pairs;
-    for (const Collector& r : ranges) {
-        pairs.insert(pairs.end(), r.pairs_.begin(), r.pairs_.end());
-        backward_edges_ |= r.backward_edges_;
-        backward_in_time_ |= r.backward_in_time_;
+    constexpr std::size_t kFilter = 4096;  // the hash's top 12 bits
+    std::vector<std::uint64_t> filter(kFilter, ~std::uint64_t{0}), pairs;
+    for (const graph::Edge& e : g.edges) {
+        const std::uint64_t key = s.tracepoint[e.from] * tracepoints + s.tracepoint[e.to];
+        std::uint64_t& slot = filter[(key * 0x9E3779B97F4A7C15ull) >> 52];
+        if (slot != key) {
+            slot = key;
+            pairs.push_back(key);
+        }
+        backward_edges_ |= e.from >= e.to;
+        backward_in_time_ |= s.time_ns[e.from] > s.time_ns[e.to];
     }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
@@ -51,18 +60,6 @@ TracepointGraph::TracepointGraph(const graph::SampleSet& s, std::span<const Coll
         successors_[from].push_back(to);
         predecessors_[to].push_back(from);
     }
-}
-
-TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g) {
-    Collector pairs(s);
-    bool backward_edges = false, backward_in_time = false;
-    for (const graph::Edge& e : g.edges) {
-        pairs.add(s.tracepoint[e.from], s.tracepoint[e.to]);
-        backward_edges |= e.from >= e.to;
-        backward_in_time |= s.time_ns[e.from] > s.time_ns[e.to];
-    }
-    pairs.note_backward(backward_edges, backward_in_time);
-    *this = TracepointGraph(s, {&pairs, 1});
 }
 
 std::vector<std::uint8_t> TracepointGraph::between(const TracepointSet& from, const TracepointSet& to) const {

@@ -37,44 +37,10 @@ inline constexpr graph::SampleIndex kUnreached = 0xFFFFFFFFu;
 using TracepointSet = std::vector<bool>;
 
 // Which tracepoints have an edge between their samples: the graph of the
-// run's tracepoints (tens to thousands of nodes), computed once per analysis.
+// run's tracepoints (tens to thousands of nodes), computed with a pass over
+// the edges where the EarliestReach passes need it.
 class TracepointGraph {
 public:
-    // The distinct tracepoint pairs of a range of edges, collected along a
-    // pass over them (the edge metrics' pass reads the same columns).
-    // Consecutive edges mostly repeat a few pairs: a small direct-mapped
-    // filter keeps the list short before the graph sorts it.
-    class Collector {
-    public:
-        explicit Collector(const graph::SampleSet& samples) : tracepoints_(samples.tracepoints.size()), filter_(kFilter, ~std::uint64_t{0}) {}
-        // An edge between samples of these tracepoints.
-        void add(graph::TracepointId from_tracepoint, graph::TracepointId to_tracepoint) {
-            const std::uint64_t key = from_tracepoint * tracepoints_ + to_tracepoint;
-            std::uint64_t& slot = filter_[(key * 0x9E3779B97F4A7C15ull) >> 52];
-            if (slot == key) return;
-            slot = key;
-            pairs_.push_back(key);
-        }
-        // Whether some edge of the range does not go to a larger sample
-        // index, and whether some goes to an earlier time: told once per
-        // range (flags in members would be stored on every edge).
-        void note_backward(bool edges, bool in_time) {
-            backward_edges_ |= edges;
-            backward_in_time_ |= in_time;
-        }
-
-    private:
-        friend class TracepointGraph;
-        static constexpr std::size_t kFilter = 4096;  // the hash's top 12 bits
-        std::uint64_t tracepoints_;
-        std::vector<std::uint64_t> filter_, pairs_;
-        bool backward_edges_ = false, backward_in_time_ = false;
-    };
-
-    TracepointGraph() = default;  // of no edges
-    // From the collectors of all the edges' ranges.
-    TracepointGraph(const graph::SampleSet& samples, std::span<const Collector> ranges);
-    // With a pass of its own over the edges.
     TracepointGraph(const graph::SampleSet& samples, const graph::Graph& graph);
 
     // Tracepoints whose samples may lie on a path from a `from` sample to a
