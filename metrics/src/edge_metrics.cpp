@@ -49,8 +49,14 @@ ParallelismResult sweep_in_flight(const std::vector<std::int64_t>& time, const s
     for (std::size_t v = 0; v + 1 < time.size(); ++v) {
         count += change[v];
         const auto span = static_cast<std::uint64_t>(graph::elapsed_ns(time[v], time[v + 1]));
-        integral += static_cast<unsigned __int128>(count) * span;
-        integral_sq += static_cast<unsigned __int128>(count * count) * span;
+        // Unsigned 64-bit factors, so that each product is one 64 x 64 ->
+        // 128-bit multiply (a signed count took three, and sign extensions):
+        // the count is never negative (an edge in flight ends at a later
+        // sample than it starts at) and below 2^32 (the edges' indices are
+        // 32-bit), so its square fits too.
+        const auto in_flight = static_cast<std::uint64_t>(count);
+        integral += static_cast<unsigned __int128>(in_flight) * span;
+        integral_sq += static_cast<unsigned __int128>(in_flight * in_flight) * span;
         // The maximum counts all changes at one time: ends before starts.
         max = span != 0 && count > max ? count : max;
     }
