@@ -137,37 +137,29 @@ std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question
     return out;
 }
 
-// Latencies appended to room laid out for all they can be.
-struct LatencyBlock {
-    double* data = nullptr;
-    std::size_t size = 0;
-    void push_back(double x) { data[size++] = x; }
-};
-
 // A question's answer over a range of start samples, in start order: the
 // intervals' latencies per part (as the summaries take them, in room the
 // caller lays out: at most one per start and class of the part), the
 // matrix's reached samples as they are.
 struct Answer {
     bool complete = true;  // false where a search gave up: the question is then answered by passes
-    std::vector<LatencyBlock> values_ms;   // per part of the question (intervals)
+    std::vector<detail::LatencyBlock> values_ms;  // per part of the question (intervals)
     std::vector<detail::Reached> reached;  // the matrix
 
     explicit Answer(const Question& q) : values_ms(q.intervals.size()) {}
     void add(const Question& q, const std::vector<std::uint32_t>& part_of_class, std::span<const detail::Reached> found) {
         if (q.from_roots) reached.insert(reached.end(), found.begin(), found.end());
         else
-            for (const auto& x : found) values_ms[part_of_class[x.target_class]].push_back(double(x.latency_ns) / 1e6);
+            for (const auto& x : found) detail::AppendLatency{values_ms.data(), part_of_class.data()}(x.from, x.target_class, x.latency_ns);
     }
 };
 
-// Per worker: the start samples of one block and what its searches found.
+// Per worker: the start samples of one block, and the searches' scratch.
 struct Scratch {
     detail::SearchScratch search;
     std::vector<SampleIndex> any_starts, starts;  // of a group of questions, of each question of the group (kBlock each)
     std::vector<std::uint64_t> start_bits;
     std::vector<std::size_t> start_counts;  // of each question of the group
-    std::vector<detail::Reached> found;
 };
 
 // Keep-all mode: every `to` sample reachable from each `from` sample without
@@ -387,10 +379,13 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
                     }
                     Answer& answer = answers[k][c];
                     if (!answer.complete) continue;
-                    scratch.found.clear();
-                    answer.complete = detail::search_earliest(s, g, {scratch.starts.data() + k % kGroup * kBlock, scratch.start_counts[k % kGroup]},
-                                                              asked[k]->classes, budgets[k], scratch.search, scratch.found);
-                    if (answer.complete) answer.add(*asked[k], part_of_class[k], scratch.found);
+                    // The answers go straight where they are read (a search that gives up leaves a part, which the passes replace).
+                    const std::span<const SampleIndex> starts{scratch.starts.data() + k % kGroup * kBlock, scratch.start_counts[k % kGroup]};
+                    answer.complete = asked[k]->from_roots
+                                          ? detail::search_earliest(s, g, starts, asked[k]->classes, budgets[k], scratch.search,
+                                                                    detail::AppendReached{answer.reached})
+                                          : detail::search_earliest(s, g, starts, asked[k]->classes, budgets[k], scratch.search,
+                                                                    detail::AppendLatency{answer.values_ms.data(), part_of_class[k].data()});
                 }
             if (chunks_pending.fetch_sub(1) == 1) chunks_pending.notify_all();
         });
@@ -436,7 +431,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
                 double* const first = regions[k][p].data();
                 double* end = first;
                 for (const Answer& answer : answers_of(k)) {
-                    const LatencyBlock& block = answer.values_ms[p];
+                    const detail::LatencyBlock& block = answer.values_ms[p];
                     if (block.data != end) std::copy(block.data, block.data + block.size, end);
                     end += block.size;
                 }

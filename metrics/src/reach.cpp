@@ -120,110 +120,132 @@ TargetClasses TargetClasses::from_lists(const std::vector<std::vector<std::uint3
     return c;
 }
 
-bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
-                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, std::vector<Reached>& out) {
-    if (classes.count == 0) return true;
-    if (scratch.visited.size() != (samples.size() + 63) / 64) scratch.visited.assign((samples.size() + 63) / 64, 0);
+namespace {
+
+// One pass of search_earliest over the starts, for word w of the classes,
+// the budget counted down in `left`.
+template <typename Answer>
+bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
+                 const TargetClasses& classes, std::size_t w, std::size_t& left, SearchScratch& scratch, Answer answer) {
     const std::int64_t* time = samples.time_ns.data();
     const graph::TracepointId* tracepoint = samples.tracepoint.data();
     const std::uint32_t* out_offset = graph.out_offset.data();
     const std::uint32_t* in_offset = graph.in_offset.data();
     const graph::Edge* edges = graph.edges.data();
     std::uint64_t* visited = scratch.visited.data();
-    const std::size_t tracepoints = classes.first.size() - 1, words = classes.word_count(), first_out = out.size();
-    // The budget in a local: through the reference it was loaded and stored on every visit.
-    std::size_t left = budget;
-    auto give_up = [&] {
-        clear_marks(scratch);
-        budget = 0;
-        return false;
-    };
-    graph::SampleIndex earliest[64];  // per class of the word searched: where it was found
-    // A pass over the starts per word of classes (one but for the rare
-    // question of more than 64), each search stopping once the word's
-    // classes are all found.
-    for (std::size_t w = 0; w < words; ++w) {
-        const std::uint64_t* classes_of = classes.words.data() + w * tracepoints;
-        const std::uint64_t* skipped_by = classes.skipped.data() + w * tracepoints;
-        const std::uint32_t first_class = static_cast<std::uint32_t>(64 * w), in_word = std::min<std::uint32_t>(64, classes.count - first_class);
-        const std::uint64_t all = in_word == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_word) - 1;
-        for (std::size_t i = 0; i < starts.size(); ++i) {
-            // The searches touch the samples and edges right after their start:
-            // fetch those of a start a few ahead while this one runs.
-            constexpr std::size_t kAhead = 8;
-            if (i + kAhead < starts.size()) {
-                const graph::SampleIndex ahead = starts[i + kAhead];
-                __builtin_prefetch(&out_offset[ahead]);
-                __builtin_prefetch(&tracepoint[ahead]);
-                __builtin_prefetch(&edges[out_offset[starts[i + kAhead / 2]]]);
-            }
-            const graph::SampleIndex v = starts[i];
-            const std::uint32_t first_edge = out_offset[v], end_edge = out_offset[v + 1];
-            // The start's own class (the matrix's) counts as found from the start, and is not reported.
-            const std::uint64_t skipped = skipped_by[tracepoint[v]];
-            std::uint64_t found = skipped;
-            if (first_edge == end_edge || found == all) continue;
-            // Times never decrease along a path, so samples are popped in
-            // time order (smallest index first, the samples being in time
-            // order) and the first sample popped of a class is at its
-            // earliest time: the search ends as soon as every class is
-            // found. (Samples of equal time can come out of index order,
-            // where an edge goes to a smaller index at the same time; only
-            // the latency is reported, and that is the same.)
-            auto classify = [&](graph::SampleIndex u) {
-                const std::uint64_t of_u = classes_of[tracepoint[u]];
-                for (std::uint64_t fresh = of_u & ~found; fresh != 0; fresh &= fresh - 1) earliest[std::countr_zero(fresh)] = u;
-                found |= of_u;
-                return found == all;
+    const std::size_t tracepoints = classes.first.size() - 1;
+    const std::uint64_t* classes_of = classes.words.data() + w * tracepoints;
+    const std::uint64_t* skipped_by = classes.skipped.data() + w * tracepoints;
+    const std::uint32_t first_class = static_cast<std::uint32_t>(64 * w), in_word = std::min<std::uint32_t>(64, classes.count - first_class);
+    const std::uint64_t all = in_word == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_word) - 1;
+    graph::SampleIndex earliest[64];  // per class of the word: where it was found
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        // The searches touch the samples and edges right after their start:
+        // fetch those of a start a few ahead while this one runs.
+        constexpr std::size_t kAhead = 8;
+        if (i + kAhead < starts.size()) {
+            const graph::SampleIndex ahead = starts[i + kAhead];
+            __builtin_prefetch(&out_offset[ahead]);
+            __builtin_prefetch(&tracepoint[ahead]);
+            __builtin_prefetch(&edges[out_offset[starts[i + kAhead / 2]]]);
+        }
+        const graph::SampleIndex v = starts[i];
+        const std::uint32_t first_edge = out_offset[v], end_edge = out_offset[v + 1];
+        // The start's own class (the matrix's) counts as found from the start, and is not reported.
+        const std::uint64_t skipped = skipped_by[tracepoint[v]];
+        std::uint64_t found = skipped;
+        if (first_edge == end_edge || found == all) continue;
+        // Times never decrease along a path, so samples are popped in time
+        // order (smallest index first, the samples being in time order) and
+        // the first sample popped of a class is at its earliest time: the
+        // search ends as soon as every class is found. (Samples of equal
+        // time can come out of index order, where an edge goes to a smaller
+        // index at the same time; only the latency is reported, and that is
+        // the same.)
+        auto classify = [&](graph::SampleIndex u) {
+            const std::uint64_t of_u = classes_of[tracepoint[u]];
+            for (std::uint64_t fresh = of_u & ~found; fresh != 0; fresh &= fresh - 1) earliest[std::countr_zero(fresh)] = u;
+            found |= of_u;
+            return found == all;
+        };
+        // The first sample popped is the start's earliest successor. Where
+        // it completes the answer (an interval to the next step, as a
+        // receipt to its processing), no marks or frontier are needed.
+        graph::SampleIndex first = edges[first_edge].to;
+        for (std::uint32_t e = first_edge + 1; e < end_edge; ++e) first = std::min(first, edges[e].to);
+        if (left-- == 0) return false;
+        if (!classify(first)) {
+            // A sample with one incoming edge is reached only from the one
+            // sample before it, which is expanded once: it needs no mark.
+            // The start is marked when reached again (edges between samples
+            // of equal time can close a cycle), so that it is expanded at
+            // most twice.
+            auto newly_reached = [&](graph::SampleIndex c) {
+                if (c != v && in_offset[c + 1] - in_offset[c] <= 1) return true;
+                std::uint64_t& word = visited[c / 64];
+                const std::uint64_t bit = std::uint64_t{1} << (c % 64);
+                if (word & bit) return false;
+                word |= bit;
+                scratch.marked.push_back(c);
+                return true;
             };
-            // The first sample popped is the start's earliest successor. Where
-            // it completes the answer (an interval to the next step, as a
-            // receipt to its processing), no marks or frontier are needed.
-            graph::SampleIndex first = edges[first_edge].to;
-            for (std::uint32_t e = first_edge + 1; e < end_edge; ++e) first = std::min(first, edges[e].to);
-            if (left-- == 0) return give_up();
-            if (!classify(first)) {
-                // A sample with one incoming edge is reached only from the one
-                // sample before it, which is expanded once: it needs no mark.
-                // The start is marked when reached again (edges between samples
-                // of equal time can close a cycle), so that it is expanded at
-                // most twice.
-                auto newly_reached = [&](graph::SampleIndex c) {
-                    if (c != v && in_offset[c + 1] - in_offset[c] <= 1) return true;
-                    std::uint64_t& word = visited[c / 64];
-                    const std::uint64_t bit = std::uint64_t{1} << (c % 64);
-                    if (word & bit) return false;
-                    word |= bit;
-                    scratch.marked.push_back(c);
-                    return true;
-                };
-                // The start's other successors wait; `first` is expanded next.
-                Frontier frontier(scratch.frontier);
-                for (std::uint32_t e = first_edge; e < end_edge; ++e)
-                    if (const graph::SampleIndex c = edges[e].to; newly_reached(c) && c != first) frontier.push(c);
-                for (graph::SampleIndex u = first;;) {
-                    for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e)
-                        if (const graph::SampleIndex c = edges[e].to; newly_reached(c)) frontier.push(c);
-                    if (frontier.empty()) break;
-                    u = frontier.pop();
-                    if (left-- == 0) return give_up();
-                    if (classify(u)) break;
-                }
-                clear_marks(scratch);
+            // The start's other successors wait; `first` is expanded next.
+            Frontier frontier(scratch.frontier);
+            for (std::uint32_t e = first_edge; e < end_edge; ++e)
+                if (const graph::SampleIndex c = edges[e].to; newly_reached(c) && c != first) frontier.push(c);
+            for (graph::SampleIndex u = first;;) {
+                for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e)
+                    if (const graph::SampleIndex c = edges[e].to; newly_reached(c)) frontier.push(c);
+                if (frontier.empty()) break;
+                u = frontier.pop();
+                if (left-- == 0) return false;
+                if (classify(u)) break;
             }
-            for (std::uint64_t reported = found & ~skipped; reported != 0; reported &= reported - 1) {
-                const int c = std::countr_zero(reported);
-                out.push_back({v, first_class + static_cast<std::uint32_t>(c), graph::elapsed_ns(time[v], time[earliest[c]])});
-            }
+            clear_marks(scratch);
+        }
+        for (std::uint64_t reported = found & ~skipped; reported != 0; reported &= reported - 1) {
+            const int c = std::countr_zero(reported);
+            answer(v, first_class + static_cast<std::uint32_t>(c), graph::elapsed_ns(time[v], time[earliest[c]]));
         }
     }
-    // The words' answers, each in start order, merged into start order (and
-    // so class order within a start, the words being in class order).
-    if (words > 1)
-        std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(first_out), out.end(),
-                         [](const Reached& a, const Reached& b) { return a.from < b.from; });
-    budget = left;
     return true;
 }
+
+}  // namespace
+
+template <typename Answer>
+bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
+                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, Answer answer) {
+    if (classes.count == 0) return true;
+    if (scratch.visited.size() != (samples.size() + 63) / 64) scratch.visited.assign((samples.size() + 63) / 64, 0);
+    // The budget in a local: through the reference it was loaded and stored on every visit.
+    std::size_t left = budget;
+    bool complete = true;
+    if (classes.word_count() == 1) {
+        complete = search_word(samples, graph, starts, classes, 0, left, scratch, answer);
+    } else {
+        // A pass over the starts per word of classes (the rare question of
+        // more than 64), each search stopping once the word's classes are
+        // all found; the words' answers, each in start order, merged into
+        // start order (and so class order within a start, the words being
+        // in class order).
+        scratch.by_word.clear();
+        for (std::size_t w = 0; w < classes.word_count() && complete; ++w)
+            complete = search_word(samples, graph, starts, classes, w, left, scratch, AppendReached{scratch.by_word});
+        std::stable_sort(scratch.by_word.begin(), scratch.by_word.end(), [](const Reached& a, const Reached& b) { return a.from < b.from; });
+        for (const Reached& x : scratch.by_word) answer(x.from, x.target_class, x.latency_ns);
+    }
+    if (!complete) {
+        clear_marks(scratch);
+        left = 0;
+    }
+    budget = left;
+    return complete;
+}
+
+template bool search_earliest(const graph::SampleSet&, const graph::Graph&, std::span<const graph::SampleIndex>, const TargetClasses&, std::size_t&,
+                              SearchScratch&, AppendReached);
+template bool search_earliest(const graph::SampleSet&, const graph::Graph&, std::span<const graph::SampleIndex>, const TargetClasses&, std::size_t&,
+                              SearchScratch&, AppendLatency);
 
 }  // namespace hashtrace::metrics::detail

@@ -102,26 +102,52 @@ struct Reached {
     std::int64_t latency_ns;  // t(earliest sample of the class) - t(from)
 };
 
+// Where the searches' answers go, one call per (start, class, latency), in
+// start then class order. As they are (the matrix):
+struct AppendReached {
+    std::vector<Reached>& out;
+    void operator()(graph::SampleIndex from, std::uint32_t target_class, std::int64_t latency_ns) const {
+        out.push_back({from, target_class, latency_ns});
+    }
+};
+// Latencies appended to room laid out for all they can be.
+struct LatencyBlock {
+    double* data = nullptr;
+    std::size_t size = 0;
+    void push_back(double x) { data[size++] = x; }
+};
+// Or as latencies in ms, each to the block of its class's part of the
+// question (the intervals), with no list of answers between the search and
+// the blocks.
+struct AppendLatency {
+    LatencyBlock* blocks;                 // per part
+    const std::uint32_t* part_of_class;   // per class
+    void operator()(graph::SampleIndex, std::uint32_t target_class, std::int64_t latency_ns) const {
+        blocks[part_of_class[target_class]].push_back(double(latency_ns) / 1e6);
+    }
+};
+
 // Reused across searches: visited marks (one bit per sample, so they stay
 // in cache; all clear between searches: each search clears the marks it set,
-// through the list of marked samples, so a call costs nothing per sample)
-// and the frontier.
+// through the list of marked samples, so a call costs nothing per sample),
+// the frontier, and the answers of a question of several words of classes.
 struct SearchScratch {
     std::vector<std::uint64_t> visited;
     std::vector<graph::SampleIndex> marked;
     std::vector<graph::SampleIndex> frontier;
+    std::vector<Reached> by_word;
 };
 
 // For each start (ascending), the earliest reachable sample of each class,
-// appended to `out` as (start, class, latency) in start then class order: a
-// best-first search in time order per start and word of 64 classes, which
-// stops once every class of the word is found. Exact only when no edge goes
-// back in time (the caller checks TracepointGraph::runs_backward_in_time).
-// False once the searches have visited more than `budget` samples (counted
-// down across calls); the caller then runs EarliestReach passes, and `out`
-// holds a part of the answer.
+// given to `answer` (AppendReached or AppendLatency) as (start, class,
+// latency) in start then class order: a best-first search in time order per
+// start and word of 64 classes, which stops once every class of the word is
+// found. Exact only when no edge goes back in time (the caller checks
+// TracepointGraph::runs_backward_in_time). False once the searches have
+// visited more than `budget` samples (counted down across calls); the caller
+// then runs EarliestReach passes, and `answer` has had a part of the answer.
+template <typename Answer>
 bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
-                     const TargetClasses& classes, std::size_t& budget,
-                     SearchScratch& scratch, std::vector<Reached>& out);
+                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, Answer answer);
 
 }  // namespace hashtrace::metrics::detail
