@@ -399,8 +399,8 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // back in time, is answered by passes, once, by the first summary that needs it.
     std::vector<std::once_flag> by_passes(asked.size());
     // The tracepoint graph, which only the passes need (a pass over the
-    // edges of its own, not a tenth of every run's edge pass collecting it):
-    // built by the first question answered by passes.
+    // edges of its own, instead of a quarter of every run's edge pass
+    // collecting it): built by the first question answered by passes.
     std::once_flag tracepoint_graph_built;
     std::optional<detail::TracepointGraph> tracepoint_graph;
     auto answers_of = [&](std::size_t k) -> std::span<Answer> {

@@ -124,9 +124,9 @@ namespace {
 
 // One pass of search_earliest over the starts, for word w of the classes,
 // the budget counted down in `left`.
-template <typename Answer>
+template <typename Sink>
 bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
-                 const TargetClasses& classes, std::size_t w, std::size_t& left, SearchScratch& scratch, Answer answer) {
+                 const TargetClasses& classes, std::size_t w, std::size_t& left, SearchScratch& scratch, Sink sink) {
     const std::int64_t* time = samples.time_ns.data();
     const graph::TracepointId* tracepoint = samples.tracepoint.data();
     const std::uint32_t* out_offset = graph.out_offset.data();
@@ -205,7 +205,7 @@ bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std
         }
         for (std::uint64_t reported = found & ~skipped; reported != 0; reported &= reported - 1) {
             const int c = std::countr_zero(reported);
-            answer(v, first_class + static_cast<std::uint32_t>(c), graph::elapsed_ns(time[v], time[earliest[c]]));
+            sink(v, first_class + static_cast<std::uint32_t>(c), graph::elapsed_ns(time[v], time[earliest[c]]));
         }
     }
     return true;
@@ -213,16 +213,16 @@ bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std
 
 }  // namespace
 
-template <typename Answer>
+template <typename Sink>
 bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
-                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, Answer answer) {
+                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, Sink sink) {
     if (classes.count == 0) return true;
     if (scratch.visited.size() != (samples.size() + 63) / 64) scratch.visited.assign((samples.size() + 63) / 64, 0);
     // The budget in a local: through the reference it was loaded and stored on every visit.
     std::size_t left = budget;
     bool complete = true;
     if (classes.word_count() == 1) {
-        complete = search_word(samples, graph, starts, classes, 0, left, scratch, answer);
+        complete = search_word(samples, graph, starts, classes, 0, left, scratch, sink);
     } else {
         // A pass over the starts per word of classes (the rare question of
         // more than 64), each search stopping once the word's classes are
@@ -233,7 +233,7 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
         for (std::size_t w = 0; w < classes.word_count() && complete; ++w)
             complete = search_word(samples, graph, starts, classes, w, left, scratch, AppendReached{scratch.by_word});
         std::stable_sort(scratch.by_word.begin(), scratch.by_word.end(), [](const Reached& a, const Reached& b) { return a.from < b.from; });
-        for (const Reached& x : scratch.by_word) answer(x.from, x.target_class, x.latency_ns);
+        for (const Reached& x : scratch.by_word) sink(x.from, x.target_class, x.latency_ns);
     }
     if (!complete) {
         clear_marks(scratch);

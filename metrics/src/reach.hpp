@@ -139,15 +139,15 @@ struct SearchScratch {
 };
 
 // For each start (ascending), the earliest reachable sample of each class,
-// given to `answer` (AppendReached or AppendLatency) as (start, class,
+// given to `sink` (AppendReached or AppendLatency) as (start, class,
 // latency) in start then class order: a best-first search in time order per
 // start and word of 64 classes, which stops once every class of the word is
-// found. Exact only when no edge goes back in time (the caller checks
-// TracepointGraph::runs_backward_in_time). False once the searches have
-// visited more than `budget` samples (counted down across calls); the caller
-// then runs EarliestReach passes, and `answer` has had a part of the answer.
-template <typename Answer>
+// found. Exact only when no edge goes back in time (the caller checks that
+// none does: measure_edges tells). False once the searches have visited
+// more than `budget` samples (counted down across calls); the caller then
+// runs EarliestReach passes, and `sink` has had a part of the answer.
+template <typename Sink>
 bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
-                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, Answer answer);
+                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, Sink sink);
 
 }  // namespace hashtrace::metrics::detail
