@@ -137,37 +137,29 @@ std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question
     return out;
 }
 
-// Latencies appended to room laid out for all they can be.
-struct LatencyBlock {
-    double* data = nullptr;
-    std::size_t size = 0;
-    void push_back(double x) { data[size++] = x; }
-};
-
 // A question's answer over a range of start samples, in start order: the
 // intervals' latencies per part (as the summaries take them, in room the
 // caller lays out: at most one per start and class of the part), the
 // matrix's reached samples as they are.
 struct Answer {
     bool complete = true;  // false where a search gave up: the question is then answered by passes
-    std::vector<LatencyBlock> values_ms;   // per part of the question (intervals)
+    std::vector<detail::LatencyBlock> values_ms;  // per part of the question (intervals)
     std::vector<detail::Reached> reached;  // the matrix
 
     explicit Answer(const Question& q) : values_ms(q.intervals.size()) {}
     void add(const Question& q, const std::vector<std::uint32_t>& part_of_class, std::span<const detail::Reached> found) {
         if (q.from_roots) reached.insert(reached.end(), found.begin(), found.end());
         else
-            for (const auto& x : found) values_ms[part_of_class[x.target_class]].push_back(double(x.latency_ns) / 1e6);
+            for (const auto& x : found) detail::AppendLatency{values_ms.data(), part_of_class.data()}(x.from, x.target_class, x.latency_ns);
     }
 };
 
-// Per worker: the start samples of one block and what its searches found.
+// Per worker: the start samples of one block, and the searches' scratch.
 struct Scratch {
     detail::SearchScratch search;
     std::vector<SampleIndex> any_starts, starts;  // of a group of questions, of each question of the group (kBlock each)
     std::vector<std::uint64_t> start_bits;
     std::vector<std::size_t> start_counts;  // of each question of the group
-    std::vector<detail::Reached> found;
 };
 
 // Keep-all mode: every `to` sample reachable from each `from` sample without
@@ -255,8 +247,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         matrix = Question{true, detail::TracepointSet(s.tracepoints.size()), {}, {}};
         std::vector<std::vector<std::uint32_t>> node_of(s.tracepoints.size());
         for (std::size_t t = 0; t < s.tracepoints.size(); ++t) node_of[t] = {s.tracepoints[t].node_id};
-        matrix->classes = detail::TargetClasses::from_lists(node_of, static_cast<std::uint32_t>(s.node_names.size()));
-        matrix->classes.skip_start_class = true;
+        matrix->classes = detail::TargetClasses::from_lists(node_of, static_cast<std::uint32_t>(s.node_names.size()), true);
     }
 
     unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -311,15 +302,13 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // short, so that no thread is left alone with one.
     std::vector<Task> tasks;
     std::optional<detail::MessageWaits> waits;
-    // The tracepoint graph comes from the edge metrics' pass over the edges.
-    // The searches run without it: they are exact unless an edge runs back
-    // in time, which the summaries check before they read an answer.
-    detail::TracepointGraph tracepoint_graph;
+    // The searches run before the edge metrics tell whether some edge runs
+    // back in time: they are exact unless one does, which the summaries
+    // check before they read an answer.
+    bool edges_run_backward_in_time = false;
     std::atomic<bool> edges_measured{false};
     tasks.emplace_back([&](Scratch&) {
-        detail::TracepointGraph::Collector tracepoint_pairs(s);
-        waits = detail::measure_edges(s, g, options, r, tracepoint_pairs);
-        tracepoint_graph = detail::TracepointGraph(s, {&tracepoint_pairs, 1});
+        waits = detail::measure_edges(s, g, options, r, edges_run_backward_in_time);
         edges_measured = true;
         edges_measured.notify_all();
     });
@@ -394,10 +383,13 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
                     }
                     Answer& answer = answers[k][c];
                     if (!answer.complete) continue;
-                    scratch.found.clear();
-                    answer.complete = detail::search_earliest(s, g, {scratch.starts.data() + k % kGroup * kBlock, scratch.start_counts[k % kGroup]},
-                                                              asked[k]->classes, budgets[k], scratch.search, scratch.found);
-                    if (answer.complete) answer.add(*asked[k], part_of_class[k], scratch.found);
+                    // The answers go straight where they are read (a search that gives up leaves a part, which the passes replace).
+                    const std::span<const SampleIndex> starts{scratch.starts.data() + k % kGroup * kBlock, scratch.start_counts[k % kGroup]};
+                    answer.complete = asked[k]->from_roots
+                                          ? detail::search_earliest(s, g, starts, asked[k]->classes, budgets[k], scratch.search,
+                                                                    detail::AppendReached{answer.reached})
+                                          : detail::search_earliest(s, g, starts, asked[k]->classes, budgets[k], scratch.search,
+                                                                    detail::AppendLatency{answer.values_ms.data(), part_of_class[k].data()});
                 }
             if (chunks_pending.fetch_sub(1) == 1) chunks_pending.notify_all();
         });
@@ -410,15 +402,20 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // A question some search gave up on, or any question where an edge runs
     // back in time, is answered by passes, once, by the first summary that needs it.
     std::vector<std::once_flag> by_passes(asked.size());
+    // The tracepoint graph, which only the passes need (a pass over the
+    // edges of its own, instead of a quarter of every run's edge pass
+    // collecting it): built by the first question answered by passes.
+    std::once_flag tracepoint_graph_built;
+    std::optional<detail::TracepointGraph> tracepoint_graph;
     auto answers_of = [&](std::size_t k) -> std::span<Answer> {
         for (std::size_t left; (left = chunks_pending.load()) != 0;) chunks_pending.wait(left);
         edges_measured.wait(false);
         std::call_once(by_passes[k], [&] {
-            if (!tracepoint_graph.runs_backward_in_time() &&
-                std::all_of(answers[k].begin(), answers[k].end(), [](const Answer& a) { return a.complete; }))
+            if (!edges_run_backward_in_time && std::all_of(answers[k].begin(), answers[k].end(), [](const Answer& a) { return a.complete; }))
                 return;
+            std::call_once(tracepoint_graph_built, [&] { tracepoint_graph.emplace(s, g); });
             Question& q = *asked[k];
-            detail::EarliestReach reach(s, g, tracepoint_graph);
+            detail::EarliestReach reach(s, g, *tracepoint_graph);
             const std::vector<SampleIndex> starts = all_starts(s, g, q);
             if (q.from_roots)
                 for (SampleIndex v : starts) q.start_tracepoints[s.tracepoint[v]] = true;
@@ -438,7 +435,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
                 double* const first = regions[k][p].data();
                 double* end = first;
                 for (const Answer& answer : answers_of(k)) {
-                    const LatencyBlock& block = answer.values_ms[p];
+                    const detail::LatencyBlock& block = answer.values_ms[p];
                     if (block.data != end) std::copy(block.data, block.data + block.size, end);
                     end += block.size;
                 }

@@ -1,10 +1,9 @@
-// One pass over the edges gives M8, M11, M12, the tracepoint graph's pairs
-// (reach.hpp; the same columns are read) and, per sample, by how much the
-// number of message edges in flight (M3) changes there; M3 is then one
-// sweep over the samples in time order. Both loops are free of
-// data-dependent branches but the pair filter's (consecutive edges mostly
-// repeat a pair): whether an edge is local, or a sample starts or ends
-// edges, is as good as random, and mispredicted branches cost more than
+// One pass over the edges gives M8, M11, M12, whether some edge runs back in
+// time (the forward searches' exactness, reach.hpp) and, per sample, by how
+// much the number of message edges in flight (M3) changes there; M3 is then
+// one sweep over the samples in time order. Both loops are free of
+// data-dependent branches: whether an edge is local, or a sample starts or
+// ends edges, is as good as random, and mispredicted branches cost more than
 // everything else these loops do.
 #include "edge_metrics.hpp"
 
@@ -51,8 +50,14 @@ ParallelismResult sweep_in_flight(std::span<const std::int64_t> time, const std:
     for (std::size_t v = 0; v + 1 < time.size(); ++v) {
         count += change[v];
         const auto span = static_cast<std::uint64_t>(graph::elapsed_ns(time[v], time[v + 1]));
-        integral += static_cast<unsigned __int128>(count) * span;
-        integral_sq += static_cast<unsigned __int128>(count * count) * span;
+        // Unsigned 64-bit factors, so that each product is one 64 x 64 ->
+        // 128-bit multiply (a signed count took three, and sign extensions):
+        // the count is never negative (an edge in flight ends at a later
+        // sample than it starts at) and below 2^32 (the edges' indices are
+        // 32-bit), so its square fits too.
+        const auto in_flight = static_cast<std::uint64_t>(count);
+        integral += static_cast<unsigned __int128>(in_flight) * span;
+        integral_sq += static_cast<unsigned __int128>(in_flight * in_flight) * span;
         // The maximum counts all changes at one time: ends before starts.
         max = span != 0 && count > max ? count : max;
     }
@@ -68,7 +73,7 @@ ParallelismResult sweep_in_flight(std::span<const std::int64_t> time, const std:
 }  // namespace
 
 MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, const MetricOptions& options, AnalysisResult& out,
-                           TracepointGraph::Collector& tracepoint_pairs) {
+                           bool& backward_in_time) {
     // graph::is_local with the instance of each tracepoint in one flat array.
     std::vector<std::uint32_t> instance_of(s.tracepoints.size());
     for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = s.tracepoints[t].instance_id;
@@ -91,15 +96,13 @@ MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, con
     const auto window = static_cast<std::uint64_t>(graph::elapsed_ns(out.first_time_ns, out.last_time_ns));
     const std::size_t block = window < (std::uint64_t{1} << 62) ? static_cast<std::size_t>((std::uint64_t{1} << 62) / (window + 1)) : 1;
     __int128 all_sum = 0, message_sum = 0;
-    bool backward_edges = false, backward_in_time = false;
+    bool backward = false;  // a local: a flag through the reference would be stored on every edge
     for (std::size_t begin = 0; begin < g.edges.size(); begin += std::min(block, g.edges.size() - begin)) {
         std::int64_t block_sum = 0, block_message_sum = 0;
         for (const graph::Edge& e : std::span(g.edges).subspan(begin, std::min(block, g.edges.size() - begin))) {
             const std::int64_t from_time = s.time_ns[e.from], to_time = s.time_ns[e.to];
             const graph::TracepointId from_tracepoint = s.tracepoint[e.from], to_tracepoint = s.tracepoint[e.to];
-            tracepoint_pairs.add(from_tracepoint, to_tracepoint);
-            backward_edges |= e.from >= e.to;
-            backward_in_time |= from_time > to_time;
+            backward |= from_time > to_time;
             const std::int64_t dt = graph::elapsed_ns(from_time, to_time);
             // Differences or'ed as integers, not `||`: a short circuit is a branch on whether the edge is local.
             const bool message = ((instance_of[from_tracepoint] ^ instance_of[to_tracepoint]) | (s.thread[e.from] ^ s.thread[e.to])) != 0;
@@ -115,7 +118,7 @@ MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, con
         all_sum += block_sum;
         message_sum += block_message_sum;
     }
-    tracepoint_pairs.note_backward(backward_edges, backward_in_time);
+    backward_in_time = backward;
     waits.count = messages;
     out.edges = g.edges.size();
     out.message_edges = messages;

@@ -3,7 +3,6 @@
 
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/metrics/analysis.hpp"
-#include "reach.hpp"
 #include "zeroed_buffer.hpp"
 
 #include <span>
@@ -19,9 +18,10 @@ struct MessageWaits {
 
 // Fills edges, message_edges, local_edges, m3, m8, m12 of `out` and returns
 // M11's observations for the caller to summarize; needs out.window_s and
-// out.first/last_time_ns set. Along the way, gives every edge to
-// `tracepoint_pairs`.
+// out.first/last_time_ns set. Sets `backward_in_time` where some edge goes
+// to an earlier time (a tolerated clock error: the forward searches are then
+// not exact).
 MessageWaits measure_edges(const graph::SampleSet& samples, const graph::Graph& graph, const MetricOptions& options, AnalysisResult& out,
-                           TracepointGraph::Collector& tracepoint_pairs);
+                           bool& backward_in_time);
 
 }  // namespace hashtrace::metrics::detail

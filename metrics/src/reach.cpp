@@ -1,7 +1,9 @@
 #include "reach.hpp"
 
+#include "frontier.hpp"
+
 #include <algorithm>
-#include <functional>
+#include <bit>
 
 namespace hashtrace::metrics::detail {
 namespace {
@@ -33,14 +35,23 @@ void clear_marks(SearchScratch& scratch) {
 
 }  // namespace
 
-TracepointGraph::TracepointGraph(const graph::SampleSet& s, std::span<const Collector> ranges)
+TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g)
     : successors_(s.tracepoints.size()), predecessors_(s.tracepoints.size()) {
+    // The distinct tracepoint pairs of the edges. Consecutive edges mostly
+    // repeat a few pairs: a small direct-mapped filter keeps the list short
+    // before it is sorted.
     const std::uint64_t tracepoints = s.tracepoints.size();
-    std::vector<std::uint64_t> pairs;
-    for (const Collector& r : ranges) {
-        pairs.insert(pairs.end(), r.pairs_.begin(), r.pairs_.end());
-        backward_edges_ |= r.backward_edges_;
-        backward_in_time_ |= r.backward_in_time_;
+    constexpr std::size_t kFilter = 4096;  // the hash's top 12 bits
+    std::vector<std::uint64_t> filter(kFilter, ~std::uint64_t{0}), pairs;
+    for (const graph::Edge& e : g.edges) {
+        const std::uint64_t key = s.tracepoint[e.from] * tracepoints + s.tracepoint[e.to];
+        std::uint64_t& slot = filter[(key * 0x9E3779B97F4A7C15ull) >> 52];
+        if (slot != key) {
+            slot = key;
+            pairs.push_back(key);
+        }
+        backward_edges_ |= e.from >= e.to;
+        backward_in_time_ |= s.time_ns[e.from] > s.time_ns[e.to];
     }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
@@ -49,18 +60,6 @@ TracepointGraph::TracepointGraph(const graph::SampleSet& s, std::span<const Coll
         successors_[from].push_back(to);
         predecessors_[to].push_back(from);
     }
-}
-
-TracepointGraph::TracepointGraph(const graph::SampleSet& s, const graph::Graph& g) {
-    Collector pairs(s);
-    bool backward_edges = false, backward_in_time = false;
-    for (const graph::Edge& e : g.edges) {
-        pairs.add(s.tracepoint[e.from], s.tracepoint[e.to]);
-        backward_edges |= e.from >= e.to;
-        backward_in_time |= s.time_ns[e.from] > s.time_ns[e.to];
-    }
-    pairs.note_backward(backward_edges, backward_in_time);
-    *this = TracepointGraph(s, {&pairs, 1});
 }
 
 std::vector<std::uint8_t> TracepointGraph::between(const TracepointSet& from, const TracepointSet& to) const {
@@ -100,33 +99,46 @@ void EarliestReach::run(const TracepointSet& from, const TracepointSet& to) {
     }
 }
 
-TargetClasses TargetClasses::from_lists(const std::vector<std::vector<std::uint32_t>>& per_tracepoint, std::uint32_t count) {
+TargetClasses TargetClasses::from_lists(const std::vector<std::vector<std::uint32_t>>& per_tracepoint, std::uint32_t count,
+                                        bool skip_start_class) {
     TargetClasses c;
     c.count = count;
+    c.skip_start_class = skip_start_class;
     c.first.push_back(0);
     for (const auto& list : per_tracepoint) {
         c.ids.insert(c.ids.end(), list.begin(), list.end());
         c.first.push_back(static_cast<std::uint32_t>(c.ids.size()));
     }
+    const std::size_t tracepoints = per_tracepoint.size();
+    auto bit = [&](std::vector<std::uint64_t>& words, std::size_t t, std::uint32_t id) { words[id / 64 * tracepoints + t] |= std::uint64_t{1} << (id % 64); };
+    c.words.assign(c.word_count() * tracepoints, 0);
+    c.skipped.assign(c.word_count() * tracepoints, 0);
+    for (std::size_t t = 0; t < tracepoints; ++t) {
+        for (const std::uint32_t id : per_tracepoint[t]) bit(c.words, t, id);
+        if (skip_start_class && !per_tracepoint[t].empty()) bit(c.skipped, t, per_tracepoint[t].front());
+    }
     return c;
 }
 
-bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
-                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, std::vector<Reached>& out) {
-    if (classes.count == 0) return true;
-    if (scratch.visited.size() != (samples.size() + 63) / 64) scratch.visited.assign((samples.size() + 63) / 64, 0);
+namespace {
+
+// One pass of search_earliest over the starts, for word w of the classes,
+// the budget counted down in `left`.
+template <typename Sink>
+bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
+                 const TargetClasses& classes, std::size_t w, std::size_t& left, SearchScratch& scratch, Sink sink) {
     const std::int64_t* time = samples.time_ns.data();
     const graph::TracepointId* tracepoint = samples.tracepoint.data();
     const std::uint32_t* out_offset = graph.out_offset.data();
     const std::uint32_t* in_offset = graph.in_offset.data();
     const graph::Edge* edges = graph.edges.data();
     std::uint64_t* visited = scratch.visited.data();
-    std::vector<graph::SampleIndex> earliest(classes.count, kUnreached);
-    std::vector<std::uint32_t> found;  // classes found for the current start
-    auto& heap = scratch.heap;
-    // Samples are in time order, so the order of (time, index) is the order
-    // of the index alone: a min-heap of indices pops in time order.
-    const std::greater<graph::SampleIndex> later;
+    const std::size_t tracepoints = classes.first.size() - 1;
+    const std::uint64_t* classes_of = classes.words.data() + w * tracepoints;
+    const std::uint64_t* skipped_by = classes.skipped.data() + w * tracepoints;
+    const std::uint32_t first_class = static_cast<std::uint32_t>(64 * w), in_word = std::min<std::uint32_t>(64, classes.count - first_class);
+    const std::uint64_t all = in_word == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_word) - 1;
+    graph::SampleIndex earliest[64];  // per class of the word: where it was found
     for (std::size_t i = 0; i < starts.size(); ++i) {
         // The searches touch the samples and edges right after their start:
         // fetch those of a start a few ahead while this one runs.
@@ -139,32 +151,29 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
         }
         const graph::SampleIndex v = starts[i];
         const std::uint32_t first_edge = out_offset[v], end_edge = out_offset[v + 1];
-        if (first_edge == end_edge) continue;
-        const auto start_classes = classes.of(tracepoint[v]);
-        const std::uint32_t own = classes.skip_start_class && !start_classes.empty() ? start_classes.front() : kNoClass;
-        const std::size_t wanted = classes.count - (own != kNoClass);
-        found.clear();
+        // The start's own class (the matrix's) counts as found from the start, and is not reported.
+        const std::uint64_t skipped = skipped_by[tracepoint[v]];
+        std::uint64_t found = skipped;
+        if (first_edge == end_edge || found == all) continue;
         // Times never decrease along a path, so samples are popped in time
-        // order (a min-heap of indices, the samples being in time order) and
+        // order (smallest index first, the samples being in time order) and
         // the first sample popped of a class is at its earliest time: the
-        // search ends as soon as every wanted class is found. (Samples of
-        // equal time can come out of index order, where an edge goes to a
-        // smaller index at the same time; only the latency is reported, and
-        // that is the same.)
+        // search ends as soon as every class is found. (Samples of equal
+        // time can come out of index order, where an edge goes to a smaller
+        // index at the same time; only the latency is reported, and that is
+        // the same.)
         auto classify = [&](graph::SampleIndex u) {
-            for (const std::uint32_t c : classes.of(tracepoint[u]))
-                if (c != own && earliest[c] == kUnreached) {
-                    earliest[c] = u;
-                    found.push_back(c);
-                }
-            return found.size() == wanted;
+            const std::uint64_t of_u = classes_of[tracepoint[u]];
+            for (std::uint64_t fresh = of_u & ~found; fresh != 0; fresh &= fresh - 1) earliest[std::countr_zero(fresh)] = u;
+            found |= of_u;
+            return found == all;
         };
         // The first sample popped is the start's earliest successor. Where
         // it completes the answer (an interval to the next step, as a
-        // receipt to its processing), no marks or heap are needed.
+        // receipt to its processing), no marks or frontier are needed.
         graph::SampleIndex first = edges[first_edge].to;
         for (std::uint32_t e = first_edge + 1; e < end_edge; ++e) first = std::min(first, edges[e].to);
-        if (budget-- == 0) return false;
+        if (left-- == 0) return false;
         if (!classify(first)) {
             // A sample with one incoming edge is reached only from the one
             // sample before it, which is expanded once: it needs no mark.
@@ -180,40 +189,63 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
                 scratch.marked.push_back(c);
                 return true;
             };
-            auto push = [&](graph::SampleIndex c) {
-                heap.push_back(c);
-                std::push_heap(heap.begin(), heap.end(), later);
-            };
             // The start's other successors wait; `first` is expanded next.
-            heap.clear();
+            Frontier frontier(scratch.frontier);
             for (std::uint32_t e = first_edge; e < end_edge; ++e)
-                if (const graph::SampleIndex c = edges[e].to; newly_reached(c) && c != first) push(c);
+                if (const graph::SampleIndex c = edges[e].to; newly_reached(c) && c != first) frontier.push(c);
             for (graph::SampleIndex u = first;;) {
                 for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e)
-                    if (const graph::SampleIndex c = edges[e].to; newly_reached(c)) push(c);
-                if (heap.empty()) break;
-                std::pop_heap(heap.begin(), heap.end(), later);
-                u = heap.back();
-                heap.pop_back();
-                if (budget-- == 0) {
-                    clear_marks(scratch);
-                    return false;
-                }
+                    if (const graph::SampleIndex c = edges[e].to; newly_reached(c)) frontier.push(c);
+                if (frontier.empty()) break;
+                u = frontier.pop();
+                if (left-- == 0) return false;
                 if (classify(u)) break;
             }
             clear_marks(scratch);
         }
-        // Classes in ascending order. A search mostly finds a few: sorted
-        // in place, without a call into std::sort per start.
-        if (found.size() > 16) std::sort(found.begin(), found.end());
-        for (std::size_t k = 1; k < found.size(); ++k)
-            for (std::size_t j = k; j > 0 && found[j - 1] > found[j]; --j) std::swap(found[j - 1], found[j]);
-        for (std::uint32_t c : found) {
-            out.push_back({v, c, graph::elapsed_ns(time[v], time[earliest[c]])});
-            earliest[c] = kUnreached;
+        for (std::uint64_t reported = found & ~skipped; reported != 0; reported &= reported - 1) {
+            const int c = std::countr_zero(reported);
+            sink(v, first_class + static_cast<std::uint32_t>(c), graph::elapsed_ns(time[v], time[earliest[c]]));
         }
     }
     return true;
 }
+
+}  // namespace
+
+template <typename Sink>
+bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
+                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, Sink sink) {
+    if (classes.count == 0) return true;
+    if (scratch.visited.size() != (samples.size() + 63) / 64) scratch.visited.assign((samples.size() + 63) / 64, 0);
+    // The budget in a local: through the reference it was loaded and stored on every visit.
+    std::size_t left = budget;
+    bool complete = true;
+    if (classes.word_count() == 1) {
+        complete = search_word(samples, graph, starts, classes, 0, left, scratch, sink);
+    } else {
+        // A pass over the starts per word of classes (the rare question of
+        // more than 64), each search stopping once the word's classes are
+        // all found; the words' answers, each in start order, merged into
+        // start order (and so class order within a start, the words being
+        // in class order).
+        scratch.by_word.clear();
+        for (std::size_t w = 0; w < classes.word_count() && complete; ++w)
+            complete = search_word(samples, graph, starts, classes, w, left, scratch, AppendReached{scratch.by_word});
+        std::stable_sort(scratch.by_word.begin(), scratch.by_word.end(), [](const Reached& a, const Reached& b) { return a.from < b.from; });
+        for (const Reached& x : scratch.by_word) sink(x.from, x.target_class, x.latency_ns);
+    }
+    if (!complete) {
+        clear_marks(scratch);
+        left = 0;
+    }
+    budget = left;
+    return complete;
+}
+
+template bool search_earliest(const graph::SampleSet&, const graph::Graph&, std::span<const graph::SampleIndex>, const TargetClasses&, std::size_t&,
+                              SearchScratch&, AppendReached);
+template bool search_earliest(const graph::SampleSet&, const graph::Graph&, std::span<const graph::SampleIndex>, const TargetClasses&, std::size_t&,
+                              SearchScratch&, AppendLatency);
 
 }  // namespace hashtrace::metrics::detail

@@ -37,44 +37,10 @@ inline constexpr graph::SampleIndex kUnreached = 0xFFFFFFFFu;
 using TracepointSet = std::vector<bool>;
 
 // Which tracepoints have an edge between their samples: the graph of the
-// run's tracepoints (tens to thousands of nodes), computed once per analysis.
+// run's tracepoints (tens to thousands of nodes), computed with a pass over
+// the edges where the EarliestReach passes need it.
 class TracepointGraph {
 public:
-    // The distinct tracepoint pairs of a range of edges, collected along a
-    // pass over them (the edge metrics' pass reads the same columns).
-    // Consecutive edges mostly repeat a few pairs: a small direct-mapped
-    // filter keeps the list short before the graph sorts it.
-    class Collector {
-    public:
-        explicit Collector(const graph::SampleSet& samples) : tracepoints_(samples.tracepoints.size()), filter_(kFilter, ~std::uint64_t{0}) {}
-        // An edge between samples of these tracepoints.
-        void add(graph::TracepointId from_tracepoint, graph::TracepointId to_tracepoint) {
-            const std::uint64_t key = from_tracepoint * tracepoints_ + to_tracepoint;
-            std::uint64_t& slot = filter_[(key * 0x9E3779B97F4A7C15ull) >> 52];
-            if (slot == key) return;
-            slot = key;
-            pairs_.push_back(key);
-        }
-        // Whether some edge of the range does not go to a larger sample
-        // index, and whether some goes to an earlier time: told once per
-        // range (flags in members would be stored on every edge).
-        void note_backward(bool edges, bool in_time) {
-            backward_edges_ |= edges;
-            backward_in_time_ |= in_time;
-        }
-
-    private:
-        friend class TracepointGraph;
-        static constexpr std::size_t kFilter = 4096;  // the hash's top 12 bits
-        std::uint64_t tracepoints_;
-        std::vector<std::uint64_t> filter_, pairs_;
-        bool backward_edges_ = false, backward_in_time_ = false;
-    };
-
-    TracepointGraph() = default;  // of no edges
-    // From the collectors of all the edges' ranges.
-    TracepointGraph(const graph::SampleSet& samples, std::span<const Collector> ranges);
-    // With a pass of its own over the edges.
     TracepointGraph(const graph::SampleSet& samples, const graph::Graph& graph);
 
     // Tracepoints whose samples may lie on a path from a `from` sample to a
@@ -118,10 +84,16 @@ struct TargetClasses {
     std::vector<std::uint32_t> ids;
     std::uint32_t count = 0;
     bool skip_start_class = false;  // ignore the (first) class of the start sample's own tracepoint (matrix: X != Y)
+    // The same as bits, 64 classes a word (a search takes one word at a
+    // time): word w of tracepoint t is words[w * tracepoints + t]; the
+    // class a start of tracepoint t skips likewise in skipped.
+    std::vector<std::uint64_t> words, skipped;
 
     std::span<const std::uint32_t> of(graph::TracepointId t) const { return {ids.data() + first[t], ids.data() + first[t + 1]}; }
+    std::size_t word_count() const { return (count + 63) / 64; }
     // From a list of classes per tracepoint.
-    static TargetClasses from_lists(const std::vector<std::vector<std::uint32_t>>& per_tracepoint, std::uint32_t count);
+    static TargetClasses from_lists(const std::vector<std::vector<std::uint32_t>>& per_tracepoint, std::uint32_t count,
+                                    bool skip_start_class = false);
 };
 
 struct Reached {
@@ -130,24 +102,52 @@ struct Reached {
     std::int64_t latency_ns;  // t(earliest sample of the class) - t(from)
 };
 
+// Where the searches' answers go, one call per (start, class, latency), in
+// start then class order. As they are (the matrix):
+struct AppendReached {
+    std::vector<Reached>& out;
+    void operator()(graph::SampleIndex from, std::uint32_t target_class, std::int64_t latency_ns) const {
+        out.push_back({from, target_class, latency_ns});
+    }
+};
+// Latencies appended to room laid out for all they can be.
+struct LatencyBlock {
+    double* data = nullptr;
+    std::size_t size = 0;
+    void push_back(double x) { data[size++] = x; }
+};
+// Or as latencies in ms, each to the block of its class's part of the
+// question (the intervals), with no list of answers between the search and
+// the blocks.
+struct AppendLatency {
+    LatencyBlock* blocks;                 // per part
+    const std::uint32_t* part_of_class;   // per class
+    void operator()(graph::SampleIndex, std::uint32_t target_class, std::int64_t latency_ns) const {
+        blocks[part_of_class[target_class]].push_back(double(latency_ns) / 1e6);
+    }
+};
+
 // Reused across searches: visited marks (one bit per sample, so they stay
 // in cache; all clear between searches: each search clears the marks it set,
-// through the list of marked samples, so a call costs nothing per sample).
+// through the list of marked samples, so a call costs nothing per sample),
+// the frontier, and the answers of a question of several words of classes.
 struct SearchScratch {
     std::vector<std::uint64_t> visited;
     std::vector<graph::SampleIndex> marked;
-    std::vector<graph::SampleIndex> heap;
+    std::vector<graph::SampleIndex> frontier;
+    std::vector<Reached> by_word;
 };
 
 // For each start (ascending), the earliest reachable sample of each class,
-// appended to `out` as (start, class, latency) in start then class order: a
-// best-first search in time order per start, which stops once every class is
-// found. Exact only when no edge goes back in time (the caller checks
-// TracepointGraph::runs_backward_in_time). False once the searches have
-// visited more than `budget` samples (counted down across calls); the caller
-// then runs EarliestReach passes, and `out` holds a part of the answer.
+// given to `sink` (AppendReached or AppendLatency) as (start, class,
+// latency) in start then class order: a best-first search in time order per
+// start and word of 64 classes, which stops once every class of the word is
+// found. Exact only when no edge goes back in time (the caller checks that
+// none does: measure_edges tells). False once the searches have visited
+// more than `budget` samples (counted down across calls); the caller then
+// runs EarliestReach passes, and `sink` has had a part of the answer.
+template <typename Sink>
 bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
-                     const TargetClasses& classes, std::size_t& budget,
-                     SearchScratch& scratch, std::vector<Reached>& out);
+                     const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, Sink sink);
 
 }  // namespace hashtrace::metrics::detail

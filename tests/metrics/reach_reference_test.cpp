@@ -472,6 +472,47 @@ kind = "end_to_end"
     expect_reference_answers(run, want, reference_matrix(run), {{1u, 0u}, {2u, 0u}, {3u, 0u}, {1u, 1u}});
 }
 
+// Wide frontiers: each send fans out to 40-120 receipts (one hash, many
+// consumers), whose work finishes in random order on four instances, so a
+// search's frontier grows past the small sorted buffer into a binary heap
+// (reach.cpp's Frontier) and shrinks again; the sends overlap in time, and
+// some receipts share a time.
+TEST(WideFanOut, IntervalsAndMatrixMatchBruteForceThroughFrontiersOfEverySize) {
+    std::mt19937_64 rng(13);
+    CsvLog a, b, c;
+    for (int i = 0; i < 60; ++i) {
+        const double t = 100 + i * 2e-3;
+        const std::string id = "m" + std::to_string(i);
+        a.row("A", "1", "Send", t, "", id);
+        const int receipts = 40 + static_cast<int>(rng() % 81);
+        for (int k = 0; k < receipts; ++k) {
+            const double received = t + double(rng() % 3000 + 1) * 1e-6 * (k % 7 != 0);
+            const std::string work = id + "w" + std::to_string(k);
+            b.row("B", "1", "Recv", received + 1e-6, id, work);
+            c.row("C", std::to_string(rng() % 4), "Work", received + double(rng() % 5000 + 2) * 1e-6, work, "");
+        }
+    }
+    RandomRun run;
+    run.samples = graph::testing::load({{"a.csv", a.text()}, {"b.csv", b.text()}, {"c.csv", c.text()}});
+    run.spec = graph::parse_spec(R"(
+[[interval]]
+name = "send to work, per instance"
+from = "A/Send"
+to = "C/Work"
+kind = "end_to_end"
+[[interval]]
+name = "send to anything"
+from = "A/Send"
+to = "*/*"
+kind = "end_to_end"
+)",
+                                 "wide.toml");
+    run.graph = graph::link(run.samples, run.spec);
+    const auto want = reference_intervals(run);
+    EXPECT_EQ(want[0].count, 60u * 4);  // every send reaches work on every instance
+    expect_reference_answers(run, want, reference_matrix(run), {{1u, 0u}, {2u, 0u}, {1u, 1u}});
+}
+
 // Tolerance 0: every edge runs forward in time; 3 ms: some run backwards.
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomRuns,
                          ::testing::Combine(::testing::Values(1u, 2u, 3u), ::testing::Values(std::int64_t{0}, std::int64_t{3'000'000}),
