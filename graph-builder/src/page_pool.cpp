@@ -53,8 +53,8 @@ void* PagePool::take(std::size_t bytes, bool zeroed) {
     auto best = free_.end();
     for (auto it = free_.begin(); it != free_.end(); ++it)
         if (it->bytes >= size && (best == free_.end() || it->bytes < best->bytes)) best = it;
-    in_use_ += size;
     if (best != free_.end()) {
+        in_use_ += size;
         const Region taken{best->begin, size, best->clean};
         best->begin += size;
         best->bytes -= size;
@@ -69,6 +69,7 @@ void* PagePool::take(std::size_t bytes, bool zeroed) {
     // pages whole: no copying, and no zeroing by the kernel. What they do not
     // fill stays fresh.
     const std::uintptr_t begin = map_fresh(size);
+    in_use_ += size;  // (not before: map_fresh may throw)
     std::size_t filled = 0;
     for (std::size_t i = free_.size(); i-- > 0 && filled < size;) {
         Region& r = free_[i];
