@@ -255,8 +255,6 @@ std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const
             if (!scope) continue;
             if (*scope != PairScope::any && plan.instance_of_source[a.source] != plan.instance_of_source[b.source]) continue;
             if (*scope == PairScope::thread && s.thread[a.sample] != s.thread[b.sample]) continue;
-            if (edges.size() == edges.capacity()) [[unlikely]]
-                edges.reserve(2 * edges.capacity() + 1);
             edges.push_back({a.sample, b.sample});
             if (!keep_all) {
                 records.linked_serial[a.source] = records.consumer_serial;
@@ -340,9 +338,6 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
                         const SampleIndex a = (--p)->sample;
                         if (a == b.sample) continue;
                         if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
-                        // (keep-all may need more room than the list was given for every consumer)
-                        if (edges.size() == edges.capacity()) [[unlikely]]
-                            edges.reserve(2 * edges.capacity() + 1);
                         edges.push_back({a, b.sample});
                         if (!keep_all) break;
                     }
@@ -452,7 +447,8 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     // Reserved for a worker's share of one edge per consumer and an eighth
     // more (the workers take units as they finish, so their shares differ a
     // little): the pages may be ones an earlier stage used, resident whether
-    // or not they are filled. Fan-in or keep-all may need more.
+    // or not they are filled. Where fan-in or keep-all need more, a list
+    // grows as any Column does, on the pool's huge pages.
     std::vector<Column<Edge>> edges_of_worker(std::min<std::size_t>(threads, units));
     const std::size_t edges_reserved = plan.consumer_offset.back() / std::max<std::size_t>(edges_of_worker.size(), 1) +
                                        plan.consumer_offset.back() / 8;
