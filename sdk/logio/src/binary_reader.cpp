@@ -73,32 +73,52 @@ private:
     std::vector<SampleRecord> batch_;
 };
 
-// ... or SampleColumns for on_sample_columns.
+// ... or SampleColumns for on_sample_columns, each hash as a reference
+// (SampleColumns says which): the sink follows the ring in references.
 class ColumnSink {
 public:
-    static constexpr bool kKeepsRingHashes = false;  // the visitor keeps what it needs of a ring slot
-    explicit ColumnSink(LogVisitor& visitor) : visitor_(visitor), columns_(std::make_unique<SampleColumns>()) {}
+    static constexpr bool kKeepsRingHashes = false;  // the visitor keeps what it made of a ring slot
+    explicit ColumnSink(LogVisitor& visitor) : visitor_(visitor), columns_(std::make_unique<SampleColumns>()) { restart_ring(); }
     void add(const Decoded& d) {
         SampleColumns& c = *columns_;
         const std::size_t i = c.size;
         c.time_ns[i] = d.time_ns;
         c.tracepoint[i] = d.tracepoint;
         c.thread[i] = d.thread_code ? static_cast<std::uint32_t>(d.thread_code - 1) : SampleColumns::kNoThread;
-        c.input_ring[i] = d.input_ring;
-        c.output_ring[i] = d.output_ring;
-        if (SampleRecord::written_in_full(d.input_ring)) std::memcpy(c.literals[c.literal_count++].bytes.data(), d.input, 16);
-        if (SampleRecord::written_in_full(d.output_ring)) std::memcpy(c.literals[c.literal_count++].bytes.data(), d.output, 16);
+        // The input first: an output "same as input" names the slot the input filled.
+        c.input_ref[i] = reference(d.input_ring, d.input);
+        c.output_ref[i] = reference(d.output_ring, d.output);
         if (++c.size == SampleColumns::kCapacity) flush();
     }
     void flush() {
-        if (columns_->size == 0) return;
-        visitor_.on_sample_columns(*columns_);
-        columns_->size = columns_->literal_count = 0;
+        SampleColumns& c = *columns_;
+        if (c.size == 0) return;
+        c.ring_end = ring_;
+        visitor_.on_sample_columns(c);
+        c.size = c.literal_count = 0;
+        restart_ring();
     }
 
 private:
+    static_assert(SampleColumns::kRingSize == detail::kRingSize);
+    // `ring` as Decoded's; `bytes`, a literal's.
+    std::uint16_t reference(std::uint16_t ring, const unsigned char* bytes) {
+        if (ring < SampleRecord::kRingSlot) return ring_[ring];
+        if (ring == SampleRecord::kRingNone) return SampleColumns::kNoHash;
+        SampleColumns& c = *columns_;
+        const auto ref = static_cast<std::uint16_t>(SampleColumns::kFirstLiteral + c.literal_count);
+        std::memcpy(c.literals[c.literal_count++].bytes.data(), bytes, 16);
+        ring_[ring - SampleRecord::kRingSlot] = ref;
+        return ref;
+    }
+    // A new batch: each slot holds what it held, entry r of the visitor's table.
+    void restart_ring() {
+        for (std::size_t r = 0; r < ring_.size(); ++r) ring_[r] = static_cast<std::uint16_t>(r);
+    }
+
     LogVisitor& visitor_;
     std::unique_ptr<SampleColumns> columns_;  // 120 KiB: not on the stack
+    std::array<std::uint16_t, SampleColumns::kRingSize> ring_;  // the reference each ring slot holds
 };
 
 // One decoder, two sinks (the template parameter): every check, torn tail
