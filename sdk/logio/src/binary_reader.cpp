@@ -221,9 +221,13 @@ private:
     // last few bytes) a varint's ten bytes are there whatever they hold, so
     // its bytes are read without a bounds check each: the same exits, the
     // same values and errors as get_varint, a third fewer instructions.
+    // kInRecord: the caller knows the whole record is there (kLongestSample),
+    // so not even that one check is made.
+    static constexpr int kMaxVarint = 10;  // 64 bits, 7 a byte
+    template <bool kInRecord = false>
     std::uint64_t varint(const unsigned char*& p, const unsigned char* end) {
-        constexpr int kMaxBytes = 10;  // 64 bits, 7 a byte
-        if (end - p >= kMaxBytes) [[likely]] {
+        constexpr int kMaxBytes = kMaxVarint;
+        if (kInRecord || end - p >= kMaxBytes) [[likely]] {
             std::uint64_t v = 0;
 #pragma GCC unroll 10
             for (int i = 0; i < kMaxBytes; ++i) {
@@ -257,11 +261,12 @@ private:
     // Returns where the hash is in the ring, as SampleRecord::input_ring
     // says; `bytes` is set as Decoded's hashes are, a repeat's to `copy` (the
     // record's output may overwrite the slot of its input).
+    template <bool kInRecord>
     std::uint16_t read_hash(unsigned mode, const unsigned char*& p, const unsigned char* end, const unsigned char*& bytes,
                             Hash128& copy) {
         bytes = nullptr;
         if (mode == detail::kHashLiteral) {
-            if (end - p < 16) throw Truncated{};
+            if (!kInRecord && end - p < 16) throw Truncated{};
             bytes = p;
             p += 16;
             const auto stored = static_cast<std::uint16_t>(SampleRecord::kRingSlot + ring_pos_);
@@ -271,7 +276,7 @@ private:
             return stored;
         }
         if (mode == detail::kHashRecent) {
-            if (end - p < 1) throw Truncated{};
+            if (!kInRecord && end - p < 1) throw Truncated{};
             const unsigned slot = *p++;
             if (slot >= ring_used_) throw Corrupt{"reference to an unused recent-hash slot"};
             if constexpr (Sink::kKeepsRingHashes) {
@@ -314,12 +319,23 @@ private:
     // Inlined into parse_block's loop (a call, with its saving and restoring
     // of registers, cost ~20 instructions a record, an eighth of the
     // reader's); the records other than samples are parsed out of line.
+    // A sample record away from the data's end (all but its last
+    // kLongestSample bytes) is read without a bounds check a field.
     [[gnu::always_inline]] void parse_record(const unsigned char*& p, const unsigned char* end) {
         const unsigned tag = *p++;
-        if (tag < 0x40) [[likely]]
-            parse_sample(tag, p, end);
-        else
+        if (tag < 0x40) [[likely]] {
+            if (end - p >= kLongestSample) [[likely]]
+                parse_sample<true>(tag, p, end);
+            else
+                parse_sample_near_end(tag, p, end);
+        } else {
             parse_other(tag, p, end);
+        }
+    }
+    // After its tag: four varints (tracepoint, time, thread, sequence) and two hashes written out in full.
+    static constexpr std::ptrdiff_t kLongestSample = 4 * kMaxVarint + 2 * 16;
+    [[gnu::noinline]] void parse_sample_near_end(unsigned tag, const unsigned char*& p, const unsigned char* end) {
+        parse_sample<false>(tag, p, end);
     }
 
     [[gnu::noinline]] void parse_other(unsigned tag, const unsigned char*& p, const unsigned char* end) {
@@ -372,33 +388,35 @@ private:
         }
     }
 
-    // `tag`: a sample record's (below 0x40).
+    // `tag`: a sample record's (below 0x40); kInRecord: the whole record is
+    // before `end` (kLongestSample).
+    template <bool kInRecord>
     [[gnu::always_inline]] void parse_sample(unsigned tag, const unsigned char*& p, const unsigned char* end) {
         Decoded s;
-        s.tracepoint = checked_tracepoint(varint(p, end));
-        s.time_ns = add_delta(detail::unzigzag(varint(p, end)));
+        s.tracepoint = checked_tracepoint(varint<kInRecord>(p, end));
+        s.time_ns = add_delta(detail::unzigzag(varint<kInRecord>(p, end)));
         if (tag & detail::kSampleThreadBit) {
-            s.thread_code = varint(p, end);
+            s.thread_code = varint<kInRecord>(p, end);
         } else {
             if (!have_thread_) throw Corrupt{"sample omits its thread before any thread was given"};
             s.thread_code = prev_thread_;
         }
         std::uint64_t& last = last_seq(s.thread_code);
         if (tag & detail::kSampleSeqBit) {
-            s.seq_code = varint(p, end);
+            s.seq_code = varint<kInRecord>(p, end);
         } else {
             if (last == 0) throw Corrupt{"sample omits its sequence number with none to follow"};
             s.seq_code = last + 1;
         }
         const unsigned in_mode = tag & 3, out_mode = (tag >> 2) & 3;
         if (in_mode == detail::kHashSameAsInput) throw Corrupt{"input hash cannot be 'same as input'"};
-        s.input_ring = read_hash(in_mode, p, end, s.input, input_copy_);
+        s.input_ring = read_hash<kInRecord>(in_mode, p, end, s.input, input_copy_);
         if (out_mode == detail::kHashSameAsInput) {
             if (in_mode == detail::kHashNone) throw Corrupt{"output 'same as input' without an input hash"};
             s.output = s.input;
             s.output_ring = s.input_ring % SampleRecord::kRingSlot;  // the input's slot, now
         } else {
-            s.output_ring = read_hash(out_mode, p, end, s.output, output_copy_);
+            s.output_ring = read_hash<kInRecord>(out_mode, p, end, s.output, output_copy_);
         }
         // Commit state only now that the whole record was there.
         prev_time_ = s.time_ns;
