@@ -68,10 +68,14 @@ const Hash128& label_bytes(int k) {
 std::string tracepoint_name(int t) { return "T" + std::to_string(t); }
 std::string node_name(std::uint32_t f) { return "N" + std::to_string(f); }
 
-// Tracepoint T2 of the binary logs hashes with xxh3: the same bytes under
-// md5 and xxh3 are two hashes (and the binary reader's ring holds bytes only).
+// Whether tracepoint T2 of the binary logs hashes with xxh3: the same bytes
+// under md5 and xxh3 are two hashes (and the binary reader's ring holds bytes
+// only). Else every tracepoint uses md5, the loader's path for logs of one
+// hash function.
+enum class Functions { md5_only, md5_and_xxh3 };
+Functions functions = Functions::md5_and_xxh3;  // of the binary test running
 HashFunction function_of(int tracepoint, bool binary) {
-    return binary && tracepoint == 2 ? HashFunction::xxh3_128 : HashFunction::md5;
+    return binary && tracepoint == 2 && functions == Functions::md5_and_xxh3 ? HashFunction::xxh3_128 : HashFunction::md5;
 }
 
 void expect_matches(const SampleSet& s, const std::vector<std::vector<Expected>>& files, bool binary, const std::string& what) {
@@ -175,18 +179,31 @@ fs::path scratch_dir(const char* name) {
     return dir;
 }
 
-TEST(LoadOrder, BinaryRunsMatchAStableSortOfAllFiles) {
+// Logs of up to `max_samples` in every fourth round, so that some span
+// several of the binary reader's batches (4096 samples) and repeat hashes of
+// earlier batches.
+void expect_binary_runs_match(Functions f, int rounds, int max_samples) {
+    functions = f;
     const fs::path dir = scratch_dir("hashtrace-load-order");
     std::mt19937 rng(11);
-    for (int round = 0; round < 30; ++round)
-        check_binary(dir, random_run(rng, static_cast<Shape>(round % 3), round % 2 ? 20 : 2000), "round " + std::to_string(round));
+    for (int round = 0; round < rounds; ++round) {
+        const auto shape = static_cast<Shape>(round % 3);
+        check_binary(dir, random_run(rng, shape, round % 2 ? 20 : 2000, 6, round % 4 == 3 ? max_samples : 400), "round " + std::to_string(round));
+    }
     fs::remove_all(dir);
+}
+
+TEST(LoadOrder, BinaryRunsMatchAStableSortOfAllFiles) { expect_binary_runs_match(Functions::md5_and_xxh3, 30, 12000); }
+
+TEST(LoadOrder, BinaryRunsOfOneHashFunctionMatchAStableSortOfAllFiles) {
+    expect_binary_runs_match(Functions::md5_only, 30, 12000);
 }
 
 // A worker's chunk past one block of its columns (512k samples): the merge
 // and the sort read each run's samples across the blocks, runs of one chunk
 // crossing at different times.
 TEST(LoadOrder, ChunksOfSeveralBlocksMatchAStableSort) {
+    functions = Functions::md5_and_xxh3;
     const fs::path dir = scratch_dir("hashtrace-load-blocks");
     std::mt19937 rng(13);
     for (const Shape shape : {Shape::few_runs, Shape::random}) {
