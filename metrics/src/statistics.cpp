@@ -100,67 +100,87 @@ public:
     double min() const { return min_; }
     double max() const { return max_; }
 
-    // The values at the ascending 0-based `ranks`.
+    // The values at the ascending 0-based `ranks`, once every value is
+    // counted: the values of the ranks' buckets are copied out a range at a
+    // time (copy, beside a summary's second pass), then selected (select).
     template <std::size_t N>
-    std::array<double, N> select(const std::array<std::size_t, N>& ranks) const {
-        // Each rank's bucket and its rank within the bucket.
-        std::array<std::size_t, N> bucket{}, rank_in_bucket{};
-        std::size_t b = first_bucket_, below = 0;
-        for (std::size_t i = 0; i < N; ++i) {
-            for (; below + count_of(b) <= ranks[i]; ++b) below += count_of(b);
-            bucket[i] = b;
-            rank_in_bucket[i] = ranks[i] - below;
-        }
-        // The values of the ranks' buckets, copied without a branch per
-        // value and with one store each: every value is written to the next
-        // slot, which only advances where the value's bucket is wanted. A
-        // rank's bucket lies above the lower ranks' buckets and so do its
-        // values: its rank among the copied values is its rank in its bucket
-        // plus the values of the wanted buckets below.
-        std::array<std::size_t, N> wanted{}, rank_in_wanted{};
-        std::size_t wanted_count = 0, copied = 0, copied_below = 0;
-        for (std::size_t i = 0; i < N; ++i) {
-            if (wanted_count == 0 || wanted[wanted_count - 1] != bucket[i]) {
-                wanted[wanted_count++] = bucket[i];
-                copied_below = copied;
-                copied += count_of(bucket[i]);
+    class Selection {
+    public:
+        Selection(const RankHistogram& histogram, const std::array<std::size_t, N>& ranks)
+            : values_(histogram.values_), is_wanted_(kBuckets, 0) {
+            // Each rank's bucket and its rank within the bucket.
+            std::array<std::size_t, N> bucket{}, rank_in_bucket{};
+            std::size_t b = histogram.first_bucket_, below = 0;
+            for (std::size_t i = 0; i < N; ++i) {
+                for (; below + histogram.count_of(b) <= ranks[i]; ++b) below += histogram.count_of(b);
+                bucket[i] = b;
+                rank_in_bucket[i] = ranks[i] - below;
             }
-            rank_in_wanted[i] = copied_below + rank_in_bucket[i];
+            // The values of the ranks' buckets, copied without a branch per
+            // value and with one store each: every value is written to the next
+            // slot, which only advances where the value's bucket is wanted. A
+            // rank's bucket lies above the lower ranks' buckets and so do its
+            // values: its rank among the copied values is its rank in its bucket
+            // plus the values of the wanted buckets below.
+            std::size_t previous = 0, copied = 0, copied_below = 0;
+            for (std::size_t i = 0; i < N; ++i) {
+                if (i == 0 || previous != bucket[i]) {
+                    previous = bucket[i];
+                    // Whether a value is wanted, looked up by its top 16
+                    // bits (a shift and a load a value, not the bucket's
+                    // sign handling and a comparison per wanted bucket).
+                    is_wanted_[top_bits_of_bucket(bucket[i])] = 1;
+                    copied_below = copied;
+                    copied += histogram.count_of(bucket[i]);
+                }
+                rank_in_wanted_[i] = copied_below + rank_in_bucket[i];
+            }
+            copies_.resize(copied + 1);  // + the slot the values after the last wanted one are written to
+            next_ = copies_.data();
         }
-        // Whether a value is wanted, looked up by its top 16 bits (a shift
-        // and a load a value, not the bucket's sign handling and a
-        // comparison per wanted bucket: 24 instructions a value, the most of
-        // any pass of the summary).
-        std::vector<std::uint8_t> is_wanted(kBuckets, 0);
-        for (std::size_t k = 0; k < wanted_count; ++k) is_wanted[top_bits_of_bucket(wanted[k])] = 1;
-        std::vector<double> values(copied + 1);  // + the slot the values after the last wanted one are written to
-        // Moved as integers: a double's top bits would first be moved from
-        // its SSE register to a general one, an instruction more a value.
-        // Four values a step share the loop's own instructions.
-        double* next = values.data();
-        auto copy = [&](std::size_t i) {
-            std::uint64_t bits;
-            std::memcpy(&bits, &values_[i], sizeof bits);
-            std::memcpy(next, &bits, sizeof bits);
-            next += is_wanted[bits >> 48];
-        };
-        std::size_t i = 0;
-        for (; i + 4 <= values_.size(); i += 4)
+
+        // Copies the wanted values of [begin, end), moved as integers: a
+        // double's top bits would first be moved from its SSE register to a
+        // general one, an instruction more a value. Four values a step share
+        // the loop's own instructions.
+        void copy(std::size_t begin, std::size_t end) {
+            double* next = next_;
+            auto copy_one = [&](std::size_t i) {
+                std::uint64_t bits;
+                std::memcpy(&bits, &values_[i], sizeof bits);
+                std::memcpy(next, &bits, sizeof bits);
+                next += is_wanted_[bits >> 48];
+            };
+            std::size_t i = begin;
+            for (; i + 4 <= end; i += 4)
 #pragma GCC unroll 4
-            for (std::size_t k = 0; k < 4; ++k) copy(i + k);
-        for (; i < values_.size(); ++i) copy(i);
-        values.pop_back();
-        // Ascending ranks: each selection only searches above the previous.
-        std::array<double, N> out{};
-        auto first = values.begin();
-        for (std::size_t i = 0; i < N; ++i) {
-            const auto nth = values.begin() + static_cast<std::ptrdiff_t>(rank_in_wanted[i]);
-            std::nth_element(first, nth, values.end());
-            out[i] = *nth;
-            first = nth;
+                for (std::size_t k = 0; k < 4; ++k) copy_one(i + k);
+            for (; i < end; ++i) copy_one(i);
+            next_ = next;
         }
-        return out;
-    }
+
+        // Every value copied: the ranks' values.
+        std::array<double, N> select() {
+            copies_.pop_back();
+            // Ascending ranks: each selection only searches above the previous.
+            std::array<double, N> out{};
+            auto first = copies_.begin();
+            for (std::size_t i = 0; i < N; ++i) {
+                const auto nth = copies_.begin() + static_cast<std::ptrdiff_t>(rank_in_wanted_[i]);
+                std::nth_element(first, nth, copies_.end());
+                out[i] = *nth;
+                first = nth;
+            }
+            return out;
+        }
+
+    private:
+        std::span<const double> values_;
+        std::vector<std::uint8_t> is_wanted_;  // by top 16 bits
+        std::array<std::size_t, N> rank_in_wanted_{};
+        std::vector<double> copies_;
+        double* next_;
+    };
 
 private:
     static constexpr std::size_t kTables = 4, kBuckets = std::size_t{1} << 16;
@@ -302,6 +322,7 @@ Summary summarize(std::span<const double> values) {
     s.max = histogram.max();
     s.mean = sums.all / double(n);
     const double diff_mean = n > 1 ? sums.after_first / double(n - 1) : 0;
+    RankHistogram::Selection<3> percentiles(histogram, {rank_of(50, n) - 1, rank_of(95, n) - 1, rank_of(99, n) - 1});
     const TwoSums squares = pairwise_sums(
         n,
         [x, mean = s.mean]<typename Lanes>(std::size_t i, Lanes) {
@@ -312,10 +333,10 @@ Summary summarize(std::span<const double> values) {
             const Lanes deviation = difference.template operator()<Lanes>(i) - diff_mean;
             return deviation * deviation;
         },
-        [](std::size_t, std::size_t) {});
+        [&percentiles](std::size_t begin, std::size_t end) { percentiles.copy(begin, end); });
     s.sd = std::sqrt(squares.all / double(n));
     if (n > 1) s.jitter = std::sqrt(squares.after_first / double(n - 1));
-    const auto p = histogram.select(std::array<std::size_t, 3>{rank_of(50, n) - 1, rank_of(95, n) - 1, rank_of(99, n) - 1});
+    const auto p = percentiles.select();
     s.p50 = p[0];
     s.p95 = p[1];
     s.p99 = p[2];
