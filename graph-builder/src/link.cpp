@@ -266,6 +266,40 @@ std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const
     return unlinked;
 }
 
+// link_few_producers for a run of at most 64 sources (the pair table's
+// masks): the sources a consumer still needs are one word in a register, so
+// a candidate producer costs a bit test (and a thread compare where the
+// scope says so) instead of a stamp, the pair's scope and both instances
+// loaded from memory. The same walk, so the same edges in the same order.
+std::uint64_t link_few_producers_masked(const SampleSet& s, const detail::PairTable& pairs, const LinkOptions& options, const Endpoint* p_first,
+                                        const Endpoint* p_last, const Endpoint* consumer, const Endpoint* consumers_end, Column<Edge>& edges) {
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t tolerance = options.tolerance_ns;
+    const bool keep_all = options.keep_all;
+    std::uint64_t unlinked = 0;
+    const Endpoint* reached = p_first;  // the first producer later than the limit (consumers come in time order)
+    for (; consumer != consumers_end; ++consumer) {
+        const Endpoint& b = *consumer;
+        const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
+        while (reached != p_last && reached->time <= limit) ++reached;
+        const detail::PairTable::SourceMasks masks = pairs.masks_for(b.source);
+        // The allowed sources not linked yet (with keep-all, every one stays:
+        // the walk goes on to the first producer).
+        std::uint64_t open = masks.allowed;
+        const std::size_t edges_before = edges.size();
+        for (const Endpoint* p = reached; p != p_first && open != 0;) {
+            const Endpoint& a = *--p;
+            const std::uint64_t bit = std::uint64_t{1} << a.source;
+            if ((open & bit) == 0 || a.sample == b.sample) continue;
+            if ((masks.same_thread & bit) != 0 && s.thread[a.sample] != s.thread[b.sample]) continue;
+            edges.push_back({a.sample, b.sample});
+            if (!keep_all) open &= ~bit;
+        }
+        unlinked += edges.size() == edges_before;
+    }
+    return unlinked;
+}
+
 // A unit's edges: [begin, end) of its worker's edge list, grouped by
 // consumer, a producer's edges in consumer order.
 struct LinkRange {
@@ -310,7 +344,9 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
         if (consumer == consumers_end) continue;
         Endpoint* const p_first = producers.data() + (plan.producer_offset[h] - producer_base);
         Endpoint* const p_last = producers.data() + (plan.producer_offset[h + 1] - producer_base);
-        if (p_last - p_first <= kFewProducers) {
+        if (p_last - p_first <= kFewProducers && pairs.has_masks()) {
+            out.unlinked += link_few_producers_masked(s, pairs, options, p_first, p_last, consumer, consumers_end, edges);
+        } else if (p_last - p_first <= kFewProducers) {
             out.unlinked += link_few_producers(s, plan, pairs, options, p_first, p_last, consumer, consumers_end, records, edges);
         } else {
             sort_by_source(p_first, p_last);
