@@ -434,22 +434,21 @@ void row_ends(std::span<std::uint32_t> degree_then_offset) {
 }
 
 // Places one unit's edges: each edge at the end of its producer's row,
-// each consumer's edge indices (ascending, i.e. by producer) at the end of its
-// in-row. Walking the list backwards keeps each producer's row in consumer
-// order.
+// its index at the end of its consumer's in-row. Walking the list backwards
+// keeps each producer's row in consumer order; a consumer's in-edges are
+// next to each other in the list, so its in-row is complete when the walk
+// leaves them, and sorted (by producer) if it holds more than one.
 void place_edges(std::span<const Edge> edges, Graph& g) {
-    for (std::size_t end = edges.size(); end > 0;) {
-        const SampleIndex b = edges[end - 1].to;
-        std::size_t begin = end - 1;
-        while (begin > 0 && edges[begin - 1].to == b) --begin;
-        const std::uint32_t in_first = g.in_offset[b] -= static_cast<std::uint32_t>(end - begin);
-        for (std::size_t e = begin; e < end; ++e) {
-            const std::uint32_t at = --g.out_offset[edges[e].from];
-            g.edges[at] = edges[e];
-            g.in_edges[in_first + (e - begin)] = at;
-        }
-        if (end - begin > 1) std::sort(g.in_edges.begin() + in_first, g.in_edges.begin() + in_first + static_cast<std::ptrdiff_t>(end - begin));
-        end = begin;
+    std::size_t group_end = edges.size();  // one past the current consumer's last edge
+    for (std::size_t e = edges.size(); e-- > 0;) {
+        const Edge edge = edges[e];
+        const std::uint32_t at = --g.out_offset[edge.from];
+        g.edges[at] = edge;
+        const std::uint32_t in_at = --g.in_offset[edge.to];
+        g.in_edges[in_at] = at;
+        if (e > 0 && edges[e - 1].to == edge.to) continue;
+        if (group_end - e > 1) std::sort(g.in_edges.begin() + in_at, g.in_edges.begin() + in_at + static_cast<std::ptrdiff_t>(group_end - e));
+        group_end = e;
     }
 }
 
