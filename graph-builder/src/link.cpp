@@ -203,6 +203,15 @@ void gather(const SampleSet& s, const JoinPlan& plan, const JoinUnit& unit, Gath
     }
 }
 
+// The latest time a producer of a consumer at `time` may have (rule 3),
+// saturated rather than overflowing (tolerance >= 0): an add and a
+// conditional move per consumer, where comparing with max - tolerance first
+// took a compare, a branch and the subtraction.
+std::int64_t latest_producer_time(std::int64_t time, std::int64_t tolerance) {
+    std::int64_t limit;
+    return __builtin_add_overflow(time, tolerance, &limit) ? std::numeric_limits<std::int64_t>::max() : limit;
+}
+
 // Orders one hash's producers by source, keeping time order within a source.
 // Most hashes have a handful of producers: insertion sort, no buffer.
 void sort_by_source(Endpoint* first, Endpoint* last) {
@@ -233,14 +242,13 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
 std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
                                  const Endpoint* p_first, const Endpoint* p_last, const Endpoint* consumer, const Endpoint* consumers_end,
                                  Gathered& records, Column<Edge>& edges) {
-    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all, listed = pairs.has_lists();
     std::uint64_t unlinked = 0;
     const Endpoint* reached = p_first;  // the first producer later than the limit (consumers come in time order)
     for (; consumer != consumers_end; ++consumer) {
         const Endpoint& b = *consumer;
-        const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
+        const std::int64_t limit = latest_producer_time(b.time, tolerance);
         while (reached != p_last && reached->time <= limit) ++reached;
         std::size_t unlinked_sources = keep_all || !listed ? std::numeric_limits<std::size_t>::max() : pairs.producers_for(b.source).size();
         if (++records.consumer_serial == 0) {  // (wrapped: no stamp may match a later consumer by chance)
@@ -273,14 +281,13 @@ std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const
 // loaded from memory. The same walk, so the same edges in the same order.
 std::uint64_t link_few_producers_masked(const SampleSet& s, const detail::PairTable& pairs, const LinkOptions& options, const Endpoint* p_first,
                                         const Endpoint* p_last, const Endpoint* consumer, const Endpoint* consumers_end, Column<Edge>& edges) {
-    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all;
     std::uint64_t unlinked = 0;
     const Endpoint* reached = p_first;  // the first producer later than the limit (consumers come in time order)
     for (; consumer != consumers_end; ++consumer) {
         const Endpoint& b = *consumer;
-        const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
+        const std::int64_t limit = latest_producer_time(b.time, tolerance);
         while (reached != p_last && reached->time <= limit) ++reached;
         const detail::PairTable::SourceMasks masks = pairs.masks_for(b.source);
         // The allowed sources not linked yet (with keep-all, every one stays:
@@ -328,7 +335,6 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     constexpr std::ptrdiff_t kFewProducers = 16;
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
     out.begin = edges.size();
-    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all;
     std::vector<std::uint32_t> runs;  // starts of the current hash's source runs, plus its end
@@ -360,7 +366,7 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
             runs.push_back(static_cast<std::uint32_t>(p_last - producers.data()));
             for (; consumer != consumers_end; ++consumer) {
                 const Endpoint& b = *consumer;
-                const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
+                const std::int64_t limit = latest_producer_time(b.time, tolerance);
                 const std::size_t edges_before = edges.size();
                 // Run r's latest producer(s) at or before the limit, itself and
                 // other threads skipped where the scope says so.
