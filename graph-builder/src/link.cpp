@@ -203,6 +203,15 @@ void gather(const SampleSet& s, const JoinPlan& plan, const JoinUnit& unit, Gath
     }
 }
 
+// The latest time a producer of a consumer at `time` may have (rule 3),
+// saturated rather than overflowing (tolerance >= 0): an add and a
+// conditional move per consumer, where comparing with max - tolerance first
+// took a compare, a branch and the subtraction.
+std::int64_t latest_producer_time(std::int64_t time, std::int64_t tolerance) {
+    std::int64_t limit;
+    return __builtin_add_overflow(time, tolerance, &limit) ? std::numeric_limits<std::int64_t>::max() : limit;
+}
+
 // Orders one hash's producers by source, keeping time order within a source.
 // Most hashes have a handful of producers: insertion sort, no buffer.
 void sort_by_source(Endpoint* first, Endpoint* last) {
@@ -233,14 +242,13 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
 std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
                                  const Endpoint* p_first, const Endpoint* p_last, const Endpoint* consumer, const Endpoint* consumers_end,
                                  Gathered& records, Column<Edge>& edges) {
-    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all, listed = pairs.has_lists();
     std::uint64_t unlinked = 0;
     const Endpoint* reached = p_first;  // the first producer later than the limit (consumers come in time order)
     for (; consumer != consumers_end; ++consumer) {
         const Endpoint& b = *consumer;
-        const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
+        const std::int64_t limit = latest_producer_time(b.time, tolerance);
         while (reached != p_last && reached->time <= limit) ++reached;
         std::size_t unlinked_sources = keep_all || !listed ? std::numeric_limits<std::size_t>::max() : pairs.producers_for(b.source).size();
         if (++records.consumer_serial == 0) {  // (wrapped: no stamp may match a later consumer by chance)
@@ -260,6 +268,39 @@ std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const
                 records.linked_serial[a.source] = records.consumer_serial;
                 --unlinked_sources;
             }
+        }
+        unlinked += edges.size() == edges_before;
+    }
+    return unlinked;
+}
+
+// link_few_producers for a run of at most 64 sources (the pair table's
+// masks): the sources a consumer still needs are one word in a register, so
+// a candidate producer costs a bit test (and a thread compare where the
+// scope says so) instead of a stamp, the pair's scope and both instances
+// loaded from memory. The same walk, so the same edges in the same order.
+std::uint64_t link_few_producers_masked(const SampleSet& s, const detail::PairTable& pairs, const LinkOptions& options, const Endpoint* p_first,
+                                        const Endpoint* p_last, const Endpoint* consumer, const Endpoint* consumers_end, Column<Edge>& edges) {
+    const std::int64_t tolerance = options.tolerance_ns;
+    const bool keep_all = options.keep_all;
+    std::uint64_t unlinked = 0;
+    const Endpoint* reached = p_first;  // the first producer later than the limit (consumers come in time order)
+    for (; consumer != consumers_end; ++consumer) {
+        const Endpoint& b = *consumer;
+        const std::int64_t limit = latest_producer_time(b.time, tolerance);
+        while (reached != p_last && reached->time <= limit) ++reached;
+        const detail::PairTable::SourceMasks masks = pairs.masks_for(b.source);
+        // The allowed sources not linked yet (with keep-all, every one stays:
+        // the walk goes on to the first producer).
+        std::uint64_t open = masks.allowed;
+        const std::size_t edges_before = edges.size();
+        for (const Endpoint* p = reached; p != p_first && open != 0;) {
+            const Endpoint& a = *--p;
+            const std::uint64_t bit = std::uint64_t{1} << a.source;
+            if ((open & bit) == 0 || a.sample == b.sample) continue;
+            if ((masks.same_thread & bit) != 0 && s.thread[a.sample] != s.thread[b.sample]) continue;
+            edges.push_back({a.sample, b.sample});
+            if (!keep_all) open &= ~bit;
         }
         unlinked += edges.size() == edges_before;
     }
@@ -294,7 +335,6 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     constexpr std::ptrdiff_t kFewProducers = 16;
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
     out.begin = edges.size();
-    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all;
     std::vector<std::uint32_t> runs;  // starts of the current hash's source runs, plus its end
@@ -310,7 +350,9 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
         if (consumer == consumers_end) continue;
         Endpoint* const p_first = producers.data() + (plan.producer_offset[h] - producer_base);
         Endpoint* const p_last = producers.data() + (plan.producer_offset[h + 1] - producer_base);
-        if (p_last - p_first <= kFewProducers) {
+        if (p_last - p_first <= kFewProducers && pairs.has_masks()) {
+            out.unlinked += link_few_producers_masked(s, pairs, options, p_first, p_last, consumer, consumers_end, edges);
+        } else if (p_last - p_first <= kFewProducers) {
             out.unlinked += link_few_producers(s, plan, pairs, options, p_first, p_last, consumer, consumers_end, records, edges);
         } else {
             sort_by_source(p_first, p_last);
@@ -324,7 +366,7 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
             runs.push_back(static_cast<std::uint32_t>(p_last - producers.data()));
             for (; consumer != consumers_end; ++consumer) {
                 const Endpoint& b = *consumer;
-                const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
+                const std::int64_t limit = latest_producer_time(b.time, tolerance);
                 const std::size_t edges_before = edges.size();
                 // Run r's latest producer(s) at or before the limit, itself and
                 // other threads skipped where the scope says so.
@@ -398,22 +440,21 @@ void row_ends(std::span<std::uint32_t> degree_then_offset) {
 }
 
 // Places one unit's edges: each edge at the end of its producer's row,
-// each consumer's edge indices (ascending, i.e. by producer) at the end of its
-// in-row. Walking the list backwards keeps each producer's row in consumer
-// order.
+// its index at the end of its consumer's in-row. Walking the list backwards
+// keeps each producer's row in consumer order; a consumer's in-edges are
+// next to each other in the list, so its in-row is complete when the walk
+// leaves them, and sorted (by producer) if it holds more than one.
 void place_edges(std::span<const Edge> edges, Graph& g) {
-    for (std::size_t end = edges.size(); end > 0;) {
-        const SampleIndex b = edges[end - 1].to;
-        std::size_t begin = end - 1;
-        while (begin > 0 && edges[begin - 1].to == b) --begin;
-        const std::uint32_t in_first = g.in_offset[b] -= static_cast<std::uint32_t>(end - begin);
-        for (std::size_t e = begin; e < end; ++e) {
-            const std::uint32_t at = --g.out_offset[edges[e].from];
-            g.edges[at] = edges[e];
-            g.in_edges[in_first + (e - begin)] = at;
-        }
-        if (end - begin > 1) std::sort(g.in_edges.begin() + in_first, g.in_edges.begin() + in_first + static_cast<std::ptrdiff_t>(end - begin));
-        end = begin;
+    std::size_t group_end = edges.size();  // one past the current consumer's last edge
+    for (std::size_t e = edges.size(); e-- > 0;) {
+        const Edge edge = edges[e];
+        const std::uint32_t at = --g.out_offset[edge.from];
+        g.edges[at] = edge;
+        const std::uint32_t in_at = --g.in_offset[edge.to];
+        g.in_edges[in_at] = at;
+        if (e > 0 && edges[e - 1].to == edge.to) continue;
+        if (group_end - e > 1) std::sort(g.in_edges.begin() + in_at, g.in_edges.begin() + in_at + static_cast<std::ptrdiff_t>(group_end - e));
+        group_end = e;
     }
 }
 
