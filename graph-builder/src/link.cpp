@@ -110,13 +110,15 @@ struct JoinPlan {
 // short stretch of the run, which is all a unit's gathering reads. Blocks of
 // hashes used all over the run (counters that wrap) are joined in larger
 // units, so that reading their stretch costs at most kMaxReadPerRecord
-// samples a record. A unit never takes more than 1 / (2 x threads) of all
+// samples a record. A unit never takes more than 1 / (4 x threads) of all
 // records: the workers' records then stay a fraction of the samples' size
-// whatever the hashes' layout.
+// whatever the hashes' layout (at 1 / (2 x threads), a CSV run whose
+// numbering put wrapping counters among the first ids had two such units,
+// 45 MB of records at once, which lifted its peak to ~262 MB).
 void plan_units(JoinPlan& plan, const HashCounts (&counts)[2], std::size_t hash_count, unsigned threads) {
     constexpr std::size_t kUnitRecords = std::size_t{1} << 16, kMaxReadPerRecord = 2;
     const std::size_t all_records = std::size_t{plan.producer_offset.back()} + plan.consumer_offset.back();
-    const std::size_t most_records = std::max<std::size_t>(kUnitRecords, all_records / (2 * std::size_t{threads}));
+    const std::size_t most_records = std::max<std::size_t>(kUnitRecords, all_records / (4 * std::size_t{threads}));
     auto records_of = [&](std::size_t first, std::size_t last) {
         return std::size_t{plan.producer_offset[last] - plan.producer_offset[first]} + (plan.consumer_offset[last] - plan.consumer_offset[first]);
     };
@@ -307,12 +309,45 @@ std::uint64_t link_few_producers_masked(const SampleSet& s, const detail::PairTa
     return unlinked;
 }
 
-// A unit's edges: [begin, end) of its worker's edge list, grouped by
-// consumer, a producer's edges in consumer order.
+// A unit's edges: [begin, end) of one of its worker's edge lists, grouped
+// by consumer, a producer's edges in consumer order.
 struct LinkRange {
     unsigned worker = 0;
+    std::size_t list = 0;
     std::size_t begin = 0, end = 0;
     std::uint64_t unlinked = 0, unconsumed = 0;
+};
+
+// A worker's edge lists, on the page pool's huge pages: a list per unit,
+// allocated fresh and freed after placing, was under 2 MiB and so on 4 KiB
+// pages, a sixth of the run's page faults. A unit's edges go to the last
+// list, or to a new one when the last has no room left for an edge per
+// consumer and an eighth more: a full list growing holds its old and new
+// buffers at once (in a CSV run whose numbering makes two wide units, a
+// worker that took more than its share of their edges doubled its 20 MB
+// list, and the run's peak rose from ~245 to ~275 MB, 69 B a sample).
+// Where fan-in or keep-all need more, a list still grows as any Column does.
+class WorkerEdges {
+public:
+    // `first_room`: the first list's capacity (pages an earlier stage used
+    // may be resident whether or not they are filled); `least_room`: the
+    // least capacity of a later one.
+    WorkerEdges(std::size_t first_room, std::size_t least_room) : first_room_(first_room), least_room_(least_room) {}
+
+    // The list a unit of `consumers` consumers appends to, and its index.
+    std::pair<Column<Edge>&, std::size_t> for_unit(std::size_t consumers) {
+        const std::size_t expected = consumers + consumers / 8;
+        if (lists_.empty() || lists_.back().capacity() - lists_.back().size() < expected) {
+            const std::size_t room = std::max(lists_.empty() ? first_room_ : least_room_, expected);
+            lists_.emplace_back().reserve(room);
+        }
+        return {lists_.back(), lists_.size() - 1};
+    }
+    const Column<Edge>& list(std::size_t k) const { return lists_[k]; }
+
+private:
+    std::size_t first_room_, least_room_;
+    std::vector<Column<Edge>> lists_;
 };
 
 // Links the consumers of a unit's hashes, appending the edges to the
@@ -482,26 +517,23 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     const JoinPlan plan = plan_join(s, counts, threads);
     const std::size_t units = plan.units.size();
     std::vector<LinkRange> ranges(units);
-    // Each worker appends its units' edges to one list of its own, on huge
-    // pages: a list per unit, allocated fresh and freed after placing, was
-    // under 2 MiB and so on 4 KiB pages, a sixth of the run's page faults.
-    // Reserved for a worker's share of one edge per consumer and an eighth
-    // more (the workers take units as they finish, so their shares differ a
-    // little): the pages may be ones an earlier stage used, resident whether
-    // or not they are filled. Where fan-in or keep-all need more, a list
-    // grows as any Column does, on the pool's huge pages.
-    std::vector<Column<Edge>> edges_of_worker(std::min<std::size_t>(threads, units));
-    const std::size_t edges_reserved = plan.consumer_offset.back() / std::max<std::size_t>(edges_of_worker.size(), 1) +
-                                       plan.consumer_offset.back() / 8;
+    // Each worker's first list has room for its share of one edge per
+    // consumer and an eighth more (the workers take units as they finish, so
+    // their shares differ a little); a later one for at least 1/16 of that.
+    const std::size_t workers = std::min<std::size_t>(threads, units), consumers = plan.consumer_offset.back();
+    const std::size_t first_room = consumers / std::max<std::size_t>(workers, 1) + consumers / 8;
+    std::vector<WorkerEdges> edges_of_worker(workers, WorkerEdges(first_room, first_room / 16));
     {
         const detail::PairTable pairs(s, spec);
-        std::vector<Gathered> records(edges_of_worker.size());
-        for (Column<Edge>& edges : edges_of_worker) edges.reserve(edges_reserved);
+        std::vector<Gathered> records(workers);
         std::atomic<std::uint64_t> done{0}, edges_found{0};
         parallel_for(units, threads, [&](std::size_t k, unsigned w) {
+            const JoinUnit& unit = plan.units[k];
+            const auto [edges, list] = edges_of_worker[w].for_unit(plan.consumer_offset[unit.last_hash] - plan.consumer_offset[unit.first_hash]);
             ranges[k].worker = w;
-            link_unit(s, plan, pairs, options, plan.units[k], records[w], edges_of_worker[w], ranges[k], g.out_offset.data(),
-                      g.in_offset.data(), done, edges_found, w == 0);
+            ranges[k].list = list;
+            link_unit(s, plan, pairs, options, unit, records[w], edges, ranges[k], g.out_offset.data(), g.in_offset.data(), done,
+                      edges_found, w == 0);
         });
     }
     std::size_t total = 0;
@@ -517,7 +549,8 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     parallel_for(2, threads, [&](std::size_t k, unsigned) { row_ends(k == 0 ? g.out_offset : g.in_offset); });
     parallel_for(units, threads, [&](std::size_t k, unsigned) {
         const LinkRange& r = ranges[k];
-        place_edges({edges_of_worker[r.worker].data() + r.begin, edges_of_worker[r.worker].data() + r.end}, g);
+        const Column<Edge>& list = edges_of_worker[r.worker].list(r.list);
+        place_edges({list.data() + r.begin, list.data() + r.end}, g);
     });
     if (options.progress) options.progress(n, g.edges.size());
     return g;
