@@ -110,13 +110,15 @@ struct JoinPlan {
 // short stretch of the run, which is all a unit's gathering reads. Blocks of
 // hashes used all over the run (counters that wrap) are joined in larger
 // units, so that reading their stretch costs at most kMaxReadPerRecord
-// samples a record. A unit never takes more than 1 / (2 x threads) of all
+// samples a record. A unit never takes more than 1 / (4 x threads) of all
 // records: the workers' records then stay a fraction of the samples' size
-// whatever the hashes' layout.
+// whatever the hashes' layout (at 1 / (2 x threads), a CSV run whose
+// numbering put wrapping counters among the first ids had two such units,
+// 45 MB of records at once, which lifted its peak to ~262 MB).
 void plan_units(JoinPlan& plan, const HashCounts (&counts)[2], std::size_t hash_count, unsigned threads) {
     constexpr std::size_t kUnitRecords = std::size_t{1} << 16, kMaxReadPerRecord = 2;
     const std::size_t all_records = std::size_t{plan.producer_offset.back()} + plan.consumer_offset.back();
-    const std::size_t most_records = std::max<std::size_t>(kUnitRecords, all_records / (2 * std::size_t{threads}));
+    const std::size_t most_records = std::max<std::size_t>(kUnitRecords, all_records / (4 * std::size_t{threads}));
     auto records_of = [&](std::size_t first, std::size_t last) {
         return std::size_t{plan.producer_offset[last] - plan.producer_offset[first]} + (plan.consumer_offset[last] - plan.consumer_offset[first]);
     };
@@ -203,6 +205,15 @@ void gather(const SampleSet& s, const JoinPlan& plan, const JoinUnit& unit, Gath
     }
 }
 
+// The latest time a producer of a consumer at `time` may have (rule 3),
+// saturated rather than overflowing (tolerance >= 0): an add and a
+// conditional move per consumer, where comparing with max - tolerance first
+// took a compare, a branch and the subtraction.
+std::int64_t latest_producer_time(std::int64_t time, std::int64_t tolerance) {
+    std::int64_t limit;
+    return __builtin_add_overflow(time, tolerance, &limit) ? std::numeric_limits<std::int64_t>::max() : limit;
+}
+
 // Orders one hash's producers by source, keeping time order within a source.
 // Most hashes have a handful of producers: insertion sort, no buffer.
 void sort_by_source(Endpoint* first, Endpoint* last) {
@@ -233,14 +244,13 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
 std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
                                  const Endpoint* p_first, const Endpoint* p_last, const Endpoint* consumer, const Endpoint* consumers_end,
                                  Gathered& records, Column<Edge>& edges) {
-    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all, listed = pairs.has_lists();
     std::uint64_t unlinked = 0;
     const Endpoint* reached = p_first;  // the first producer later than the limit (consumers come in time order)
     for (; consumer != consumers_end; ++consumer) {
         const Endpoint& b = *consumer;
-        const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
+        const std::int64_t limit = latest_producer_time(b.time, tolerance);
         while (reached != p_last && reached->time <= limit) ++reached;
         std::size_t unlinked_sources = keep_all || !listed ? std::numeric_limits<std::size_t>::max() : pairs.producers_for(b.source).size();
         if (++records.consumer_serial == 0) {  // (wrapped: no stamp may match a later consumer by chance)
@@ -266,12 +276,78 @@ std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const
     return unlinked;
 }
 
-// A unit's edges: [begin, end) of its worker's edge list, grouped by
-// consumer, a producer's edges in consumer order.
+// link_few_producers for a run of at most 64 sources (the pair table's
+// masks): the sources a consumer still needs are one word in a register, so
+// a candidate producer costs a bit test (and a thread compare where the
+// scope says so) instead of a stamp, the pair's scope and both instances
+// loaded from memory. The same walk, so the same edges in the same order.
+std::uint64_t link_few_producers_masked(const SampleSet& s, const detail::PairTable& pairs, const LinkOptions& options, const Endpoint* p_first,
+                                        const Endpoint* p_last, const Endpoint* consumer, const Endpoint* consumers_end, Column<Edge>& edges) {
+    const std::int64_t tolerance = options.tolerance_ns;
+    const bool keep_all = options.keep_all;
+    std::uint64_t unlinked = 0;
+    const Endpoint* reached = p_first;  // the first producer later than the limit (consumers come in time order)
+    for (; consumer != consumers_end; ++consumer) {
+        const Endpoint& b = *consumer;
+        const std::int64_t limit = latest_producer_time(b.time, tolerance);
+        while (reached != p_last && reached->time <= limit) ++reached;
+        const detail::PairTable::SourceMasks masks = pairs.masks_for(b.source);
+        // The allowed sources not linked yet (with keep-all, every one stays:
+        // the walk goes on to the first producer).
+        std::uint64_t open = masks.allowed;
+        const std::size_t edges_before = edges.size();
+        for (const Endpoint* p = reached; p != p_first && open != 0;) {
+            const Endpoint& a = *--p;
+            const std::uint64_t bit = std::uint64_t{1} << a.source;
+            if ((open & bit) == 0 || a.sample == b.sample) continue;
+            if ((masks.same_thread & bit) != 0 && s.thread[a.sample] != s.thread[b.sample]) continue;
+            edges.push_back({a.sample, b.sample});
+            if (!keep_all) open &= ~bit;
+        }
+        unlinked += edges.size() == edges_before;
+    }
+    return unlinked;
+}
+
+// A unit's edges: [begin, end) of one of its worker's edge lists, grouped
+// by consumer, a producer's edges in consumer order.
 struct LinkRange {
     unsigned worker = 0;
+    std::size_t list = 0;
     std::size_t begin = 0, end = 0;
     std::uint64_t unlinked = 0, unconsumed = 0;
+};
+
+// A worker's edge lists, on the page pool's huge pages: a list per unit,
+// allocated fresh and freed after placing, was under 2 MiB and so on 4 KiB
+// pages, a sixth of the run's page faults. A unit's edges go to the last
+// list, or to a new one when the last has no room left for an edge per
+// consumer and an eighth more: a full list growing holds its old and new
+// buffers at once (in a CSV run whose numbering makes two wide units, a
+// worker that took more than its share of their edges doubled its 20 MB
+// list, and the run's peak rose from ~245 to ~275 MB, 69 B a sample).
+// Where fan-in or keep-all need more, a list still grows as any Column does.
+class WorkerEdges {
+public:
+    // `first_room`: the first list's capacity (pages an earlier stage used
+    // may be resident whether or not they are filled); `least_room`: the
+    // least capacity of a later one.
+    WorkerEdges(std::size_t first_room, std::size_t least_room) : first_room_(first_room), least_room_(least_room) {}
+
+    // The list a unit of `consumers` consumers appends to, and its index.
+    std::pair<Column<Edge>&, std::size_t> for_unit(std::size_t consumers) {
+        const std::size_t expected = consumers + consumers / 8;
+        if (lists_.empty() || lists_.back().capacity() - lists_.back().size() < expected) {
+            const std::size_t room = std::max(lists_.empty() ? first_room_ : least_room_, expected);
+            lists_.emplace_back().reserve(room);
+        }
+        return {lists_.back(), lists_.size() - 1};
+    }
+    const Column<Edge>& list(std::size_t k) const { return lists_[k]; }
+
+private:
+    std::size_t first_room_, least_room_;
+    std::vector<Column<Edge>> lists_;
 };
 
 // Links the consumers of a unit's hashes, appending the edges to the
@@ -294,7 +370,6 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     constexpr std::ptrdiff_t kFewProducers = 16;
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
     out.begin = edges.size();
-    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all;
     std::vector<std::uint32_t> runs;  // starts of the current hash's source runs, plus its end
@@ -310,7 +385,9 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
         if (consumer == consumers_end) continue;
         Endpoint* const p_first = producers.data() + (plan.producer_offset[h] - producer_base);
         Endpoint* const p_last = producers.data() + (plan.producer_offset[h + 1] - producer_base);
-        if (p_last - p_first <= kFewProducers) {
+        if (p_last - p_first <= kFewProducers && pairs.has_masks()) {
+            out.unlinked += link_few_producers_masked(s, pairs, options, p_first, p_last, consumer, consumers_end, edges);
+        } else if (p_last - p_first <= kFewProducers) {
             out.unlinked += link_few_producers(s, plan, pairs, options, p_first, p_last, consumer, consumers_end, records, edges);
         } else {
             sort_by_source(p_first, p_last);
@@ -324,7 +401,7 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
             runs.push_back(static_cast<std::uint32_t>(p_last - producers.data()));
             for (; consumer != consumers_end; ++consumer) {
                 const Endpoint& b = *consumer;
-                const std::int64_t limit = b.time > kMax - tolerance ? kMax : b.time + tolerance;
+                const std::int64_t limit = latest_producer_time(b.time, tolerance);
                 const std::size_t edges_before = edges.size();
                 // Run r's latest producer(s) at or before the limit, itself and
                 // other threads skipped where the scope says so.
@@ -398,22 +475,21 @@ void row_ends(std::span<std::uint32_t> degree_then_offset) {
 }
 
 // Places one unit's edges: each edge at the end of its producer's row,
-// each consumer's edge indices (ascending, i.e. by producer) at the end of its
-// in-row. Walking the list backwards keeps each producer's row in consumer
-// order.
+// its index at the end of its consumer's in-row. Walking the list backwards
+// keeps each producer's row in consumer order; a consumer's in-edges are
+// next to each other in the list, so its in-row is complete when the walk
+// leaves them, and sorted (by producer) if it holds more than one.
 void place_edges(std::span<const Edge> edges, Graph& g) {
-    for (std::size_t end = edges.size(); end > 0;) {
-        const SampleIndex b = edges[end - 1].to;
-        std::size_t begin = end - 1;
-        while (begin > 0 && edges[begin - 1].to == b) --begin;
-        const std::uint32_t in_first = g.in_offset[b] -= static_cast<std::uint32_t>(end - begin);
-        for (std::size_t e = begin; e < end; ++e) {
-            const std::uint32_t at = --g.out_offset[edges[e].from];
-            g.edges[at] = edges[e];
-            g.in_edges[in_first + (e - begin)] = at;
-        }
-        if (end - begin > 1) std::sort(g.in_edges.begin() + in_first, g.in_edges.begin() + in_first + static_cast<std::ptrdiff_t>(end - begin));
-        end = begin;
+    std::size_t group_end = edges.size();  // one past the current consumer's last edge
+    for (std::size_t e = edges.size(); e-- > 0;) {
+        const Edge edge = edges[e];
+        const std::uint32_t at = --g.out_offset[edge.from];
+        g.edges[at] = edge;
+        const std::uint32_t in_at = --g.in_offset[edge.to];
+        g.in_edges[in_at] = at;
+        if (e > 0 && edges[e - 1].to == edge.to) continue;
+        if (group_end - e > 1) std::sort(g.in_edges.begin() + in_at, g.in_edges.begin() + in_at + static_cast<std::ptrdiff_t>(group_end - e));
+        group_end = e;
     }
 }
 
@@ -441,26 +517,23 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     const JoinPlan plan = plan_join(s, counts, threads);
     const std::size_t units = plan.units.size();
     std::vector<LinkRange> ranges(units);
-    // Each worker appends its units' edges to one list of its own, on huge
-    // pages: a list per unit, allocated fresh and freed after placing, was
-    // under 2 MiB and so on 4 KiB pages, a sixth of the run's page faults.
-    // Reserved for a worker's share of one edge per consumer and an eighth
-    // more (the workers take units as they finish, so their shares differ a
-    // little): the pages may be ones an earlier stage used, resident whether
-    // or not they are filled. Where fan-in or keep-all need more, a list
-    // grows as any Column does, on the pool's huge pages.
-    std::vector<Column<Edge>> edges_of_worker(std::min<std::size_t>(threads, units));
-    const std::size_t edges_reserved = plan.consumer_offset.back() / std::max<std::size_t>(edges_of_worker.size(), 1) +
-                                       plan.consumer_offset.back() / 8;
+    // Each worker's first list has room for its share of one edge per
+    // consumer and an eighth more (the workers take units as they finish, so
+    // their shares differ a little); a later one for at least 1/16 of that.
+    const std::size_t workers = std::min<std::size_t>(threads, units), consumers = plan.consumer_offset.back();
+    const std::size_t first_room = consumers / std::max<std::size_t>(workers, 1) + consumers / 8;
+    std::vector<WorkerEdges> edges_of_worker(workers, WorkerEdges(first_room, first_room / 16));
     {
         const detail::PairTable pairs(s, spec);
-        std::vector<Gathered> records(edges_of_worker.size());
-        for (Column<Edge>& edges : edges_of_worker) edges.reserve(edges_reserved);
+        std::vector<Gathered> records(workers);
         std::atomic<std::uint64_t> done{0}, edges_found{0};
         parallel_for(units, threads, [&](std::size_t k, unsigned w) {
+            const JoinUnit& unit = plan.units[k];
+            const auto [edges, list] = edges_of_worker[w].for_unit(plan.consumer_offset[unit.last_hash] - plan.consumer_offset[unit.first_hash]);
             ranges[k].worker = w;
-            link_unit(s, plan, pairs, options, plan.units[k], records[w], edges_of_worker[w], ranges[k], g.out_offset.data(),
-                      g.in_offset.data(), done, edges_found, w == 0);
+            ranges[k].list = list;
+            link_unit(s, plan, pairs, options, unit, records[w], edges, ranges[k], g.out_offset.data(), g.in_offset.data(), done,
+                      edges_found, w == 0);
         });
     }
     std::size_t total = 0;
@@ -476,7 +549,8 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     parallel_for(2, threads, [&](std::size_t k, unsigned) { row_ends(k == 0 ? g.out_offset : g.in_offset); });
     parallel_for(units, threads, [&](std::size_t k, unsigned) {
         const LinkRange& r = ranges[k];
-        place_edges({edges_of_worker[r.worker].data() + r.begin, edges_of_worker[r.worker].data() + r.end}, g);
+        const Column<Edge>& list = edges_of_worker[r.worker].list(r.list);
+        place_edges({list.data() + r.begin, list.data() + r.end}, g);
     });
     if (options.progress) options.progress(n, g.edges.size());
     return g;

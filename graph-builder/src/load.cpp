@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -72,6 +73,7 @@ public:
         auto [it, inserted] = ids_.try_emplace(key_of(info), static_cast<TracepointId>(chunk_.tracepoints.size()));
         if (inserted) chunk_.tracepoints.emplace_back(info, file_);
         local_[index] = {it->second, info.hash_function};
+        functions_used_ |= 1u << static_cast<unsigned>(info.hash_function);
     }
 
     // In passes over the batch, so that each loop does one thing: the
@@ -129,11 +131,13 @@ public:
     // A binary log's samples, straight from the reader's columns: the same
     // ids as on_samples, in fewer and narrower passes. The hashes written out
     // in full (`literals`, in sample order) are mixed in one pass and
-    // interned in the next, prefetched a few literals ahead; then each hash
-    // takes the id behind its ring slot, a literal having just filled its
-    // own. Whether a hash is absent, a repeat or a literal is data no branch
-    // predicts (a mispredict a sample when each sample took its own path):
-    // the passes branch only on what is rare.
+    // interned in the next, prefetched a few literals ahead, into the table
+    // of what each hash reference of the batch stands for (references_); then
+    // each hash is one read of that table. Whether a hash is absent, a repeat
+    // or a literal is data no branch predicts (a mispredict a sample when each
+    // sample took its own path): the passes branch only on what is rare. A
+    // log whose tracepoints share one hash function (the usual case) needs no
+    // function a sample: its ids go straight into the chunk's columns.
     bool wants_columns() const override { return true; }
     void on_sample_columns(const logio::SampleColumns& c) override {
         if (!reserved_) {
@@ -148,46 +152,32 @@ public:
             chunk_.output.expect(samples);
             chunk_.tracepoint.expect(samples);
             chunk_.thread.expect(samples);
+            references_.assign(logio::SampleColumns::kReferences, RingEntry());
             reserved_ = true;
         }
-        const std::size_t n = c.size, literals = c.literal_count;
-        tracepoints_.resize(n);
-        functions_.resize(n);
-        // One entry past the literals: a sample's hash that is not a literal
-        // writes or reads there.
-        literal_functions_.resize(literals + 1);
-        for (std::size_t i = 0, k = 0; i < n; ++i) {
-            const LocalTracepoint& tp = tracepoint_of(c.tracepoint[i]);
-            tracepoints_[i] = tp.id;
-            functions_[i] = tp.function;
-            literal_functions_[k] = tp.function;
-            k += logio::SampleRecord::written_in_full(c.input_ring[i]);
-            literal_functions_[k] = tp.function;
-            k += logio::SampleRecord::written_in_full(c.output_ring[i]);
+        const std::size_t n = c.size;
+        chunk_.tracepoint.append(n, [&](TracepointId* dst, std::size_t first, std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) dst[i] = tracepoint_of(c.tracepoint[first + i]).id;
+        });
+        if (std::has_single_bit(functions_used_)) {
+            const auto f = static_cast<HashFunction>(std::countr_zero(functions_used_));
+            intern_literals(c, [f](std::size_t) { return f; });
+            auto ids = [&](const auto& refs) {
+                return [&](HashId* dst, std::size_t first, std::size_t count) {
+                    for (std::size_t i = 0; i < count; ++i) dst[i] = references_[refs[first + i]].id();
+                };
+            };
+            chunk_.input.append(n, ids(c.input_ref));
+            chunk_.output.append(n, ids(c.output_ref));
+        } else {
+            ids_under_several_functions(c);
         }
-        mixes_.resize(literals);
-        for (std::size_t k = 0; k < literals; ++k) mixes_[k] = HashInterner::mix(c.literals[k], literal_functions_[k]);
-        literal_ids_.resize(literals + 1);
-        constexpr std::size_t kSlotAhead = HashInterner::kSlotAhead, kKeyAhead = HashInterner::kKeyAhead;
-        for (std::size_t k = 0; k < literals; ++k) {
-            if (k + kSlotAhead < literals) chunk_.hashes.prefetch_slot(mixes_[k + kSlotAhead]);
-            if (k + kKeyAhead < literals) chunk_.hashes.prefetch_key(mixes_[k + kKeyAhead]);
-            literal_ids_[k] = chunk_.hashes.intern(c.literals[k], literal_functions_[k], mixes_[k]);
-        }
-        inputs_.resize(n);
-        outputs_.resize(n);
-        for (std::size_t i = 0, k = 0; i < n; ++i) {
-            // The input first: an output "same as input" refers to its slot.
-            inputs_[i] = column_id(c.input_ring[i], functions_[i], k);
-            outputs_[i] = column_id(c.output_ring[i], functions_[i], k);
-        }
+        // What each ring slot holds for the next batch.
+        for (std::size_t r = 0; r < logio::SampleColumns::kRingSize; ++r) references_[r] = references_[c.ring_end[r]];
         auto copy = [](const auto& from) {
             return [&from](auto* dst, std::size_t first, std::size_t count) { std::memcpy(dst, &from[first], count * sizeof *dst); };
         };
         append_time(n, copy(c.time_ns));
-        chunk_.input.append(n, copy(inputs_));
-        chunk_.output.append(n, copy(outputs_));
-        chunk_.tracepoint.append(n, copy(tracepoints_));
         chunk_.thread.append(n, copy(c.thread));
         if (on_batch_) on_batch_(n);
     }
@@ -205,11 +195,11 @@ private:
         HashFunction function;
     };
 
-    // The id and hash function behind a ring slot, as one 64-bit word: a
-    // slot is often read right after it was written (an output "same as
-    // input"), and a load of what two narrower stores wrote is not forwarded
-    // from them: it waited until they retired, behind the interning's cache
-    // misses (a fifth of on_sample_columns' time).
+    // The id and hash function behind a ring slot or hash reference, as one
+    // 64-bit word: a slot is often read right after it was written (an output
+    // "same as input"), and a load of what two narrower stores wrote is not
+    // forwarded from them: it waited until they retired, behind the
+    // interning's cache misses (a fifth of the filler's time once).
     class RingEntry {
     public:
         RingEntry() = default;
@@ -256,26 +246,67 @@ private:
     HashId ring_repeat(std::uint16_t ring, HashFunction f) {
         const RingEntry e = ring_[ring];
         if (e.function() == f) return e.id();
+        return under_other_function(e, f);
+    }
+    [[gnu::noinline]] HashId under_other_function(RingEntry e, HashFunction f) {
         const Hash128 h = chunk_.hashes.keys()[e.id()].hash;
         return chunk_.hashes.intern(h, f);
     }
-    // The id of a hash of a SampleColumns batch (`ring` as SampleColumns
-    // says), once its literals are interned (literal_ids_); `next_literal` is
-    // the index of the next literal. Computes rather than branches: a
-    // literal fills its ring slot (anything else writes the slot's spare, one
-    // ring further; a conditional index compiled to a branch), and then the
-    // hash, literal or repeat, is the one in its slot.
-    HashId column_id(std::uint16_t ring, HashFunction f, std::size_t& next_literal) {
-        constexpr std::size_t kRingSize = hashtrace::detail::kRingSize;
-        const std::size_t slot = ring % kRingSize;
-        const bool literal = logio::SampleRecord::written_in_full(ring), none = ring == logio::SampleRecord::kRingNone;
-        ring_[slot + kRingSize * !literal] = RingEntry(literal_ids_[next_literal], f);
-        next_literal += literal;
-        const RingEntry e = ring_[slot];
-        HashId id = e.id();
-        if (!none & (e.function() != f)) [[unlikely]]
-            id = ring_repeat(static_cast<std::uint16_t>(slot), f);
-        return none ? kNoHash : id;
+    // Interns the batch's literals into references_; `function_of(k)` is
+    // literal k's hash function.
+    template <typename FunctionOf>
+    void intern_literals(const logio::SampleColumns& c, FunctionOf&& function_of) {
+        const std::size_t literals = c.literal_count;
+        mixes_.resize(literals);
+        for (std::size_t k = 0; k < literals; ++k) mixes_[k] = HashInterner::mix(c.literals[k], function_of(k));
+        constexpr std::size_t kSlotAhead = HashInterner::kSlotAhead, kKeyAhead = HashInterner::kKeyAhead;
+        RingEntry* const literal_entries = &references_[logio::SampleColumns::kFirstLiteral];
+        for (std::size_t k = 0; k < literals; ++k) {
+            if (k + kSlotAhead < literals) chunk_.hashes.prefetch_slot(mixes_[k + kSlotAhead]);
+            if (k + kKeyAhead < literals) chunk_.hashes.prefetch_key(mixes_[k + kKeyAhead]);
+            const HashFunction f = function_of(k);
+            literal_entries[k] = RingEntry(chunk_.hashes.intern(c.literals[k], f, mixes_[k]), f);
+        }
+    }
+
+    // The hash columns of a batch from a log whose tracepoints use more than
+    // one hash function: a literal's function is its sample's, and a repeat
+    // under another function than its slot's literal is another hash.
+    void ids_under_several_functions(const logio::SampleColumns& c) {
+        const std::size_t n = c.size;
+        functions_.resize(n);
+        // One entry past the literals: a sample's hash that is not a new
+        // literal writes there. Literal k first appears as reference
+        // kFirstLiteral + k (an output "same as input" repeats it).
+        literal_functions_.resize(c.literal_count + 1);
+        for (std::size_t i = 0, k = 0; i < n; ++i) {
+            const HashFunction f = tracepoint_of(c.tracepoint[i]).function;
+            functions_[i] = f;
+            literal_functions_[k] = f;
+            k += c.input_ref[i] == logio::SampleColumns::kFirstLiteral + k;
+            literal_functions_[k] = f;
+            k += c.output_ref[i] == logio::SampleColumns::kFirstLiteral + k;
+        }
+        intern_literals(c, [&](std::size_t k) { return literal_functions_[k]; });
+        inputs_.resize(n);
+        outputs_.resize(n);
+        // In sample order, the input first: a repeat under another function
+        // is interned here, and ids follow first use.
+        for (std::size_t i = 0; i < n; ++i) {
+            inputs_[i] = id_under(c.input_ref[i], functions_[i]);
+            outputs_[i] = id_under(c.output_ref[i], functions_[i]);
+        }
+        auto copy = [](const auto& from) {
+            return [&from](HashId* dst, std::size_t first, std::size_t count) { std::memcpy(dst, &from[first], count * sizeof *dst); };
+        };
+        chunk_.input.append(n, copy(inputs_));
+        chunk_.output.append(n, copy(outputs_));
+    }
+    HashId id_under(std::uint16_t ref, HashFunction f) {
+        const RingEntry e = references_[ref];
+        if ((ref != logio::SampleColumns::kNoHash) & (e.function() != f)) [[unlikely]]
+            return under_other_function(e, f);
+        return e.id();
     }
 
     // Appends to the time column, noting where the times go back.
@@ -313,15 +344,14 @@ private:
     std::vector<LocalTracepoint> local_;
     std::map<TracepointKey, TracepointId> ids_;
     std::vector<Pending> pending_;
+    unsigned functions_used_ = 0;  // a bit per HashFunction of the log's tracepoints
     // on_sample_columns' passes, per sample or per hash written out in full.
-    std::vector<TracepointId> tracepoints_;
     std::vector<HashFunction> functions_;
     std::vector<HashFunction> literal_functions_;  // per literal, and one more
     std::vector<std::uint64_t> mixes_;
-    std::vector<HashId> literal_ids_;  // per literal, and one more
     std::vector<HashId> inputs_, outputs_;
-    // The ids behind the binary reader's ring, and a spare ring (column_id).
-    std::array<RingEntry, 2 * hashtrace::detail::kRingSize> ring_{};
+    std::vector<RingEntry> references_;  // what each hash reference of a SampleColumns batch stands for
+    std::array<RingEntry, hashtrace::detail::kRingSize> ring_{};  // the ids behind a SampleRecord's ring slots
     RecentHashes recent_;  // for logs without a ring
 };
 
@@ -424,45 +454,112 @@ std::vector<std::vector<HashId>> number_hashes(std::vector<Chunk>& chunks, Sampl
     return map;
 }
 
-// Calls place(output index, chunk, position in the chunk, time) for every
-// sample, in time order (ties in file order), each output once, from two
-// threads: files in time order, or nearly (a few sorted runs), are merged;
-// others are sorted in a copy.
-template <typename Place>
-void place_in_time_order(const std::vector<Chunk>& chunks, const std::vector<ParsedFile>& files, std::size_t total, Place&& place) {
+// Where the merge writes a chunk's samples from: the chunk's four 4-byte
+// columns with the maps from its ids to the global ones. A reader keeps
+// pointers into the block holding the position it read last, so that a
+// sample costs a load a column rather than a walk through each column's
+// vector of blocks (the placement took ~50 instructions an output that way):
+// a sorted run's positions move by one, and cross a block only every 512k.
+struct ChunkColumns {
+    const Chunk* chunk;
+    const HashId* hash_map;  // by the chunk's id + 1 (number_hashes)
+    const TracepointId* tracepoint_map;
+};
+
+class ChunkReader {
+public:
+    explicit ChunkReader(const ChunkColumns& c) : c_(c) {}
+
+    // Writes the chunk's sample `at` to output i.
+    [[gnu::always_inline]] void place(SampleSet& out, std::size_t i, std::size_t at, std::int64_t time) {
+        std::size_t k = at - first_;  // (wraps below first_)
+        if (k >= kBlock) [[unlikely]] {
+            enter(at);
+            k = at - first_;
+        }
+        out.time_ns[i] = time;
+        out.input[i] = c_.hash_map[input_[k] + 1];  // kNoHash wraps to 0, which maps to itself
+        out.output[i] = c_.hash_map[output_[k] + 1];
+        out.tracepoint[i] = c_.tracepoint_map[tracepoint_[k]];
+        out.thread[i] = thread_[k];
+    }
+
+private:
+    static constexpr std::size_t kBlock = BlockColumn<HashId>::kBlock;
+    static_assert(BlockColumn<TracepointId>::kBlock == kBlock && BlockColumn<std::uint32_t>::kBlock == kBlock,
+                  "one block index for the four columns");
+
+    void enter(std::size_t at) {
+        const std::size_t b = at / kBlock;
+        first_ = b * kBlock;
+        input_ = c_.chunk->input.block(b);
+        output_ = c_.chunk->output.block(b);
+        tracepoint_ = c_.chunk->tracepoint.block(b);
+        thread_ = c_.chunk->thread.block(b);
+    }
+
+    ChunkColumns c_;
+    std::size_t first_ = std::numeric_limits<std::size_t>::max() - kBlock;  // no block yet: every k is out of range
+    const HashId *input_ = nullptr, *output_ = nullptr;
+    const TracepointId* tracepoint_ = nullptr;
+    const std::uint32_t* thread_ = nullptr;
+};
+
+// Writes every sample to its place in `out` in time order (ties in file
+// order), each output once, from two threads: files in time order, or
+// nearly (a few sorted runs), are merged; others are sorted in a copy. Each
+// thread reads a run (or a file) through a reader of its own.
+void place_in_time_order(const std::vector<Chunk>& chunks, const std::vector<ParsedFile>& files, std::size_t total,
+                         const std::vector<ChunkColumns>& columns, SampleSet& out) {
     using Run = detail::SortedRun<BlockColumn<std::int64_t>>;
     constexpr std::size_t kMaxRunsToMerge = detail::RunStarts::kMaxNoted;  // each output compares every run's next time
     std::vector<Run> runs;
+    std::vector<std::size_t> chunk_of_run;
     for (std::size_t i = 0; i < files.size() && runs.size() <= kMaxRunsToMerge; ++i) {
         const ParsedFile& f = files[i];
-        const auto chunk = static_cast<std::uint32_t>(f.chunk);
         const std::size_t end = f.first + f.meta.sample_count;
         std::size_t start = f.first;
-        for (const std::size_t next : f.runs.starts()) {
-            runs.push_back({&chunks[f.chunk].time, start, next - start, chunk});
-            start = next;
-        }
-        if (start < end) runs.push_back({&chunks[f.chunk].time, start, end - start, chunk});
+        auto add_run = [&](std::size_t to) {
+            runs.push_back({&chunks[f.chunk].time, start, to - start, static_cast<std::uint32_t>(runs.size())});
+            chunk_of_run.push_back(f.chunk);
+            start = to;
+        };
+        for (const std::size_t next : f.runs.starts()) add_run(next);
+        if (start < end) add_run(end);
     }
+    auto readers = [&](const std::vector<std::size_t>& chunk_of) {
+        std::vector<ChunkReader> r;
+        for (const std::size_t c : chunk_of) r.emplace_back(columns[c]);
+        return r;
+    };
     if (runs.size() <= kMaxRunsToMerge) {
-        in_parallel([&] { detail::merge_runs<detail::MergePart::front>(runs, total / 2, place); },
-                    [&] { detail::merge_runs<detail::MergePart::back>(runs, total / 2, place); });
+        auto merge_part = [&]<detail::MergePart kPart>() {
+            std::vector<ChunkReader> reader = readers(chunk_of_run);
+            // Always inlined: the merge has a loop for each number of runs,
+            // and the compiler stopped inlining this into them (a call an output).
+            detail::merge_runs<kPart>(runs, total / 2, [&](std::size_t i, std::uint32_t run, std::size_t at, std::int64_t time)
+                                                           __attribute__((always_inline)) { reader[run].place(out, i, at, time); });
+        };
+        in_parallel([&] { merge_part.template operator()<detail::MergePart::front>(); },
+                    [&] { merge_part.template operator()<detail::MergePart::back>(); });
         return;
     }
     Column<std::int64_t> file_time(total);
-    std::vector<std::size_t> file_start;  // of each file in file_time
+    std::vector<std::size_t> file_start, chunk_of_file;  // of each file in file_time; its chunk
     std::int64_t* dst = file_time.data();
     for (const ParsedFile& f : files) {
         file_start.push_back(static_cast<std::size_t>(dst - file_time.data()));
+        chunk_of_file.push_back(f.chunk);
         chunks[f.chunk].time.for_each_span(f.first, f.meta.sample_count, [&](const std::int64_t* src, std::size_t n) {
             dst = std::copy(src, src + n, dst);
         });
     }
     const Column<SampleIndex> order = detail::time_order(file_time);
     auto take = [&](std::size_t from, std::size_t to) {
+        std::vector<ChunkReader> reader = readers(chunk_of_file);
         for (std::size_t i = from; i < to; ++i) {
             const std::size_t f = static_cast<std::size_t>(std::upper_bound(file_start.begin(), file_start.end(), order[i]) - file_start.begin()) - 1;
-            place(i, files[f].chunk, files[f].first + (order[i] - file_start[f]), file_time[order[i]]);
+            reader[f].place(out, i, files[f].first + (order[i] - file_start[f]), file_time[order[i]]);
         }
     };
     in_parallel([&] { take(0, total / 2); }, [&] { take(total / 2, total); });
@@ -515,16 +612,9 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
     out.output.resize(total);
     out.tracepoint.resize(total);
     out.thread.resize(total);
-    // Always inlined: the merge has a loop for each number of runs, and the
-    // compiler stopped inlining it into them (a call an output).
-    place_in_time_order(chunks, files, total, [&](std::size_t i, std::size_t c, std::size_t at, std::int64_t time) __attribute__((always_inline)) {
-        const Chunk& chunk = chunks[c];
-        out.time_ns[i] = time;
-        out.input[i] = hash_map[c][chunk.input[at] + 1];  // kNoHash wraps to 0, which maps to itself
-        out.output[i] = hash_map[c][chunk.output[at] + 1];
-        out.tracepoint[i] = tracepoint_map[c][chunk.tracepoint[at]];
-        out.thread[i] = chunk.thread[at];
-    });
+    std::vector<ChunkColumns> columns;
+    for (std::size_t c = 0; c < chunks.size(); ++c) columns.push_back({&chunks[c], hash_map[c].data(), tracepoint_map[c].data()});
+    place_in_time_order(chunks, files, total, columns, out);
     for (Chunk& c : chunks) {
         c.time.clear();
         c.input.clear();

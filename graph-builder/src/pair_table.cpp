@@ -6,7 +6,10 @@ namespace hashtrace::graph::detail {
 
 PairTable::PairTable(const SampleSet& samples, const AnalysisSpec& spec) : sources_(samples.source_count) {
     allow_all_ = spec.pairs.empty();
-    if (allow_all_) return;
+    if (allow_all_) {
+        mask_allowed(samples);
+        return;
+    }
     for (const PairRule& rule : spec.pairs) {
         RuleMasks masks{std::vector<bool>(sources_), std::vector<bool>(sources_), code_of(rule.scope)};
         for (const Tracepoint& tp : samples.tracepoints) {
@@ -25,6 +28,23 @@ PairTable::PairTable(const SampleSet& samples, const AnalysisSpec& spec) : sourc
                     if (r.to[b]) dense_[a * sources_ + b] = std::max(dense_[a * sources_ + b], r.code);
     rules_.clear();
     list_allowed(samples);
+    mask_allowed(samples);
+}
+
+// (Called with the dense table built, or with every pair allowed.)
+void PairTable::mask_allowed(const SampleSet& samples) {
+    if (sources_ > kMostMaskedSources) return;
+    std::vector<std::uint32_t> instance_of(sources_);
+    for (const Tracepoint& tp : samples.tracepoints) instance_of[tp.source_id] = tp.instance_id;
+    masks_.assign(sources_, {});
+    for (std::size_t to = 0; to < sources_; ++to)
+        for (std::size_t from = 0; from < sources_; ++from) {
+            const std::uint8_t code = allow_all_ ? kAny : dense_[from * sources_ + to];
+            if (code == 0 || (code != kAny && instance_of[from] != instance_of[to])) continue;
+            const std::uint64_t bit = std::uint64_t{1} << from;
+            masks_[to].allowed |= bit;
+            if (code == kThread) masks_[to].same_thread |= bit;
+        }
 }
 
 void PairTable::list_allowed(const SampleSet& samples) {

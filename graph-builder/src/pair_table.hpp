@@ -39,12 +39,25 @@ public:
         return {allowed_.data() + list_offset_[to], allowed_.data() + list_offset_[to + 1]};
     }
 
+    // In a run of at most 64 sources, per consumer source, a bit per producer
+    // source: those that may link to it (instances already checked, as for
+    // producers_for), and those of them whose scope also needs the same
+    // thread. The join then tests a candidate producer with a bit instead of
+    // looking up its pair's scope and both instances.
+    struct SourceMasks {
+        std::uint64_t allowed = 0, same_thread = 0;
+    };
+    static constexpr std::size_t kMostMaskedSources = 64;
+    bool has_masks() const { return !masks_.empty(); }
+    const SourceMasks& masks_for(std::uint32_t to) const { return masks_[to]; }
+
 private:
     // Larger code = more permissive; several rules allowing a pair combine to the most permissive.
     static constexpr std::uint8_t kThread = 1, kInstance = 2, kAny = 3;
     static std::uint8_t code_of(PairScope s) { return s == PairScope::any ? kAny : s == PairScope::instance ? kInstance : kThread; }
     std::uint8_t sparse_lookup(std::uint32_t from, std::uint32_t to) const;
     void list_allowed(const SampleSet& samples);
+    void mask_allowed(const SampleSet& samples);
 
     struct RuleMasks {
         std::vector<bool> from, to;
@@ -56,6 +69,7 @@ private:
     std::vector<RuleMasks> rules_;      // otherwise
     std::vector<std::uint32_t> list_offset_;  // per `to` source, where its producers_for list starts (sources+1)
     std::vector<Allowed> allowed_;
+    std::vector<SourceMasks> masks_;  // per `to` source, when sources_ <= kMostMaskedSources
 };
 
 }  // namespace hashtrace::graph::detail

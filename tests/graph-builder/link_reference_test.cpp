@@ -144,21 +144,23 @@ SampleSet random_run(std::uint64_t seed, bool sliding = false) {
 // join's bound between walking a hash's few producers back per consumer and
 // building its runs by source: each hash's samples lie in a short stretch
 // (equal times, samples consuming their own output), from random sources and
-// threads.
-SampleSet run_of_every_producer_count(std::uint64_t seed) {
+// threads. `many_sources`: 12 instances x 6 tracepoints = 72 sources, more
+// than the pair table's masks hold (the join's walk then stamps sources).
+SampleSet run_of_every_producer_count(std::uint64_t seed, bool many_sources = false) {
     std::mt19937_64 rng(seed);
-    std::vector<CsvLog> logs(6);
-    const char* tracepoints[] = {"P", "Q", "R", "S"};
+    std::vector<CsvLog> logs(many_sources ? 12 : 6);
+    const char* tracepoints[] = {"P", "Q", "R", "S", "T", "U"};
+    const std::size_t tracepoint_count = many_sources ? 6 : 4;
     std::uint64_t now = 0;  // in 10 us steps
     for (int round = 0; round < 30; ++round)
         for (int producers = 1; producers <= 40; ++producers) {
             const std::string value = "k" + std::to_string(round) + "_" + std::to_string(producers);
             const int consumers = 1 + static_cast<int>(rng() % 12);
             for (int k = 0; k < producers + consumers; ++k) {
-                const std::size_t log = rng() % 6;
+                const std::size_t log = rng() % logs.size();
                 now += rng() % 3;
                 const bool produces = k < producers, consumes = k >= producers || rng() % 4 == 0;
-                logs[log].row("N" + std::to_string(log / 2), std::to_string(log % 2), tracepoints[rng() % 4], 100 + static_cast<double>(now) * 1e-5,
+                logs[log].row("N" + std::to_string(log / 2), std::to_string(log % 2), tracepoints[rng() % tracepoint_count], 100 + static_cast<double>(now) * 1e-5,
                               consumes ? value : "", produces ? value : "", static_cast<int>(rng() % 3));
             }
         }
@@ -192,8 +194,10 @@ scope = "instance"
 from = "N2/*"
 to = "N1/Q"
 )", "reference.toml");
-    for (const std::string run : {"random", "sliding", "every producer count"}) {
-        const SampleSet s = run == "every producer count" ? run_of_every_producer_count(5) : random_run(11, run == "sliding");
+    for (const std::string run : {"random", "sliding", "every producer count", "every producer count, 72 sources"}) {
+        const SampleSet s = run == "every producer count"              ? run_of_every_producer_count(5)
+                            : run == "every producer count, 72 sources" ? run_of_every_producer_count(7, true)
+                                                                          : random_run(11, run == "sliding");
         for (const AnalysisSpec* spec : {&rules, static_cast<const AnalysisSpec*>(nullptr)})
             for (const bool keep_all : {false, true})
                 for (const std::int64_t tolerance : {std::int64_t{0}, std::int64_t{40000}}) {

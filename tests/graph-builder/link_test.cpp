@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -101,6 +102,25 @@ TEST(Link, HappenedBeforeWithTolerance) {
     EXPECT_EQ(link(s, {}, tolerant).edges.size(), 1u);
     tolerant.tolerance_ns = -1;
     EXPECT_THROW(link(s, {}, tolerant), std::invalid_argument) << "a negative tolerance has no meaning in SPEC 4";
+}
+
+// The largest tolerance admits every producer, however late: the consumer's
+// limit saturates instead of overflowing, on both ways of joining a hash (a
+// few producers walked back, or many in runs by source).
+TEST(Link, LargestToleranceSaturates) {
+    for (const int producers : {1, 20}) {
+        CsvLog a, b;
+        for (int k = 0; k < producers; ++k) a.row("A", "1", "Send", 100.010 + 0.001 * k, "", "m1");
+        b.row("B", "2", "Receive", 100.008, "m1", "");
+        const auto s = load({{"a.csv", a.text()}, {"b.csv", b.text()}});
+        LinkOptions tolerant;
+        tolerant.tolerance_ns = std::numeric_limits<std::int64_t>::max();
+        const Graph g = link(s, {}, tolerant);
+        ASSERT_EQ(g.edges.size(), 1u) << producers << " producers";
+        EXPECT_EQ(g.edges[0].to, 0u) << "the receipt is the earliest sample";
+        EXPECT_EQ(g.edges[0].from, static_cast<SampleIndex>(producers)) << "the latest send";
+        EXPECT_EQ(g.unconsumed_outputs, static_cast<std::uint64_t>(producers - 1));
+    }
 }
 
 TEST(Link, EqualTimesLink) {

@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <map>
 #include <random>
+#include <stdexcept>
 #include <set>
 
 namespace hashtrace::graph {
@@ -32,10 +34,11 @@ struct Expected {
 
 enum class Shape { sorted, few_runs, random };
 
-std::vector<std::vector<Expected>> random_run(std::mt19937& rng, Shape shape, int labels) {
-    std::vector<std::vector<Expected>> files(std::uniform_int_distribution<>(1, 6)(rng));
+// `max_files` files of up to `max_samples` samples each.
+std::vector<std::vector<Expected>> random_run(std::mt19937& rng, Shape shape, int labels, int max_files = 6, int max_samples = 400) {
+    std::vector<std::vector<Expected>> files(std::uniform_int_distribution<>(1, max_files)(rng));
     for (std::uint32_t f = 0; f < files.size(); ++f) {
-        const int n = std::uniform_int_distribution<>(0, 400)(rng);
+        const int n = std::uniform_int_distribution<>(0, max_samples)(rng);
         std::int64_t t = std::uniform_int_distribution<>(0, 20)(rng);
         for (int i = 0; i < n; ++i) {
             if (shape == Shape::random)
@@ -53,13 +56,26 @@ std::vector<std::vector<Expected>> random_run(std::mt19937& rng, Shape shape, in
 }
 
 std::string label(int k) { return "h" + std::to_string(k); }
+
+// The hash of label k, memoised: label_hash formats hex, which the large
+// runs would otherwise spend most of their time in.
+const Hash128& label_bytes(int k) {
+    static std::map<int, Hash128> memo;
+    const auto [it, added] = memo.try_emplace(k);
+    if (added && !from_hex(testing::label_hash(label(k)), it->second)) throw std::logic_error("label_hash is not hex");
+    return it->second;
+}
 std::string tracepoint_name(int t) { return "T" + std::to_string(t); }
 std::string node_name(std::uint32_t f) { return "N" + std::to_string(f); }
 
-// Tracepoint T2 of the binary logs hashes with xxh3: the same bytes under
-// md5 and xxh3 are two hashes (and the binary reader's ring holds bytes only).
+// Whether tracepoint T2 of the binary logs hashes with xxh3: the same bytes
+// under md5 and xxh3 are two hashes (and the binary reader's ring holds bytes
+// only). Else every tracepoint uses md5, the loader's path for logs of one
+// hash function.
+enum class Functions { md5_only, md5_and_xxh3 };
+Functions functions = Functions::md5_and_xxh3;  // of the binary test running
 HashFunction function_of(int tracepoint, bool binary) {
-    return binary && tracepoint == 2 ? HashFunction::xxh3_128 : HashFunction::md5;
+    return binary && tracepoint == 2 && functions == Functions::md5_and_xxh3 ? HashFunction::xxh3_128 : HashFunction::md5;
 }
 
 void expect_matches(const SampleSet& s, const std::vector<std::vector<Expected>>& files, bool binary, const std::string& what) {
@@ -83,9 +99,7 @@ void expect_matches(const SampleSet& s, const std::vector<std::vector<Expected>>
             return;
         }
         ASSERT_LT(id, s.hash_count) << what << ", sample " << i << " " << side;
-        Hash128 h;
-        ASSERT_TRUE(from_hex(testing::label_hash(label(k)), h));
-        EXPECT_EQ(s.hash_values[id], h) << what << ", sample " << i << " " << side;
+        EXPECT_EQ(s.hash_values[id], label_bytes(k)) << what << ", sample " << i << " " << side;
         EXPECT_EQ(s.hash_functions[id], f) << what << ", sample " << i << " " << side;
     };
     for (SampleIndex i = 0; i < s.size(); ++i) {
@@ -126,35 +140,80 @@ TEST(LoadOrder, CsvRunsMatchAStableSortOfAllFiles) {
     }
 }
 
-TEST(LoadOrder, BinaryRunsMatchAStableSortOfAllFiles) {
-    const fs::path dir = fs::temp_directory_path() / ("hashtrace-load-order-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    std::mt19937 rng(11);
-    for (int round = 0; round < 30; ++round) {
-        const auto shape = static_cast<Shape>(round % 3);
-        const auto files = random_run(rng, shape, round % 2 ? 20 : 2000);
-        std::vector<fs::path> paths;
-        for (std::uint32_t f = 0; f < files.size(); ++f) {
-            paths.push_back(dir / (node_name(f) + ".htlog"));
-            auto writer = logio::open_writer(paths.back(), LogFormat::binary, {{"node", node_name(f)}, {"instance", "1"}});
-            std::vector<std::uint32_t> tracepoints;
-            for (int t = 0; t < 3; ++t) tracepoints.push_back(writer->add_tracepoint({node_name(f), "1", tracepoint_name(t), "id", "id", function_of(t, true)}));
-            for (const Expected& e : files[f]) {
-                logio::SampleRecord r;
-                r.time_ns = e.time_ns;
-                r.tracepoint = tracepoints[static_cast<std::size_t>(e.tracepoint)];
-                r.thread = e.thread;
-                r.flags = logio::SampleRecord::kHasThread;
-                if (e.in >= 0 && from_hex(testing::label_hash(label(e.in)), r.input_hash)) r.flags |= logio::SampleRecord::kHasInput;
-                if (e.out >= 0 && from_hex(testing::label_hash(label(e.out)), r.output_hash)) r.flags |= logio::SampleRecord::kHasOutput;
-                writer->write(r);
+// Writes `files` as binary logs into `dir` and checks what loading them on
+// each number of workers gives.
+void check_binary(const fs::path& dir, const std::vector<std::vector<Expected>>& files, const std::string& what,
+                  std::initializer_list<unsigned> worker_counts = {1, 2, 3}) {
+    std::vector<fs::path> paths;
+    for (std::uint32_t f = 0; f < files.size(); ++f) {
+        paths.push_back(dir / (node_name(f) + ".htlog"));
+        auto writer = logio::open_writer(paths.back(), LogFormat::binary, {{"node", node_name(f)}, {"instance", "1"}});
+        std::vector<std::uint32_t> tracepoints;
+        for (int t = 0; t < 3; ++t) tracepoints.push_back(writer->add_tracepoint({node_name(f), "1", tracepoint_name(t), "id", "id", function_of(t, true)}));
+        for (const Expected& e : files[f]) {
+            logio::SampleRecord r;
+            r.time_ns = e.time_ns;
+            r.tracepoint = tracepoints[static_cast<std::size_t>(e.tracepoint)];
+            r.thread = e.thread;
+            r.flags = logio::SampleRecord::kHasThread;
+            if (e.in >= 0) {
+                r.input_hash = label_bytes(e.in);
+                r.flags |= logio::SampleRecord::kHasInput;
             }
-            writer->close();
+            if (e.out >= 0) {
+                r.output_hash = label_bytes(e.out);
+                r.flags |= logio::SampleRecord::kHasOutput;
+            }
+            writer->write(r);
         }
-        for (unsigned threads : {1u, 2u, 3u})
-            expect_matches(load_samples(paths, options_with(threads)), files, true,
-                           "round " + std::to_string(round) + ", " + std::to_string(threads) + " threads");
-        for (const auto& p : paths) fs::remove(p);
+        writer->close();
+    }
+    for (const unsigned threads : worker_counts)
+        expect_matches(load_samples(paths, options_with(threads)), files, true, what + ", " + std::to_string(threads) + " threads");
+    for (const auto& p : paths) fs::remove(p);
+}
+
+fs::path scratch_dir(const char* name) {
+    const fs::path dir = fs::temp_directory_path() / (std::string(name) + "-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    return dir;
+}
+
+// Logs of up to `max_samples` in every fourth round, so that some span
+// several of the binary reader's batches (4096 samples) and repeat hashes of
+// earlier batches.
+void expect_binary_runs_match(Functions f, int rounds, int max_samples) {
+    functions = f;
+    const fs::path dir = scratch_dir("hashtrace-load-order");
+    std::mt19937 rng(11);
+    for (int round = 0; round < rounds; ++round) {
+        const auto shape = static_cast<Shape>(round % 3);
+        check_binary(dir, random_run(rng, shape, round % 2 ? 20 : 2000, 6, round % 4 == 3 ? max_samples : 400), "round " + std::to_string(round));
+    }
+    fs::remove_all(dir);
+}
+
+TEST(LoadOrder, BinaryRunsMatchAStableSortOfAllFiles) { expect_binary_runs_match(Functions::md5_and_xxh3, 30, 12000); }
+
+TEST(LoadOrder, BinaryRunsOfOneHashFunctionMatchAStableSortOfAllFiles) {
+    expect_binary_runs_match(Functions::md5_only, 30, 12000);
+}
+
+// A worker's chunk past one block of its columns (512k samples): the merge
+// and the sort read each run's samples across the blocks, runs of one chunk
+// crossing at different times.
+TEST(LoadOrder, ChunksOfSeveralBlocksMatchAStableSort) {
+    functions = Functions::md5_and_xxh3;
+    const fs::path dir = scratch_dir("hashtrace-load-blocks");
+    std::mt19937 rng(13);
+    for (const Shape shape : {Shape::few_runs, Shape::random}) {
+        std::vector<std::vector<Expected>> files;
+        for (std::size_t samples = 0; samples < 600'000;) {  // one worker's chunk: more than a block
+            files = random_run(rng, shape, 5000, 3, 400'000);
+            samples = 0;
+            for (const auto& f : files) samples += f.size();
+        }
+        check_binary(dir, files, shape == Shape::random ? "random order" : "few runs", {1});
     }
     fs::remove_all(dir);
 }

@@ -1,7 +1,9 @@
-// The binary reader decodes a varint without a bounds check per byte when ten
-// bytes or more remain, and with one (get_varint) near the data's end: both
-// must give the same values, the same errors and the same torn tails, for
-// every length a varint can have, padded (non-canonical) encodings included.
+// The binary reader decodes a sample record without any bounds check when
+// its longest form fits before the data's end, a varint without a bounds
+// check per byte when ten bytes or more remain, and with one (get_varint)
+// near the data's end: all three must give the same values, the same errors
+// and the same torn tails, for every length a varint can have, padded
+// (non-canonical) encodings included.
 #include <hashtrace/detail/binary_format.hpp>
 #include <hashtrace/logio/reader.hpp>
 
@@ -21,7 +23,9 @@ using Bytes = std::vector<unsigned char>;
 // A log of one block: a tracepoint, a sample whose sequence number is
 // `seq_varint` (its record's last field), then `after` samples of one-byte
 // fields. With after = 0 the varint ends the data (the checked decoder reads
-// it when it is shorter than ten bytes); with more, the unchecked one does.
+// it when it is shorter than ten bytes); with 12 (60 bytes), the unchecked
+// one does, in a record read with bounds checks; with 40, in a record read
+// without.
 std::string log_with(const Bytes& seq_varint, int after, std::size_t& record_offset) {
     detail::ByteBuffer out;
     detail::BinaryEncoder enc(out);
@@ -84,18 +88,15 @@ std::vector<Bytes> encodings() {
 TEST(BinaryVarint, EveryLengthReadsTheSameNearAndFarFromTheEnd) {
     for (const Bytes& v : encodings()) {
         std::size_t record = 0;
-        const std::string far = log_with(v, 12, record), near = log_with(v, 0, record);
+        const std::string far = log_with(v, 40, record), middle = log_with(v, 12, record), near = log_with(v, 0, record);
         const auto value = reference(v);
-        if (value) {
+        const std::string expected =
             // The code is value; 0 would mean "not recorded", which no encoding here gives but padded zero.
-            const std::string expected = *value ? "seq " + std::to_string(*value - 1) : "no seq";
-            EXPECT_EQ(outcome(far, 13), expected) << v.size() << " bytes";
-            EXPECT_EQ(outcome(near, 1), expected) << v.size() << " bytes";
-        } else {
-            const std::string expected = "error at " + std::to_string(record) + ": byte offset " + std::to_string(record) + ": malformed integer";
-            EXPECT_EQ(outcome(far, 13), expected) << v.size() << " bytes";
-            EXPECT_EQ(outcome(near, 1), expected) << v.size() << " bytes";
-        }
+            value ? (*value ? "seq " + std::to_string(*value - 1) : "no seq")
+                  : "error at " + std::to_string(record) + ": byte offset " + std::to_string(record) + ": malformed integer";
+        EXPECT_EQ(outcome(far, 41), expected) << v.size() << " bytes";
+        EXPECT_EQ(outcome(middle, 13), expected) << v.size() << " bytes";
+        EXPECT_EQ(outcome(near, 1), expected) << v.size() << " bytes";
     }
 }
 

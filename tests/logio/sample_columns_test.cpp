@@ -48,30 +48,39 @@ struct RecordTrace : LogVisitor, Trace {
     }
 };
 
-// Replays the columns' ring positions over a ring of its own.
+// Resolves the columns' hash references over a table of its own, carried
+// from batch to batch as SampleColumns says.
+bool is_literal(std::uint16_t ref) { return ref >= SampleColumns::kFirstLiteral && ref != SampleColumns::kNoHash; }
+
 struct ColumnTrace : RecordTrace {
-    std::array<hashtrace::Hash128, 256> ring{};
+    std::vector<hashtrace::Hash128> table = std::vector<hashtrace::Hash128>(SampleColumns::kReferences);
     bool wants_columns() const override { return true; }
     void on_samples(std::span<const SampleRecord>) override { ADD_FAILURE() << "on_samples called for a visitor wanting columns"; }
     void on_sample_columns(const SampleColumns& c) override {
+        EXPECT_GT(c.size, 0u);
+        for (std::size_t k = 0; k < c.literal_count; ++k) table[SampleColumns::kFirstLiteral + k] = c.literals[k];
         std::size_t literal = 0;
-        auto resolve = [&](std::uint16_t at, hashtrace::Hash128& h) -> const hashtrace::Hash128* {
-            if (at == SampleRecord::kRingNone) return nullptr;
-            if (at < SampleRecord::kRingSlot) {
-                h = ring[at];
-            } else {
-                h = c.literals[literal++];
-                ring[at - SampleRecord::kRingSlot] = h;
+        auto resolve = [&](std::uint16_t ref, hashtrace::Hash128& h) -> const hashtrace::Hash128* {
+            if (ref == SampleColumns::kNoHash) return nullptr;
+            EXPECT_LT(ref, SampleColumns::kFirstLiteral + c.literal_count);
+            if (is_literal(ref)) {
+                EXPECT_LE(ref, SampleColumns::kFirstLiteral + literal);  // in order, none skipped
             }
+            if (ref == SampleColumns::kFirstLiteral + literal) ++literal;
+            h = table[ref];
             return &h;
         };
         for (std::size_t i = 0; i < c.size; ++i) {
             hashtrace::Hash128 in, out;
-            const auto* pin = resolve(c.input_ring[i], in);  // the input first: "same as input" names its slot
-            const auto* pout = resolve(c.output_ring[i], out);
+            const auto* pin = resolve(c.input_ref[i], in);
+            const auto* pout = resolve(c.output_ref[i], out);
             sample(c.time_ns[i], c.tracepoint[i], c.thread[i] == SampleColumns::kNoThread ? nullptr : &c.thread[i], pin, pout);
         }
         EXPECT_EQ(literal, c.literal_count);
+        for (std::size_t r = 0; r < SampleColumns::kRingSize; ++r) {
+            EXPECT_TRUE(c.ring_end[r] == r || is_literal(c.ring_end[r]));  // carried in place below
+            table[r] = table[c.ring_end[r]];
+        }
     }
 };
 

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -123,6 +126,59 @@ TEST(Statistics, SummaryMatchesSortedReference) {
         EXPECT_PRED3(close, mean, s.mean, magnitude);
         EXPECT_PRED3(close, sd, s.sd, magnitude);
         EXPECT_PRED3(close, jitter, s.jitter, magnitude);
+    }
+}
+
+// The JSON prints mean, sd and jitter as summarize computes them, so their
+// bits are fixed by the order of its additions: pairwise halves down to
+// leaves of at most 1024 terms, each leaf four sums of every fourth term
+// (the last terms into the first sum) combined as (0 + 1) + (2 + 3). This
+// reference adds one double at a time in that order; summarize must give
+// the same bits however it groups the arithmetic in registers.
+double reference_pairwise_sum(std::size_t begin, std::size_t end, const std::function<double(std::size_t)>& term) {
+    if (end - begin > 1024) {
+        const std::size_t middle = begin + (end - begin) / 2;
+        return reference_pairwise_sum(begin, middle, term) + reference_pairwise_sum(middle, end, term);
+    }
+    double sum[4] = {0, 0, 0, 0};
+    std::size_t i = begin;
+    for (; i + 4 <= end; i += 4)
+        for (std::size_t k = 0; k < 4; ++k) sum[k] += term(i + k);
+    for (; i < end; ++i) sum[0] += term(i);
+    return (sum[0] + sum[1]) + (sum[2] + sum[3]);
+}
+
+TEST(Statistics, MomentsHaveTheBitsOfPairwiseSumsInOrder) {
+    std::mt19937_64 rng(23);
+    auto same = [](double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b) || (std::isnan(a) && std::isnan(b)); };
+    // Sizes around the leaves' four terms and 1024-term bound, and large.
+    std::vector<std::size_t> sizes{1, 2, 3, 4, 5, 6, 7, 8, 9, 1023, 1024, 1025, 1026, 1027, 1028, 2047, 2048, 2049, 4100, 100003};
+    for (int k = 0; k < 40; ++k) sizes.push_back(rng() % 20000 + 1);
+    for (std::size_t trial = 0; trial < sizes.size(); ++trial) {
+        const std::size_t n = sizes[trial];
+        std::vector<double> v(n);
+        const int kind = int(trial % 4);
+        for (double& x : v)
+            x = kind == 0   ? std::uniform_real_distribution<double>(-1e3, 1e3)(rng)
+                : kind == 1 ? 0.3 + std::exponential_distribution<double>(20)(rng)
+                : kind == 2 ? (rng() % 2 ? 1e300 : -1e-300) * double(rng() % 7)  // overflowing sums: infinities and NaN
+                            : std::ldexp(double(rng() % 1000), int(rng() % 200) - 100);
+        const Summary s = summarize(v);
+        const double mean = reference_pairwise_sum(0, n, [&](std::size_t i) { return v[i]; }) / double(n);
+        const double sd = std::sqrt(reference_pairwise_sum(0, n, [&](std::size_t i) { return (v[i] - mean) * (v[i] - mean); }) / double(n));
+        double jitter = 0;
+        if (n > 1) {
+            const double diff_mean = reference_pairwise_sum(1, n, [&](std::size_t i) { return v[i] - v[i - 1]; }) / double(n - 1);
+            jitter = std::sqrt(reference_pairwise_sum(1, n, [&](std::size_t i) {
+                                   const double deviation = (v[i] - v[i - 1]) - diff_mean;
+                                   return deviation * deviation;
+                               }) /
+                               double(n - 1));
+        }
+        SCOPED_TRACE(testing::Message() << "n " << n << " kind " << kind);
+        EXPECT_PRED2(same, s.mean, mean);
+        EXPECT_PRED2(same, s.sd, sd);
+        EXPECT_PRED2(same, s.jitter, jitter);
     }
 }
 

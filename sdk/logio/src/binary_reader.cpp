@@ -73,32 +73,52 @@ private:
     std::vector<SampleRecord> batch_;
 };
 
-// ... or SampleColumns for on_sample_columns.
+// ... or SampleColumns for on_sample_columns, each hash as a reference
+// (SampleColumns says which): the sink follows the ring in references.
 class ColumnSink {
 public:
-    static constexpr bool kKeepsRingHashes = false;  // the visitor keeps what it needs of a ring slot
-    explicit ColumnSink(LogVisitor& visitor) : visitor_(visitor), columns_(std::make_unique<SampleColumns>()) {}
+    static constexpr bool kKeepsRingHashes = false;  // the visitor keeps what it made of a ring slot
+    explicit ColumnSink(LogVisitor& visitor) : visitor_(visitor), columns_(std::make_unique<SampleColumns>()) { restart_ring(); }
     void add(const Decoded& d) {
         SampleColumns& c = *columns_;
         const std::size_t i = c.size;
         c.time_ns[i] = d.time_ns;
         c.tracepoint[i] = d.tracepoint;
         c.thread[i] = d.thread_code ? static_cast<std::uint32_t>(d.thread_code - 1) : SampleColumns::kNoThread;
-        c.input_ring[i] = d.input_ring;
-        c.output_ring[i] = d.output_ring;
-        if (SampleRecord::written_in_full(d.input_ring)) std::memcpy(c.literals[c.literal_count++].bytes.data(), d.input, 16);
-        if (SampleRecord::written_in_full(d.output_ring)) std::memcpy(c.literals[c.literal_count++].bytes.data(), d.output, 16);
+        // The input first: an output "same as input" names the slot the input filled.
+        c.input_ref[i] = reference(d.input_ring, d.input);
+        c.output_ref[i] = reference(d.output_ring, d.output);
         if (++c.size == SampleColumns::kCapacity) flush();
     }
     void flush() {
-        if (columns_->size == 0) return;
-        visitor_.on_sample_columns(*columns_);
-        columns_->size = columns_->literal_count = 0;
+        SampleColumns& c = *columns_;
+        if (c.size == 0) return;
+        c.ring_end = ring_;
+        visitor_.on_sample_columns(c);
+        c.size = c.literal_count = 0;
+        restart_ring();
     }
 
 private:
+    static_assert(SampleColumns::kRingSize == detail::kRingSize);
+    // `ring` as Decoded's; `bytes`, a literal's.
+    std::uint16_t reference(std::uint16_t ring, const unsigned char* bytes) {
+        if (ring < SampleRecord::kRingSlot) return ring_[ring];
+        if (ring == SampleRecord::kRingNone) return SampleColumns::kNoHash;
+        SampleColumns& c = *columns_;
+        const auto ref = static_cast<std::uint16_t>(SampleColumns::kFirstLiteral + c.literal_count);
+        std::memcpy(c.literals[c.literal_count++].bytes.data(), bytes, 16);
+        ring_[ring - SampleRecord::kRingSlot] = ref;
+        return ref;
+    }
+    // A new batch: each slot holds what it held, entry r of the visitor's table.
+    void restart_ring() {
+        for (std::size_t r = 0; r < ring_.size(); ++r) ring_[r] = static_cast<std::uint16_t>(r);
+    }
+
     LogVisitor& visitor_;
     std::unique_ptr<SampleColumns> columns_;  // 120 KiB: not on the stack
+    std::array<std::uint16_t, SampleColumns::kRingSize> ring_;  // the reference each ring slot holds
 };
 
 // One decoder, two sinks (the template parameter): every check, torn tail
@@ -201,9 +221,13 @@ private:
     // last few bytes) a varint's ten bytes are there whatever they hold, so
     // its bytes are read without a bounds check each: the same exits, the
     // same values and errors as get_varint, a third fewer instructions.
+    // kInRecord: the caller knows the whole record is there (kLongestSample),
+    // so not even that one check is made.
+    static constexpr int kMaxVarint = 10;  // 64 bits, 7 a byte
+    template <bool kInRecord = false>
     std::uint64_t varint(const unsigned char*& p, const unsigned char* end) {
-        constexpr int kMaxBytes = 10;  // 64 bits, 7 a byte
-        if (end - p >= kMaxBytes) [[likely]] {
+        constexpr int kMaxBytes = kMaxVarint;
+        if (kInRecord || end - p >= kMaxBytes) [[likely]] {
             std::uint64_t v = 0;
 #pragma GCC unroll 10
             for (int i = 0; i < kMaxBytes; ++i) {
@@ -237,11 +261,12 @@ private:
     // Returns where the hash is in the ring, as SampleRecord::input_ring
     // says; `bytes` is set as Decoded's hashes are, a repeat's to `copy` (the
     // record's output may overwrite the slot of its input).
+    template <bool kInRecord>
     std::uint16_t read_hash(unsigned mode, const unsigned char*& p, const unsigned char* end, const unsigned char*& bytes,
                             Hash128& copy) {
         bytes = nullptr;
         if (mode == detail::kHashLiteral) {
-            if (end - p < 16) throw Truncated{};
+            if (!kInRecord && end - p < 16) throw Truncated{};
             bytes = p;
             p += 16;
             const auto stored = static_cast<std::uint16_t>(SampleRecord::kRingSlot + ring_pos_);
@@ -251,7 +276,7 @@ private:
             return stored;
         }
         if (mode == detail::kHashRecent) {
-            if (end - p < 1) throw Truncated{};
+            if (!kInRecord && end - p < 1) throw Truncated{};
             const unsigned slot = *p++;
             if (slot >= ring_used_) throw Corrupt{"reference to an unused recent-hash slot"};
             if constexpr (Sink::kKeepsRingHashes) {
@@ -294,12 +319,23 @@ private:
     // Inlined into parse_block's loop (a call, with its saving and restoring
     // of registers, cost ~20 instructions a record, an eighth of the
     // reader's); the records other than samples are parsed out of line.
+    // A sample record away from the data's end (all but its last
+    // kLongestSample bytes) is read without a bounds check a field.
     [[gnu::always_inline]] void parse_record(const unsigned char*& p, const unsigned char* end) {
         const unsigned tag = *p++;
-        if (tag < 0x40) [[likely]]
-            parse_sample(tag, p, end);
-        else
+        if (tag < 0x40) [[likely]] {
+            if (end - p >= kLongestSample) [[likely]]
+                parse_sample<true>(tag, p, end);
+            else
+                parse_sample_near_end(tag, p, end);
+        } else {
             parse_other(tag, p, end);
+        }
+    }
+    // After its tag: four varints (tracepoint, time, thread, sequence) and two hashes written out in full.
+    static constexpr std::ptrdiff_t kLongestSample = 4 * kMaxVarint + 2 * 16;
+    [[gnu::noinline]] void parse_sample_near_end(unsigned tag, const unsigned char*& p, const unsigned char* end) {
+        parse_sample<false>(tag, p, end);
     }
 
     [[gnu::noinline]] void parse_other(unsigned tag, const unsigned char*& p, const unsigned char* end) {
@@ -352,33 +388,35 @@ private:
         }
     }
 
-    // `tag`: a sample record's (below 0x40).
+    // `tag`: a sample record's (below 0x40); kInRecord: the whole record is
+    // before `end` (kLongestSample).
+    template <bool kInRecord>
     [[gnu::always_inline]] void parse_sample(unsigned tag, const unsigned char*& p, const unsigned char* end) {
         Decoded s;
-        s.tracepoint = checked_tracepoint(varint(p, end));
-        s.time_ns = add_delta(detail::unzigzag(varint(p, end)));
+        s.tracepoint = checked_tracepoint(varint<kInRecord>(p, end));
+        s.time_ns = add_delta(detail::unzigzag(varint<kInRecord>(p, end)));
         if (tag & detail::kSampleThreadBit) {
-            s.thread_code = varint(p, end);
+            s.thread_code = varint<kInRecord>(p, end);
         } else {
             if (!have_thread_) throw Corrupt{"sample omits its thread before any thread was given"};
             s.thread_code = prev_thread_;
         }
         std::uint64_t& last = last_seq(s.thread_code);
         if (tag & detail::kSampleSeqBit) {
-            s.seq_code = varint(p, end);
+            s.seq_code = varint<kInRecord>(p, end);
         } else {
             if (last == 0) throw Corrupt{"sample omits its sequence number with none to follow"};
             s.seq_code = last + 1;
         }
         const unsigned in_mode = tag & 3, out_mode = (tag >> 2) & 3;
         if (in_mode == detail::kHashSameAsInput) throw Corrupt{"input hash cannot be 'same as input'"};
-        s.input_ring = read_hash(in_mode, p, end, s.input, input_copy_);
+        s.input_ring = read_hash<kInRecord>(in_mode, p, end, s.input, input_copy_);
         if (out_mode == detail::kHashSameAsInput) {
             if (in_mode == detail::kHashNone) throw Corrupt{"output 'same as input' without an input hash"};
             s.output = s.input;
             s.output_ring = s.input_ring % SampleRecord::kRingSlot;  // the input's slot, now
         } else {
-            s.output_ring = read_hash(out_mode, p, end, s.output, output_copy_);
+            s.output_ring = read_hash<kInRecord>(out_mode, p, end, s.output, output_copy_);
         }
         // Commit state only now that the whole record was there.
         prev_time_ = s.time_ns;

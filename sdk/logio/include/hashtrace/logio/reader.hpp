@@ -45,20 +45,29 @@ struct ReadOptions {
 // each field in a pass of its own: the reader writes ~20 bytes a sample
 // instead of a 64-byte SampleRecord, and a hash repeated from the block's
 // ring of recent hashes is not copied at all. Sample i has time_ns[i], ...;
-// its hashes are given by input_ring[i] / output_ring[i] as in SampleRecord
-// (kRingNone: no hash), a hash written out in full (kRingSlot + p) being the
-// next one of `literals` (a sample's input before its output). The sequence
-// numbers are checked but not delivered.
+// its hashes are references (input_ref[i] / output_ref[i]) into a table the
+// visitor keeps of what it made of each hash: kFirstLiteral + k for the k-th
+// hash written out in full in the batch (literals[k]), r < kRingSize for the
+// hash that ring slot r held when the batch began, kNoHash for none. So a
+// repeat costs the visitor one table read, whichever batch its hash came in:
+// once a batch is done, ring slot r holds the hash of reference ring_end[r]
+// (r itself or a literal of the batch), which becomes entry r of the table
+// for the next batch. The sequence numbers are checked but not delivered.
 struct SampleColumns {
     static constexpr std::size_t kCapacity = 4096;
     static constexpr std::uint32_t kNoThread = 0xFFFFFFFFu;  // the log did not record the thread
+    static constexpr std::size_t kRingSize = 256;
+    static constexpr std::uint16_t kFirstLiteral = kRingSize;
+    static constexpr std::uint16_t kNoHash = kFirstLiteral + 2 * kCapacity;
+    static constexpr std::size_t kReferences = kNoHash + 1;  // the size of the visitor's table
     std::size_t size = 0;
     std::size_t literal_count = 0;
     std::array<std::int64_t, kCapacity> time_ns;
     std::array<std::uint32_t, kCapacity> tracepoint;
     std::array<std::uint32_t, kCapacity> thread;
-    std::array<std::uint16_t, kCapacity> input_ring, output_ring;
+    std::array<std::uint16_t, kCapacity> input_ref, output_ref;
     std::array<Hash128, 2 * kCapacity> literals;
+    std::array<std::uint16_t, kRingSize> ring_end;
 };
 
 // Streaming reception of a log. Samples arrive in batches (so a reader of
