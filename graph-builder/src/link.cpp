@@ -214,6 +214,26 @@ std::int64_t latest_producer_time(std::int64_t time, std::int64_t tolerance) {
     return __builtin_add_overflow(time, tolerance, &limit) ? std::numeric_limits<std::int64_t>::max() : limit;
 }
 
+// The walk of a hash with few producers: for each of its consumers, in time
+// order, link(consumer, reached) with `reached` the first producer later than
+// the consumer's latest producer time (it only moves forward); returns how
+// many consumers link added no edge to `edges` for.
+template <typename Link>
+[[gnu::always_inline]] inline std::uint64_t walk_consumers(const Endpoint* p_first, const Endpoint* p_last, const Endpoint* consumer,
+                                                           const Endpoint* consumers_end, std::int64_t tolerance,
+                                                           const Column<Edge>& edges, Link&& link) {
+    std::uint64_t unlinked = 0;
+    const Endpoint* reached = p_first;
+    for (; consumer != consumers_end; ++consumer) {
+        const std::int64_t limit = latest_producer_time(consumer->time, tolerance);
+        while (reached != p_last && reached->time <= limit) ++reached;
+        const std::size_t edges_before = edges.size();
+        link(*consumer, reached);
+        unlinked += edges.size() == edges_before;
+    }
+    return unlinked;
+}
+
 // Orders one hash's producers by source, keeping time order within a source.
 // Most hashes have a handful of producers: insertion sort, no buffer.
 void sort_by_source(Endpoint* first, Endpoint* last) {
@@ -244,20 +264,13 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
 std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
                                  const Endpoint* p_first, const Endpoint* p_last, const Endpoint* consumer, const Endpoint* consumers_end,
                                  Gathered& records, Column<Edge>& edges) {
-    const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all, listed = pairs.has_lists();
-    std::uint64_t unlinked = 0;
-    const Endpoint* reached = p_first;  // the first producer later than the limit (consumers come in time order)
-    for (; consumer != consumers_end; ++consumer) {
-        const Endpoint& b = *consumer;
-        const std::int64_t limit = latest_producer_time(b.time, tolerance);
-        while (reached != p_last && reached->time <= limit) ++reached;
+    return walk_consumers(p_first, p_last, consumer, consumers_end, options.tolerance_ns, edges, [&](const Endpoint& b, const Endpoint* reached) {
         std::size_t unlinked_sources = keep_all || !listed ? std::numeric_limits<std::size_t>::max() : pairs.producers_for(b.source).size();
         if (++records.consumer_serial == 0) {  // (wrapped: no stamp may match a later consumer by chance)
             std::fill(records.linked_serial.begin(), records.linked_serial.end(), 0);
             records.consumer_serial = 1;
         }
-        const std::size_t edges_before = edges.size();
         for (const Endpoint* p = reached; p != p_first && unlinked_sources > 0;) {
             const Endpoint& a = *--p;
             if (a.sample == b.sample || records.linked_serial[a.source] == records.consumer_serial) continue;
@@ -271,9 +284,7 @@ std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const
                 --unlinked_sources;
             }
         }
-        unlinked += edges.size() == edges_before;
-    }
-    return unlinked;
+    });
 }
 
 // link_few_producers for a run of at most 64 sources (the pair table's
@@ -283,19 +294,12 @@ std::uint64_t link_few_producers(const SampleSet& s, const JoinPlan& plan, const
 // loaded from memory. The same walk, so the same edges in the same order.
 std::uint64_t link_few_producers_masked(const SampleSet& s, const detail::PairTable& pairs, const LinkOptions& options, const Endpoint* p_first,
                                         const Endpoint* p_last, const Endpoint* consumer, const Endpoint* consumers_end, Column<Edge>& edges) {
-    const std::int64_t tolerance = options.tolerance_ns;
     const bool keep_all = options.keep_all;
-    std::uint64_t unlinked = 0;
-    const Endpoint* reached = p_first;  // the first producer later than the limit (consumers come in time order)
-    for (; consumer != consumers_end; ++consumer) {
-        const Endpoint& b = *consumer;
-        const std::int64_t limit = latest_producer_time(b.time, tolerance);
-        while (reached != p_last && reached->time <= limit) ++reached;
+    return walk_consumers(p_first, p_last, consumer, consumers_end, options.tolerance_ns, edges, [&](const Endpoint& b, const Endpoint* reached) {
         const detail::PairTable::SourceMasks masks = pairs.masks_for(b.source);
         // The allowed sources not linked yet (with keep-all, every one stays:
         // the walk goes on to the first producer).
         std::uint64_t open = masks.allowed;
-        const std::size_t edges_before = edges.size();
         for (const Endpoint* p = reached; p != p_first && open != 0;) {
             const Endpoint& a = *--p;
             const std::uint64_t bit = std::uint64_t{1} << a.source;
@@ -304,9 +308,7 @@ std::uint64_t link_few_producers_masked(const SampleSet& s, const detail::PairTa
             edges.push_back({a.sample, b.sample});
             if (!keep_all) open &= ~bit;
         }
-        unlinked += edges.size() == edges_before;
-    }
-    return unlinked;
+    });
 }
 
 // A unit's edges: [begin, end) of one of its worker's edge lists, grouped
