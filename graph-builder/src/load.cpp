@@ -59,6 +59,12 @@ struct ParsedFile {
     SourceFile meta;
 };
 
+// A BlockColumn::append filler that copies from a batch's column.
+template <typename From>
+auto copy_of(const From& from) {
+    return [&from](auto* dst, std::size_t first, std::size_t count) { std::memcpy(dst, &from[first], count * sizeof *dst); };
+}
+
 class ChunkFiller final : public logio::LogVisitor {
 public:
     // `bytes`: the log's size; `runs` notes the file's times.
@@ -174,11 +180,8 @@ public:
         }
         // What each ring slot holds for the next batch.
         for (std::size_t r = 0; r < logio::SampleColumns::kRingSize; ++r) references_[r] = references_[c.ring_end[r]];
-        auto copy = [](const auto& from) {
-            return [&from](auto* dst, std::size_t first, std::size_t count) { std::memcpy(dst, &from[first], count * sizeof *dst); };
-        };
-        append_time(n, copy(c.time_ns));
-        chunk_.thread.append(n, copy(c.thread));
+        append_time(n, copy_of(c.time_ns));
+        chunk_.thread.append(n, copy_of(c.thread));
         if (on_batch_) on_batch_(n);
     }
 
@@ -296,11 +299,8 @@ private:
             inputs_[i] = id_under(c.input_ref[i], functions_[i]);
             outputs_[i] = id_under(c.output_ref[i], functions_[i]);
         }
-        auto copy = [](const auto& from) {
-            return [&from](HashId* dst, std::size_t first, std::size_t count) { std::memcpy(dst, &from[first], count * sizeof *dst); };
-        };
-        chunk_.input.append(n, copy(inputs_));
-        chunk_.output.append(n, copy(outputs_));
+        chunk_.input.append(n, copy_of(inputs_));
+        chunk_.output.append(n, copy_of(outputs_));
     }
     HashId id_under(std::uint16_t ref, HashFunction f) {
         const RingEntry e = references_[ref];
