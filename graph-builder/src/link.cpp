@@ -387,10 +387,10 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
         if (consumer == consumers_end) continue;
         Endpoint* const p_first = producers.data() + (plan.producer_offset[h] - producer_base);
         Endpoint* const p_last = producers.data() + (plan.producer_offset[h + 1] - producer_base);
-        if (p_last - p_first <= kFewProducers && pairs.has_masks()) {
-            out.unlinked += link_few_producers_masked(s, pairs, options, p_first, p_last, consumer, consumers_end, edges);
-        } else if (p_last - p_first <= kFewProducers) {
-            out.unlinked += link_few_producers(s, plan, pairs, options, p_first, p_last, consumer, consumers_end, records, edges);
+        if (p_last - p_first <= kFewProducers) {
+            out.unlinked += pairs.has_masks()
+                                ? link_few_producers_masked(s, pairs, options, p_first, p_last, consumer, consumers_end, edges)
+                                : link_few_producers(s, plan, pairs, options, p_first, p_last, consumer, consumers_end, records, edges);
         } else {
             sort_by_source(p_first, p_last);
             runs.clear();
