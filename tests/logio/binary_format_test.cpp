@@ -289,12 +289,37 @@ TEST(FindLogs, ExpandsDirectoriesAndSkipsOtherCsv) {
     write_log(dir / "a.htlog", hashtrace::LogFormat::binary, realistic_log(1));
     write_log(dir / "sub" / "b.csv", hashtrace::LogFormat::csv, realistic_log(1));
     std::ofstream(dir / "clock-lab1.csv") << "time_ns,offset_ns\n1,2\n";
+    std::ofstream(dir / "table.csv") << "metric,unit,count,mean,node_name\r\nM8,1/s,,4,\r\n";  // one required name: not a log
     std::ofstream(dir / "notes.txt") << "hello";
     const auto logs = find_logs({dir});
     ASSERT_EQ(logs.size(), 2u);
     EXPECT_EQ(logs[0].filename(), "a.htlog");
     EXPECT_EQ(logs[1].filename(), "b.csv");
     EXPECT_THROW(find_logs({dir / "missing"}), LogError);
+    fs::remove_all(dir);
+}
+
+// A node's CSV log whose header has a typo is not passed over in silence with
+// the other CSV of a run directory: it is listed, and reading it says which
+// column is wrong, in which file and on which line.
+TEST(FindLogs, ListsACsvLogWithABrokenHeaderSoItsErrorIsSeen) {
+    const auto dir = temp("find-broken");
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "Physics-1.csv")
+        << "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sampletime,input_hash,output_hash\r\n"
+           "Physics,1,Sent,,id,1700000000.000000001,,0123456789abcdef0123456789abcdef\r\n";
+    const auto logs = find_logs({dir});
+    ASSERT_EQ(logs.size(), 1u);
+    EXPECT_EQ(logs[0].filename(), "Physics-1.csv");
+    try {
+        load_log(logs[0]);
+        FAIL() << "a header without sample_time was read";
+    } catch (const LogError& e) {
+        EXPECT_EQ(e.line(), 1u);
+        EXPECT_NE(e.reason().find("missing required column 'sample_time'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("Physics-1.csv:1:"), std::string::npos) << e.what();
+    }
     fs::remove_all(dir);
 }
 

@@ -19,10 +19,10 @@ enum Column : int {
     kThread, kSeq, kHashFunction, kDropped,                                                    // optional
     kColumnCount
 };
-constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
-    "node_name", "instance", "tracepoint_name", "input_hash_type", "output_hash_type", "sample_time",
-    "input_hash", "output_hash", "thread", "seq", "hash_function", "dropped"};
+constexpr const auto& kColumnNames = parsers::kCsvColumnNames;
+static_assert(kColumnNames.size() == kColumnCount);
 constexpr int kRequired = kThread;
+static_assert(kRequired == parsers::kRequiredCsvColumns);
 
 struct RowError {
     std::string reason;

@@ -1,18 +1,35 @@
 #include "hashtrace/logio/reader.hpp"
+#include "parsers.hpp"
 
 #include <algorithm>
 #include <fstream>
+#include <string_view>
 
 namespace hashtrace::logio {
 namespace {
 
-// In a directory, a .csv file is a sample log only if its header names the
-// sample columns: run directories also hold other CSV (clock-quality records).
-bool is_sample_csv(const std::filesystem::path& p) {
+// In a directory, a .csv file is taken for a sample log when its header names
+// at least half of the required columns. Run directories also hold other CSV
+// (clock-quality records, ground truth, tables written by `analyze --csv`),
+// which are passed over; but a node's log whose header has a typo must not
+// drop out of the analysis unsaid: it is read, and its reader names the
+// column that is wrong.
+bool looks_like_sample_csv(const std::filesystem::path& p) {
     std::ifstream f(p);
-    std::string first;
-    std::getline(f, first);
-    return first.find("node_name") != std::string::npos && first.find("sample_time") != std::string::npos;
+    std::string header;
+    std::getline(f, header);
+    std::string_view rest = header;
+    if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
+    int named = 0;
+    for (;;) {
+        const std::size_t comma = rest.find(',');
+        const std::string_view field = rest.substr(0, comma);
+        const auto required = parsers::kCsvColumnNames.begin() + parsers::kRequiredCsvColumns;
+        named += std::find(parsers::kCsvColumnNames.begin(), required, field) != required;
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+    }
+    return 2 * named >= parsers::kRequiredCsvColumns;
 }
 
 }  // namespace
@@ -27,7 +44,7 @@ std::vector<std::filesystem::path> find_logs(const std::vector<std::filesystem::
             for (const auto& e : fs::recursive_directory_iterator(in, ec)) {
                 if (!e.is_regular_file()) continue;
                 const auto ext = e.path().extension();
-                if (ext == ".htlog" || (ext == ".csv" && is_sample_csv(e.path()))) found.push_back(e.path());
+                if (ext == ".htlog" || (ext == ".csv" && looks_like_sample_csv(e.path()))) found.push_back(e.path());
             }
             if (ec) throw LogError(in.string(), 0, "cannot list directory: " + ec.message());
             std::sort(found.begin(), found.end());

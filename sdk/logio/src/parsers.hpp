@@ -4,10 +4,19 @@
 
 #include "hashtrace/logio/reader.hpp"
 
+#include <array>
 #include <cstddef>
 #include <functional>
+#include <string_view>
 
 namespace hashtrace::logio::parsers {
+
+// The CSV log's columns (SPEC.md section 1), found by header name: the first
+// kRequiredCsvColumns must all be there, the others are optional.
+inline constexpr std::array<std::string_view, 12> kCsvColumnNames = {
+    "node_name", "instance", "tracepoint_name", "input_hash_type", "output_hash_type", "sample_time",
+    "input_hash", "output_hash", "thread", "seq", "hash_function", "dropped"};
+inline constexpr int kRequiredCsvColumns = 8;
 
 // Called now and then with how many leading bytes of the data the parser is
 // done with (it never reads them again): read_log drops those mapped pages,

@@ -96,7 +96,10 @@ ReadReport read_csv(std::string_view data, const std::string& name, LogVisitor&,
 ReadReport read_binary(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions& = {});
 
 // Expands files and directories (recursively) into the log files they hold:
-// `*.csv` and `*.htlog`, sorted by path. Throws LogError for a missing input.
+// `*.htlog`, and `*.csv` whose header names at least half of the required
+// columns (a log with a broken header is listed, for its reader to say what
+// is wrong; other CSV is passed over), sorted by path. A file named directly
+// is always listed. Throws LogError for a missing input.
 std::vector<std::filesystem::path> find_logs(const std::vector<std::filesystem::path>& inputs);
 
 // Exact decimal seconds <-> integer nanoseconds (never through a double).
