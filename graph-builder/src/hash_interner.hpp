@@ -130,7 +130,7 @@ private:
     // power of two.
     void grow() { rehash(slots_.size() * 2); }
     void rehash(std::size_t slots) {
-        slots_ = {};  // first, so that the new table may take its pages
+        Column<Slot>().swap(slots_);  // freed first, so that the new table may take its pages (`slots_ = {}` keeps them)
         slots_.assign(slots, Slot{0, kEmpty});
         const std::size_t mask = slots_.size() - 1;
         const std::size_t n = keys_.size();

@@ -60,6 +60,13 @@ std::string SampleSet::label(SampleIndex s) const {
     return tp.node_name + "/" + tp.tracepoint_name;
 }
 
+// Swapped with empty columns: `input = {}` would pick vector's
+// operator=(initializer_list), which empties a column and keeps its buffer.
+void SampleSet::drop_hash_ids() noexcept {
+    Column<HashId>().swap(input);
+    Column<HashId>().swap(output);
+}
+
 void sort_by_time(SampleSet& samples) {
     if (std::is_sorted(samples.time_ns.begin(), samples.time_ns.end())) return;
     const Column<SampleIndex> order = detail::time_order(samples.time_ns);

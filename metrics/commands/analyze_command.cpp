@@ -59,7 +59,7 @@ int run_analyze(hashtrace::cli::Args& args) {
     timings.mark("checks");
     const auto graph = cli::link_stage(samples, spec, pipeline);
     // Linked: only the HTML report still reads the hash ids (8 bytes a sample).
-    if (!html) samples.input = samples.output = {};
+    if (!html) samples.drop_hash_ids();
     timings.mark("link");
     auto result = metrics::analyze(samples, graph, spec, measure);
     result.warnings = warnings;

@@ -2,6 +2,7 @@
 
 #include "hashtrace/logio/reader.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -138,7 +139,10 @@ StageTimings::StageTimings(bool enabled) : enabled_(enabled) {
 }
 
 void StageTimings::mark(const char* stage) {
-    if (enabled_) marks_.push_back(now(stage));
+    if (!enabled_) return;
+    Mark m = now(stage);
+    m.peak_kib = std::max(m.peak_kib, marks_.back().peak_kib);
+    marks_.push_back(m);
 }
 
 StageTimings::Mark StageTimings::now(const char* stage) {
@@ -147,15 +151,22 @@ StageTimings::Mark StageTimings::now(const char* stage) {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
     rusage usage;
     getrusage(RUSAGE_SELF, &usage);
-    return {stage, wall.tv_sec + wall.tv_nsec * 1e-9, cpu.tv_sec + cpu.tv_nsec * 1e-9, usage.ru_maxrss};
+    long size_pages = 0, resident_pages = 0;
+    if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(statm, "%ld %ld", &size_pages, &resident_pages) != 2) resident_pages = 0;
+        std::fclose(statm);
+    }
+    const long held_kib = resident_pages * (sysconf(_SC_PAGESIZE) / 1024);
+    // The kernel updates the high-water mark lazily: it may trail what is resident now.
+    return {stage, wall.tv_sec + wall.tv_nsec * 1e-9, cpu.tv_sec + cpu.tv_nsec * 1e-9, std::max(usage.ru_maxrss, held_kib), held_kib};
 }
 
 void StageTimings::print() const {
     if (marks_.size() < 2) return;
-    std::fprintf(stderr, "%-10s %9s %9s %12s\n", "stage", "wall ms", "cpu ms", "peak MiB");
+    std::fprintf(stderr, "%-10s %9s %9s %12s %12s\n", "stage", "wall ms", "cpu ms", "peak MiB", "held MiB");
     for (std::size_t i = 1; i < marks_.size(); ++i)
-        std::fprintf(stderr, "%-10s %9.1f %9.1f %12.1f\n", marks_[i].stage, (marks_[i].wall_s - marks_[i - 1].wall_s) * 1e3,
-                     (marks_[i].cpu_s - marks_[i - 1].cpu_s) * 1e3, marks_[i].peak_kib / 1024.0);
+        std::fprintf(stderr, "%-10s %9.1f %9.1f %12.1f %12.1f\n", marks_[i].stage, (marks_[i].wall_s - marks_[i - 1].wall_s) * 1e3,
+                     (marks_[i].cpu_s - marks_[i - 1].cpu_s) * 1e3, marks_[i].peak_kib / 1024.0, marks_[i].held_kib / 1024.0);
     std::fprintf(stderr, "%-10s %9.1f %9.1f %12.1f\n", "total", (marks_.back().wall_s - marks_.front().wall_s) * 1e3,
                  (marks_.back().cpu_s - marks_.front().cpu_s) * 1e3, marks_.back().peak_kib / 1024.0);
 }

@@ -43,8 +43,9 @@ void report_input_health(const graph::SampleSet& samples);
 
 // --timings: where a large run's time and memory go, without a profiler.
 // mark() ends a stage; print() writes each stage's wall time, CPU time (all
-// threads: CPU / wall shows how well it used the cores) and the process's
-// peak resident memory so far to stderr.
+// threads: CPU / wall shows how well it used the cores), the process's peak
+// resident memory so far and what is still resident when the stage ends
+// (the peak less that is what the stage held only for a while) to stderr.
 class StageTimings {
 public:
     explicit StageTimings(bool enabled);
@@ -56,6 +57,7 @@ private:
         const char* stage;
         double wall_s, cpu_s;
         long peak_kib;
+        long held_kib;
     };
     static Mark now(const char* stage);
     bool enabled_;

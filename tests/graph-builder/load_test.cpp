@@ -203,5 +203,23 @@ TEST(Load, MixedFormatsFromDisk) {
     EXPECT_EQ(s.output[0], s.input[1]);
 }
 
+// analyze frees the hash ids once linked (32 MB of a 4M-sample run): their
+// buffers must really go, not only their elements, and nothing else with them.
+TEST(Load, DroppedHashIdsGiveBackTheirBuffers) {
+    SampleSet s;
+    constexpr std::size_t n = 1 << 20;  // 4 MiB a column: pooled pages
+    s.time_ns.assign(n, 7);
+    s.input.assign(n, 1);
+    s.output.assign(n, 2);
+    s.tracepoint.assign(n, 0);
+    s.thread.assign(n, kNoThread);
+    s.drop_hash_ids();
+    EXPECT_EQ(s.input.capacity(), 0u);
+    EXPECT_EQ(s.output.capacity(), 0u);
+    ASSERT_EQ(s.size(), n);
+    EXPECT_EQ(s.time_ns[n - 1], 7);
+    EXPECT_EQ(s.thread[n - 1], kNoThread);
+}
+
 }  // namespace
 }  // namespace hashtrace::graph

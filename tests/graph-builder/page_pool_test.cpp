@@ -208,7 +208,8 @@ TEST(Column, LargeBuffersComeFromThePoolSmallOnesFromTheHeap) {
     Column<std::uint32_t> small(10, 3u);
     EXPECT_EQ(small, Column<std::uint32_t>(10, 3u));
     large.assign(kMiB, 0xFFFFFFFFu);
-    large = {};
+    Column<std::uint32_t>().swap(large);  // freed (`large = {}` would keep the buffer)
+    EXPECT_EQ(large.capacity(), 0u);
     Column<std::uint32_t> zeros(kMiB, 0u);  // maybe on the pages just freed: a value is still a value
     EXPECT_TRUE(std::all_of(zeros.begin(), zeros.end(), [](std::uint32_t v) { return v == 0; }));
     zeros.resize(2 * kMiB, 5u);

@@ -109,7 +109,7 @@ TEST_F(Cli, TimingsListEveryStageOnlyWhenAsked) {
     const auto timed = run("analyze " + path("run1") + " --spec " + path("spec.toml") + " --timings");
     ASSERT_EQ(timed.status, 0) << timed.output;
     EXPECT_NE(timed.output.find("M5 force to receive"), std::string::npos) << timed.output;
-    const auto header = timed.output.find("stage        wall ms    cpu ms     peak MiB\n");
+    const auto header = timed.output.find("stage        wall ms    cpu ms     peak MiB     held MiB\n");
     ASSERT_NE(header, std::string::npos) << timed.output;
     std::istringstream rows(timed.output.substr(header));
     std::string line, stage;
@@ -117,12 +117,17 @@ TEST_F(Cli, TimingsListEveryStageOnlyWhenAsked) {
     std::vector<std::string> stages;
     while (stages.empty() || stages.back() != "total") {  // stdout's table may follow
         ASSERT_TRUE(std::getline(rows, line)) << timed.output;
-        double wall = -1, cpu = -1, peak = -1;
+        double wall = -1, cpu = -1, peak = -1, held = -1;
         std::istringstream fields(line);
         ASSERT_TRUE(fields >> stage >> wall >> cpu >> peak) << line;
         EXPECT_GE(wall, 0) << line;
         EXPECT_GE(cpu, 0) << line;
         EXPECT_GT(peak, 0) << line;
+        if (stage != "total") {  // what a stage left resident: never above the peak so far
+            ASSERT_TRUE(fields >> held) << line;
+            EXPECT_GT(held, 0) << line;
+            EXPECT_LE(held, peak) << line;
+        }
         stages.push_back(stage);
     }
     EXPECT_EQ(stages, (std::vector<std::string>{"load", "checks", "link", "metrics", "output", "total"}));

@@ -91,6 +91,9 @@ struct SampleSet {
     const Tracepoint& tracepoint_of(SampleIndex s) const { return tracepoints[tracepoint[s]]; }
     // "Node/tracepoint" of a sample, for messages.
     std::string label(SampleIndex s) const;
+    // Frees the input and output columns (8 bytes a sample), for a caller
+    // done with them: linking reads them, the metrics do not.
+    void drop_hash_ids() noexcept;
 };
 
 // t_to - t_from without undefined behaviour on absurd inputs: wraps (as
