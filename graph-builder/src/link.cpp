@@ -33,7 +33,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -497,14 +499,36 @@ void place_edges(std::span<const Edge> edges, Graph& g) {
 
 }  // namespace
 
-Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& options) {
+// What join() hands to place(): the graph with its degree counts (in the
+// offset columns), the workers' edge lists, and where each unit's edges lie.
+struct JoinedEdges::Lists {
+    Graph graph;
+    std::vector<LinkRange> ranges;
+    std::vector<WorkerEdges> edges_of_worker;
+    std::size_t samples = 0;
+    unsigned threads = 1;
+    std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+JoinedEdges::JoinedEdges() = default;
+JoinedEdges::JoinedEdges(JoinedEdges&&) noexcept = default;
+JoinedEdges& JoinedEdges::operator=(JoinedEdges&&) noexcept = default;
+JoinedEdges::~JoinedEdges() = default;
+
+JoinedEdges join(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& options) {
     // A negative tolerance would demand producers strictly before their
     // consumers by some margin: not what SPEC 4's tolerance means (and the
     // join's limit arithmetic assumes >= 0).
     if (options.tolerance_ns < 0) throw std::invalid_argument("link: tolerance_ns must be >= 0, not " + std::to_string(options.tolerance_ns));
     const unsigned threads = std::clamp<unsigned>(options.threads ? options.threads : std::thread::hardware_concurrency(), 1, 64);
     const std::size_t n = s.size();
-    Graph g;
+    JoinedEdges joined;
+    joined.lists = std::make_unique<JoinedEdges::Lists>();
+    JoinedEdges::Lists& out = *joined.lists;
+    out.samples = n;
+    out.threads = threads;
+    out.progress = options.progress;
+    Graph& g = out.graph;
     // Degrees are counted into the offset columns (each sample written by the
     // one unit owning its hash, or left 0), later turned into row ends; the
     // last entry stays the total. Each counting task also zeroes one of them,
@@ -518,28 +542,32 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     });
     const JoinPlan plan = plan_join(s, counts, threads);
     const std::size_t units = plan.units.size();
-    std::vector<LinkRange> ranges(units);
+    out.ranges.resize(units);
     // Each worker's first list has room for its share of one edge per
     // consumer and an eighth more (the workers take units as they finish, so
     // their shares differ a little); a later one for at least 1/16 of that.
     const std::size_t workers = std::min<std::size_t>(threads, units), consumers = plan.consumer_offset.back();
     const std::size_t first_room = consumers / std::max<std::size_t>(workers, 1) + consumers / 8;
-    std::vector<WorkerEdges> edges_of_worker(workers, WorkerEdges(first_room, first_room / 16));
-    {
-        const detail::PairTable pairs(s, spec);
-        std::vector<Gathered> records(workers);
-        std::atomic<std::uint64_t> done{0}, edges_found{0};
-        parallel_for(units, threads, [&](std::size_t k, unsigned w) {
-            const JoinUnit& unit = plan.units[k];
-            const auto [edges, list] = edges_of_worker[w].for_unit(plan.consumer_offset[unit.last_hash] - plan.consumer_offset[unit.first_hash]);
-            ranges[k].worker = w;
-            ranges[k].list = list;
-            link_unit(s, plan, pairs, options, unit, records[w], edges, ranges[k], g.out_offset.data(), g.in_offset.data(), done,
-                      edges_found, w == 0);
-        });
-    }
+    out.edges_of_worker.assign(workers, WorkerEdges(first_room, first_room / 16));
+    const detail::PairTable pairs(s, spec);
+    std::vector<Gathered> records(workers);
+    std::atomic<std::uint64_t> done{0}, edges_found{0};
+    parallel_for(units, threads, [&](std::size_t k, unsigned w) {
+        const JoinUnit& unit = plan.units[k];
+        const auto [edges, list] = out.edges_of_worker[w].for_unit(plan.consumer_offset[unit.last_hash] - plan.consumer_offset[unit.first_hash]);
+        out.ranges[k].worker = w;
+        out.ranges[k].list = list;
+        link_unit(s, plan, pairs, options, unit, records[w], edges, out.ranges[k], g.out_offset.data(), g.in_offset.data(), done,
+                  edges_found, w == 0);
+    });
+    return joined;
+}
+
+Graph place(JoinedEdges joined) {
+    JoinedEdges::Lists& in = *joined.lists;
+    Graph& g = in.graph;
     std::size_t total = 0;
-    for (const LinkRange& r : ranges) {
+    for (const LinkRange& r : in.ranges) {
         total += r.end - r.begin;
         g.unlinked_inputs += r.unlinked;
         g.unconsumed_outputs += r.unconsumed;
@@ -548,14 +576,16 @@ Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& opti
     // The edge columns are not filled first: placement writes every slot.
     g.edges.resize(total);
     g.in_edges.resize(total);
-    parallel_for(2, threads, [&](std::size_t k, unsigned) { row_ends(k == 0 ? g.out_offset : g.in_offset); });
-    parallel_for(units, threads, [&](std::size_t k, unsigned) {
-        const LinkRange& r = ranges[k];
-        const Column<Edge>& list = edges_of_worker[r.worker].list(r.list);
+    parallel_for(2, in.threads, [&](std::size_t k, unsigned) { row_ends(k == 0 ? g.out_offset : g.in_offset); });
+    parallel_for(in.ranges.size(), in.threads, [&](std::size_t k, unsigned) {
+        const LinkRange& r = in.ranges[k];
+        const Column<Edge>& list = in.edges_of_worker[r.worker].list(r.list);
         place_edges({list.data() + r.begin, list.data() + r.end}, g);
     });
-    if (options.progress) options.progress(n, g.edges.size());
-    return g;
+    if (in.progress) in.progress(in.samples, g.edges.size());
+    return std::move(g);
 }
+
+Graph link(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& options) { return place(join(s, spec, options)); }
 
 }  // namespace hashtrace::graph

@@ -57,9 +57,8 @@ int run_analyze(hashtrace::cli::Args& args) {
     if (clock_correct) graph::correct_times(samples, clocksync::time_correction(clocks));
     const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
     timings.mark("checks");
-    const auto graph = cli::link_stage(samples, spec, pipeline);
-    // Linked: only the HTML report still reads the hash ids (8 bytes a sample).
-    if (!html) samples.drop_hash_ids();
+    // Only the HTML report reads the hash ids after linking (8 bytes a sample).
+    const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/html.has_value());
     timings.mark("link");
     auto result = metrics::analyze(samples, graph, spec, measure);
     result.warnings = warnings;

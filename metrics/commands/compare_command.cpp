@@ -43,12 +43,12 @@ int run_compare(hashtrace::cli::Args& args) {
     measure.threads = pipeline.threads;
     std::vector<metrics::NamedRun> runs;
     for (const auto& run : runs_in) {
-        const auto samples = cli::load_stage({run}, pipeline);
+        auto samples = cli::load_stage({run}, pipeline);
         timings.mark("load");
         cli::report_input_health(samples);
         const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
         for (const auto& w : warnings) std::fprintf(stderr, "warning: %s: %s\n", run.c_str(), w.c_str());
-        const auto graph = cli::link_stage(samples, spec, pipeline);
+        const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/false);
         timings.mark("link");
         auto name = std::filesystem::path(run).filename().string();
         if (name.empty()) name = std::filesystem::path(run).parent_path().filename().string();

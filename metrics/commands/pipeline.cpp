@@ -110,7 +110,7 @@ std::vector<std::string> check_spec_stage(const graph::AnalysisSpec& spec, const
     return warnings;
 }
 
-graph::Graph link_stage(const graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options) {
+graph::Graph link_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options, bool keep_hash_ids) {
     ProgressLine line(options.progress);
     graph::LinkOptions link;
     link.tolerance_ns = std::llround(options.tolerance_ms * 1e6);
@@ -119,7 +119,9 @@ graph::Graph link_stage(const graph::SampleSet& samples, const graph::AnalysisSp
     link.progress = [&](std::uint64_t done, std::uint64_t edges) {
         line.show("linking: %llu/%zu samples, %llu edges", (unsigned long long)done, samples.size(), (unsigned long long)edges);
     };
-    return graph::link(samples, spec, link);
+    auto joined = graph::join(samples, spec, link);
+    if (!keep_hash_ids) samples.drop_hash_ids();
+    return graph::place(std::move(joined));
 }
 
 void report_input_health(const graph::SampleSet& samples) {

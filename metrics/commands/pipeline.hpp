@@ -4,7 +4,7 @@
 //   PipelineOptions o = read_pipeline_options(args);    // --spec, --tolerance-ms, ...
 //   auto samples = load_stage(inputs, o);               // disk, progress on a TTY
 //   // issue 5 (--clock-correct) plugs in here: graph::correct_times(samples, ...)
-//   auto graph = link_stage(samples, spec, o);
+//   auto graph = link_stage(samples, spec, o, keep_hash_ids);
 #pragma once
 
 #include "args.hpp"
@@ -36,7 +36,10 @@ graph::SampleSet load_stage(const std::vector<std::string>& inputs, const Pipeli
 // Selectors matching nothing are an error naming the spec's file and line;
 // with --lenient they are returned as warnings instead.
 std::vector<std::string> check_spec_stage(const graph::AnalysisSpec& spec, const graph::SampleSet& samples, const PipelineOptions& options);
-graph::Graph link_stage(const graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options);
+// Links the samples. Unless keep_hash_ids (routes, exports and the HTML
+// report read them later), frees their hash-id columns as soon as the join
+// has read them, before the graph's rows are laid out (graph::join/place).
+graph::Graph link_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options, bool keep_hash_ids);
 
 // Bad records skipped and torn tails, one line per file, for stderr.
 void report_input_health(const graph::SampleSet& samples);

@@ -57,7 +57,7 @@ int run_export(hashtrace::cli::Args& args) {
     cli::report_input_health(samples);
     if (clock_correct) graph::correct_times(samples, clocksync::time_correction(clocksync::load_clock_analysis(samples)));
     for (const auto& warning : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
-    const auto graph = cli::link_stage(samples, spec, pipeline);
+    const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/true);
     timings.mark("link");
     const auto model = report::build_trace_model(samples, graph, std::llround(slice_us * 1000));
     timings.mark("model");

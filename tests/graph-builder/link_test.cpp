@@ -332,6 +332,36 @@ TEST(Link, ParallelLinkingEqualsSerial) {
     EXPECT_EQ(g1.unlinked_inputs, g2.unlinked_inputs);
 }
 
+// analyze links in two steps and frees the hash ids in between: place()
+// must give link()'s graph from the join's lists alone, on one thread or two.
+TEST(Link, PlacingAfterTheHashIdsAreDroppedGivesLinksGraph) {
+    CsvLog a, b;
+    for (int k = 0; k < 60000; ++k) {
+        a.row("A", "1", "Send", 100 + k * 1e-5, "", "c" + std::to_string(k % 1000), k % 3);
+        b.row("B", "2", "Recv", 100.000005 + k * 1e-5, "c" + std::to_string(k % 1000), "m" + std::to_string(k), 0);
+        b.row("B", "2", "Use", 100.000007 + k * 1e-5, "m" + std::to_string(k), "", 1);
+    }
+    b.row("B", "2", "Recv", 101, "never-sent", "");
+    for (unsigned threads : {1u, 2u}) {
+        auto s = load({{"a.csv", a.text()}, {"b.csv", b.text()}});
+        LinkOptions options;
+        options.threads = threads;
+        const Graph whole = link(s, {}, options);
+        JoinedEdges joined = join(s, {}, options);
+        s.drop_hash_ids();
+        const Graph placed = place(std::move(joined));
+        EXPECT_EQ(whole.edges.size(), 120000u);
+        ASSERT_EQ(placed.edges.size(), whole.edges.size());
+        for (std::size_t i = 0; i < whole.edges.size(); ++i)
+            ASSERT_EQ(std::pair(placed.edges[i].from, placed.edges[i].to), std::pair(whole.edges[i].from, whole.edges[i].to));
+        EXPECT_TRUE(std::equal(placed.out_offset.begin(), placed.out_offset.end(), whole.out_offset.begin(), whole.out_offset.end()));
+        EXPECT_TRUE(std::equal(placed.in_offset.begin(), placed.in_offset.end(), whole.in_offset.begin(), whole.in_offset.end()));
+        EXPECT_TRUE(std::equal(placed.in_edges.begin(), placed.in_edges.end(), whole.in_edges.begin(), whole.in_edges.end()));
+        EXPECT_EQ(placed.unlinked_inputs, 1u);
+        EXPECT_EQ(placed.unconsumed_outputs, whole.unconsumed_outputs);
+    }
+}
+
 // The partitioned join on a random run large enough to be split (>= 100k
 // samples), against SPEC 4 checked directly for a sample of consumers: per
 // source, the latest producer with the consumer's hash at or before its time
