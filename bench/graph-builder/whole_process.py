@@ -2,7 +2,7 @@
 """`hashtrace analyze` as a user runs it, timed as a whole process against the
 issue's goals (docs/benchmarks.md, "Graph builder and metrics").
 
-usage: whole_process.py HASHTRACE [--against OTHER] [--runs N] [--cases binary,csv,threads1]
+usage: whole_process.py HASHTRACE [--against OTHER] [--runs N] [--cases binary,csv,threads1] [--pause S]
 
 Runs each case N times on the 4M-sample datasets (made by generate_dataset,
 beside HASHTRACE's build, into $TMPDIR/hashtrace-bench-graph when missing) and
@@ -10,7 +10,11 @@ prints every run (wall, CPU = user + sys of all threads, peak RSS) and a
 summary per case: median and range, samples a second, bytes a sample at peak,
 and how many runs met the wall-time goal. With --against, the OTHER
 executable (say, a build of an earlier commit) runs alternately with
-HASHTRACE, run for run, so that both see the same host.
+HASHTRACE, run for run, so that both see the same host. With --pause, each
+run waits S seconds first: on a virtual machine whose host takes freed guest
+memory back (virtio-balloon free page reporting, ~2 s after it is freed), a
+run then starts on memory the host must fault in again, as a lone run does;
+back to back, a run mostly reuses the pages the previous one freed.
 """
 import argparse
 import os
@@ -62,6 +66,7 @@ def main():
     ap.add_argument("--against")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--cases", default="binary,csv,threads1")
+    ap.add_argument("--pause", type=float, default=0, help="seconds to wait before each run")
     args = ap.parse_args()
     programs = [("this", args.hashtrace)] + ([("against", args.against)] if args.against else [])
     for case in args.cases.split(","):
@@ -70,6 +75,7 @@ def main():
         runs = {name: [] for name, _ in programs}
         for i in range(args.runs):
             for name, exe in programs if i % 2 == 0 else reversed(programs):
+                time.sleep(args.pause)
                 wall, cpu, peak, samples = timed(exe, d, extra)
                 runs[name].append((wall, cpu, peak, samples))
                 print(f"{case:8} {name:7} run {i + 1:2}: wall {wall:.3f} s  cpu {cpu:.3f} s  peak {peak / 1e6:.1f} MB", flush=True)
