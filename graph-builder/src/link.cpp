@@ -505,7 +505,6 @@ struct JoinedEdges::Lists {
     Graph graph;
     std::vector<LinkRange> ranges;
     std::vector<WorkerEdges> edges_of_worker;
-    std::size_t samples = 0;
     unsigned threads = 1;
     std::function<void(std::uint64_t, std::uint64_t)> progress;
 };
@@ -525,7 +524,6 @@ JoinedEdges join(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions
     JoinedEdges joined;
     joined.lists = std::make_unique<JoinedEdges::Lists>();
     JoinedEdges::Lists& out = *joined.lists;
-    out.samples = n;
     out.threads = threads;
     out.progress = options.progress;
     Graph& g = out.graph;
@@ -582,7 +580,7 @@ Graph place(JoinedEdges joined) {
         const Column<Edge>& list = in.edges_of_worker[r.worker].list(r.list);
         place_edges({list.data() + r.begin, list.data() + r.end}, g);
     });
-    if (in.progress) in.progress(in.samples, g.edges.size());
+    if (in.progress) in.progress(g.out_offset.size() - 1, g.edges.size());  // every sample
     return std::move(g);
 }
 

@@ -20,12 +20,11 @@ bool looks_like_sample_csv(const std::filesystem::path& p) {
     std::getline(f, header);
     std::string_view rest = header;
     if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
+    const auto required_begin = parsers::kCsvColumnNames.begin(), required_end = required_begin + parsers::kRequiredCsvColumns;
     int named = 0;
     for (;;) {
         const std::size_t comma = rest.find(',');
-        const std::string_view field = rest.substr(0, comma);
-        const auto required = parsers::kCsvColumnNames.begin() + parsers::kRequiredCsvColumns;
-        named += std::find(parsers::kCsvColumnNames.begin(), required, field) != required;
+        named += std::find(required_begin, required_end, rest.substr(0, comma)) != required_end;
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);
     }
