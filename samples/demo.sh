@@ -65,7 +65,7 @@ if [ "$build" = 1 ]; then
     { cat "$build_dir/demo-configure.log" >&2; exit 1; }
   cmake --build "$build_dir" -j"$(nproc)" --target hashtrace hashtrace-sample hashtrace-sample-notrace
 fi
-hashtrace=$build_dir/cli/hashtrace
+hashtrace=$build_dir/app/hashtrace
 export SAMPLE_BIN_DIR=$build_dir/samples/node
 spec=$here/spec.toml
 

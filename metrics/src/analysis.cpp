@@ -5,7 +5,7 @@
 #include "hashtrace/metrics/analysis.hpp"
 
 #include "edge_metrics.hpp"
-#include "reach.hpp"
+#include "hashtrace/metrics/reach.hpp"
 
 #include <algorithm>
 #include <atomic>

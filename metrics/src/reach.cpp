@@ -1,4 +1,4 @@
-#include "reach.hpp"
+#include "hashtrace/metrics/reach.hpp"
 
 #include "frontier.hpp"
 

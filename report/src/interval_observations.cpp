@@ -4,7 +4,7 @@
 // agree by construction; report_build_test checks it against analyze().
 #include "hashtrace/report/build.hpp"
 
-#include "reach.hpp"  // metrics/src: not a public header yet (see docs/report.md)
+#include "hashtrace/metrics/reach.hpp"
 
 #include <algorithm>
 #include <map>

@@ -2,7 +2,7 @@
 // the first argument (haptics, physics, render, router); see options.cpp and
 // docs/samples.md. Built twice: hashtrace-sample (traced) and
 // hashtrace-sample-notrace (-DHASHTRACE_DISABLE), the overhead baseline.
-#include "args.hpp"
+#include "hashtrace/args/args.hpp"
 #include "loop_body.hpp"
 
 #include <hashtrace/hashtrace.hpp>

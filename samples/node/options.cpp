@@ -1,6 +1,6 @@
 #include "options.hpp"
 
-#include "args.hpp"
+#include "hashtrace/args/args.hpp"
 
 namespace hashtrace::samples {
 

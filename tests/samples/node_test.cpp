@@ -4,7 +4,7 @@
 #include "run_stats.hpp"
 #include "scene.hpp"
 
-#include "args.hpp"
+#include "hashtrace/args/args.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // `hashtrace analyze`: logs of a run -> causality graph -> the paper's metrics.
 #include "command.hpp"
-#include "hashtrace/clocksync/clock_analysis.hpp"
+#include "hashtrace/clock_analysis/clock_analysis.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/metrics/render.hpp"
 #include "html_report_option.hpp"

@@ -1,7 +1,7 @@
 // Clock records in the analysis, end to end through the graph loader: two
 // nodes in two directories, one the PTP reference, one free-running 2 ms
 // ahead and drifting 10 us/s.
-#include "hashtrace/clocksync/clock_analysis.hpp"
+#include "hashtrace/clock_analysis/clock_analysis.hpp"
 #include "hashtrace/clocksync/subprocess.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"

@@ -1,5 +1,5 @@
 // hashtrace: one CLI in front of every tool. Subcommands register themselves
-// (cli/command.hpp); this file only finds and runs them.
+// (command.hpp); this file only finds and runs them.
 #include "command.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // `hashtrace collect video` and `collect simulate` in `hashtrace`: they run in
 // the companion `hashtrace-video`, so that OpenCV's libraries load only for
-// them (cli/CMakeLists.txt).
+// them (app/CMakeLists.txt).
 #include "command.hpp"
 #include "video_commands.hpp"
 

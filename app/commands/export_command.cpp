@@ -2,7 +2,7 @@
 // (Chrome JSON trace events, Perfetto protobuf). docs/report.md shows how to
 // open them.
 #include "command.hpp"
-#include "hashtrace/clocksync/clock_analysis.hpp"
+#include "hashtrace/clock_analysis/clock_analysis.hpp"
 #include "hashtrace/report/build.hpp"
 #include "hashtrace/report/trace_export.hpp"
 #include "pipeline.hpp"

@@ -1,4 +1,4 @@
-// cli/args.hpp - the command-line arguments of one subcommand.
+// hashtrace/args/args.hpp - the command-line arguments of one subcommand.
 //
 //   auto json = args.option("--json");            // std::optional<std::string>
 //   bool lenient = args.flag("--lenient");

@@ -1,16 +1,16 @@
-// cli/command.hpp - how a tool becomes a `hashtrace` subcommand.
+// command.hpp - how a command becomes a `hashtrace` subcommand.
 //
-// Each tool's directory adds a source file to the `hashtrace` executable
-// (target_sources(hashtrace PRIVATE ...)) that registers itself:
+// Each command is one source file in app/commands/, listed in app/CMakeLists.txt,
+// that registers itself:
 //
 //   static int run_analyze(hashtrace::cli::Args& args) { ... return 0; }
 //   HASHTRACE_COMMAND("analyze", "link logs into a causality graph and print metrics", run_analyze);
 //
 // Names may have two words ("clock ptp", "collect video"); the longest match
-// wins. So the CLI has no list to edit when a tool is added.
+// wins. So main() has no list to edit when a command is added.
 #pragma once
 
-#include "args.hpp"
+#include "hashtrace/args/args.hpp"
 
 #include <string_view>
 #include <vector>
@@ -28,7 +28,7 @@ struct Command {
 std::vector<Command>& registry();
 
 // Runs this command in `executable`, a companion program installed next to
-// `hashtrace` (see cli/CMakeLists.txt), with the same arguments; returns its
+// `hashtrace` (see app/CMakeLists.txt), with the same arguments; returns its
 // exit status (the process is replaced: it only returns on failure to start).
 int run_in_companion(const char* executable, const Args& args);
 

@@ -7,7 +7,7 @@
 //   if (html) hashtrace::cli::write_html_report(*html, samples, graph, spec, result);
 #pragma once
 
-#include "args.hpp"
+#include "hashtrace/args/args.hpp"
 #include "hashtrace/report/build.hpp"
 
 #include <optional>

@@ -1,4 +1,4 @@
-// hashtrace/clocksync/clock_analysis.hpp - clock records in `hashtrace analyze`.
+// hashtrace/clock_analysis/clock_analysis.hpp - clock records in `hashtrace analyze`.
 //
 //   auto samples = load_stage(...);
 //   auto clocks = hashtrace::clocksync::load_clock_analysis(samples);       // clock files next to the logs

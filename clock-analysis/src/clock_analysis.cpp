@@ -1,4 +1,4 @@
-#include "hashtrace/clocksync/clock_analysis.hpp"
+#include "hashtrace/clock_analysis/clock_analysis.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "args.hpp"
+#include "hashtrace/args/args.hpp"
 
 #include <cerrno>
 #include <cstdlib>

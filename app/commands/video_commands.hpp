@@ -1,4 +1,4 @@
-// collectors/cli/video_commands.hpp - the names and summaries of the commands
+// video_commands.hpp - the names and summaries of the commands
 // that run in `hashtrace-video`, shared by their implementations there and the
 // forwarders that list and start them from `hashtrace` (video_commands.cpp).
 #pragma once

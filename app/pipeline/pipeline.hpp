@@ -7,7 +7,7 @@
 //   auto graph = link_stage(samples, spec, o, keep_hash_ids);
 #pragma once
 
-#include "args.hpp"
+#include "hashtrace/args/args.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
 #include "hashtrace/graph/spec.hpp"

@@ -1,4 +1,4 @@
-// reach.hpp - earliest reachable target samples, for every sample at once.
+// hashtrace/metrics/reach.hpp - earliest reachable target samples, for every sample at once.
 //
 // Intervals (M4/M5) and the node latency matrix both ask "from sample v,
 // following edges downstream, what is the earliest sample of target set T?".

@@ -3,7 +3,7 @@
 // stopped and the last record is whole).
 #pragma once
 
-#include "args.hpp"
+#include "hashtrace/args/args.hpp"
 
 #include <chrono>
 #include <filesystem>
