@@ -17,9 +17,10 @@ namespace {
 constexpr const char* kUsage =
     "usage: hashtrace compare RUN_A RUN_B [RUN_C ...] [--spec FILE] [--markdown FILE] [options]\n"
     "  Each RUN is a directory of logs (or a log file) of one configuration, analysed with the same\n"
-    "  spec. Prints mean and sd per metric and run, marks the best run (*), and tests whether the\n"
+    "  spec. Prints mean and sd per metric and run, names the best run, and tests whether the\n"
     "  runs differ: Welch's t-test for two runs, one-way ANOVA for more (p-values; M8 and M12 are\n"
-    "  one number per run and are not tested).\n"
+    "  one number per run and are not tested), and gives each run's difference of means from the\n"
+    "  first run with its 95% confidence interval (the effect size beside the p-value).\n"
     "  --markdown FILE      write the comparison as a Markdown table\n"
     "  --html FILE          write the runs' metric and interval tables side by side as an HTML page\n";
 

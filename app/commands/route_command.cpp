@@ -64,7 +64,15 @@ int run_route(hashtrace::cli::Args& args) {
             after_ns = relative ? after_ns + t : t;
         }
         const auto found = graph::find_sample(samples, selector, after_ns);
-        if (!found) throw std::runtime_error("no sample of " + *from + " at or after the given time");
+        if (!found) {
+            // Say what the run covers, so a time past its end is seen as such.
+            const std::int64_t first = samples.size() ? samples.time_ns.front() : 0;
+            const std::int64_t last = samples.size() ? samples.time_ns.back() : 0;
+            char span[128];
+            std::snprintf(span, sizeof span, "the run lasts %.3f s and --after is at +%.3f s",
+                          double(graph::elapsed_ns(first, last)) / 1e9, double(graph::elapsed_ns(first, after_ns)) / 1e9);
+            throw std::runtime_error("no sample of " + *from + " at or after the given time: " + span);
+        }
         origin = *found;
     } else {
         if (static_cast<unsigned long long>(sample) >= samples.size())

@@ -1,4 +1,6 @@
-// compare: one row per metric, one column per run; the best run is the lowest
+// compare: one row per metric, one column per run, then the best run by name
+// (a column of its own, so it is never read as "best sd"), the significance
+// test and each run's difference from the first; the best run is the lowest
 // mean where lower is better (latencies, waiting time) and the highest M12
 // (more time acting on messages than passing them); M3 and M8 have no ideal.
 #include "hashtrace/metrics/compare.hpp"
@@ -22,7 +24,7 @@ Summary single_value(double v) {
 }
 
 void add_tested(Comparison& c, std::string name, std::string unit, Better better, std::span<const NamedRun> runs, auto&& values_of) {
-    ComparedMetric m{std::move(name), std::move(unit), better, {}, std::nullopt, "", std::nullopt};
+    ComparedMetric m{std::move(name), std::move(unit), better, {}, std::nullopt, "", std::nullopt, {}};
     std::vector<std::vector<double>> groups;
     for (const NamedRun& run : runs) {
         const std::vector<double>* values = values_of(run.result);
@@ -41,12 +43,15 @@ void add_tested(Comparison& c, std::string name, std::string unit, Better better
         m.test = "anova";
         m.p_value = one_way_anova(groups);
     }
+    for (const auto& g : groups)
+        m.vs_first.push_back(&g == &groups.front() ? std::nullopt : welch_mean_difference(groups.front(), g));
     c.metrics.push_back(std::move(m));
 }
 
 void add_single(Comparison& c, std::string name, std::string unit, Better better, std::span<const NamedRun> runs, auto&& value_of) {
-    ComparedMetric m{std::move(name), std::move(unit), better, {}, std::nullopt, "", std::nullopt};
+    ComparedMetric m{std::move(name), std::move(unit), better, {}, std::nullopt, "", std::nullopt, {}};
     for (const NamedRun& run : runs) m.per_run.push_back(single_value(value_of(run.result)));
+    m.vs_first.resize(m.per_run.size());
     c.metrics.push_back(std::move(m));
 }
 
@@ -63,6 +68,20 @@ std::string p_text(const ComparedMetric& m) {
     if (m.test.empty()) return "-";
     if (!m.p_value) return m.test + " n/a";
     return m.test + format(" p=%.3g", *m.p_value);
+}
+
+std::string best_text(const Comparison& c, const ComparedMetric& m) { return m.best ? c.runs[*m.best] : "-"; }
+
+// Each later run's difference from the first: "B +1.234 [+1.100, +1.368]".
+std::string difference_text(const Comparison& c, const ComparedMetric& m) {
+    std::string out;
+    for (std::size_t i = 1; i < m.vs_first.size(); ++i) {
+        if (!m.vs_first[i]) continue;
+        const MeanDifference& d = *m.vs_first[i];
+        if (!out.empty()) out += "; ";
+        out += c.runs[i] + format(" %+.3f [%+.3f, %+.3f]", d.difference, d.low, d.high);
+    }
+    return out.empty() ? "-" : out;
 }
 
 }  // namespace
@@ -97,19 +116,18 @@ Comparison compare(std::span<const NamedRun> runs) {
 }
 
 std::string render_comparison_table(const Comparison& c) {
-    std::string out = format("%-36s", "metric (mean sd; * = best)");
-    for (const auto& run : c.runs) out += format(" %22.22s", run.c_str());
-    out += "  significance\n";
+    std::string out = format("%-36s", "metric (mean sd)");
+    for (const auto& run : c.runs) out += format(" %21.21s", run.c_str());
+    out += format("  %-12s %-18s %s\n", "best", "significance", ("difference from " + c.runs.front() + " (95% CI)").c_str());
     for (const auto& m : c.metrics) {
         const std::string name = m.unit.empty() ? m.name : m.name + " (" + m.unit + ")";
         out += format("%-36.36s", name.c_str());
-        for (std::size_t i = 0; i < m.per_run.size(); ++i) {
-            const char* mark = m.best == i ? "*" : " ";
-            if (!m.per_run[i]) out += format(" %22s", "-");
-            else if (m.test.empty()) out += format(" %21.4g%s", m.per_run[i]->mean, mark);
-            else out += format(" %10.3f %10.3f%s", m.per_run[i]->mean, m.per_run[i]->sd, mark);
+        for (const auto& run : m.per_run) {
+            if (!run) out += format(" %21s", "-");
+            else if (m.test.empty()) out += format(" %21.4g", run->mean);
+            else out += format(" %10.3f %10.3f", run->mean, run->sd);
         }
-        out += "  " + p_text(m) + "\n";
+        out += format("  %-12.12s %-18s %s\n", best_text(c, m).c_str(), p_text(m).c_str(), difference_text(c, m).c_str());
     }
     return out;
 }
@@ -121,17 +139,12 @@ std::string render_comparison_markdown(const Comparison& c) {
         out += " " + run + " |";
         rule += "---:|";
     }
-    out += " test |\n" + rule + "---|\n";
+    out += " best | test | difference from " + c.runs.front() + " (95% CI) |\n" + rule + "---|---|---|\n";
     for (const auto& m : c.metrics) {
         out += "| " + (m.unit.empty() ? m.name : m.name + " (" + m.unit + ")") + " |";
-        for (std::size_t i = 0; i < m.per_run.size(); ++i) {
-            std::string cell = !m.per_run[i] ? "-"
-                               : m.test.empty() ? format("%.4g", m.per_run[i]->mean)
-                                                : format("%.3f *%.3f*", m.per_run[i]->mean, m.per_run[i]->sd);
-            if (m.best == i) cell = "**" + cell + "**";
-            out += " " + cell + " |";
-        }
-        out += " " + p_text(m) + " |\n";
+        for (const auto& run : m.per_run)
+            out += " " + (!run ? std::string("-") : m.test.empty() ? format("%.4g", run->mean) : format("%.3f (sd %.3f)", run->mean, run->sd)) + " |";
+        out += " " + best_text(c, m) + " | " + p_text(m) + " | " + difference_text(c, m) + " |\n";
     }
     return out;
 }

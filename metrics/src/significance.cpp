@@ -57,16 +57,49 @@ double f_distribution_upper_p(double f, double dof1, double dof2) {
     return regularized_incomplete_beta(dof2 / 2, dof1 / 2, dof2 / (dof2 + dof1 * f));
 }
 
-std::optional<double> welch_t_test(std::span<const double> a, std::span<const double> b) {
+double student_t_two_sided_quantile(double p, double dof) {
+    // The two-sided p falls monotonically in t: bisect on [0, hi] after
+    // doubling hi past the answer (60 halvings reach double precision).
+    double lo = 0, hi = 1;
+    while (student_t_two_sided_p(hi, dof) > p && hi < 1e12) hi *= 2;
+    for (int i = 0; i < 60; ++i) {
+        const double mid = (lo + hi) / 2;
+        (student_t_two_sided_p(mid, dof) > p ? lo : hi) = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+namespace {
+
+struct WelchTerms {
+    double mean_a, mean_b, se, dof;
+};
+
+// Welch's standard error and Welch-Satterthwaite degrees of freedom.
+std::optional<WelchTerms> welch_terms(std::span<const double> a, std::span<const double> b) {
     if (a.size() < 2 || b.size() < 2) return std::nullopt;
     Moments ma, mb;
     for (double x : a) ma.add(x);
     for (double x : b) mb.add(x);
     const double va = ma.sample_variance() / double(a.size()), vb = mb.sample_variance() / double(b.size());
     if (va + vb <= 0) return std::nullopt;
-    const double t = (ma.mean - mb.mean) / std::sqrt(va + vb);
     const double dof = (va + vb) * (va + vb) / (va * va / double(a.size() - 1) + vb * vb / double(b.size() - 1));
-    return student_t_two_sided_p(t, dof);
+    return WelchTerms{ma.mean, mb.mean, std::sqrt(va + vb), dof};
+}
+
+}  // namespace
+
+std::optional<double> welch_t_test(std::span<const double> a, std::span<const double> b) {
+    const auto w = welch_terms(a, b);
+    if (!w) return std::nullopt;
+    return student_t_two_sided_p((w->mean_a - w->mean_b) / w->se, w->dof);
+}
+
+std::optional<MeanDifference> welch_mean_difference(std::span<const double> a, std::span<const double> b) {
+    const auto w = welch_terms(a, b);
+    if (!w) return std::nullopt;
+    const double d = w->mean_b - w->mean_a, half = student_t_two_sided_quantile(0.05, w->dof) * w->se;
+    return MeanDifference{d, d - half, d + half};
 }
 
 std::optional<double> one_way_anova(std::span<const std::vector<double>> groups) {

@@ -153,7 +153,7 @@ TEST_F(Cli, CompareTwoRuns) {
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("run1"), std::string::npos);
     EXPECT_NE(r.output.find("welch p="), std::string::npos) << r.output;
-    EXPECT_NE(slurp(dir / "c.md").find("**"), std::string::npos);  // run1 (1 ms faster) is best
+    EXPECT_NE(slurp(dir / "c.md").find("| run1 | welch p="), std::string::npos) << slurp(dir / "c.md");  // run1 (1 ms faster) is best
 }
 
 TEST_F(Cli, CompareWritesAnHtmlPageWithBothRuns) {
@@ -171,6 +171,22 @@ TEST_F(Cli, RouteTextAndDot) {
     EXPECT_NE(r.output.find("Unity[2]/Receive"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("t=100.050000000"), std::string::npos) << r.output;
     EXPECT_NE(slurp(dir / "r.dot").find("->"), std::string::npos);
+}
+
+// A time past the run's end names the run's length, so the user sees the mistake.
+TEST_F(Cli, RouteAfterTheRunsEndNamesItsLength) {
+    const auto r = run("route " + path("run1") + " --spec " + path("spec.toml") + " --from Chai/Force --after +500");
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("no sample of Chai/Force at or after the given time: the run lasts "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--after is at +500.000 s"), std::string::npos) << r.output;
+}
+
+// Two runs of different means: the comparison gives the difference with its interval.
+TEST_F(Cli, CompareGivesTheDifferenceWithItsInterval) {
+    const auto r = run("compare " + path("run1") + " " + path("run2") + " --spec " + path("spec.toml"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("difference from run1 (95% CI)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("run2 +1.000 ["), std::string::npos) << "run2 is 1 ms slower:\n" << r.output;
 }
 
 }  // namespace

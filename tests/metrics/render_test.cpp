@@ -2,6 +2,7 @@
 #include "hashtrace/metrics/render.hpp"
 
 #include <gtest/gtest.h>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace hashtrace::metrics {
@@ -108,9 +109,24 @@ TEST(Compare, MarksBestAndTests) {
     EXPECT_LT(*e2e->p_value, 1e-6);
     EXPECT_EQ(ratio->best, 1u);
     EXPECT_FALSE(ratio->p_value);
+    // The effect beside the p-value: B and C against A, none for A itself.
+    ASSERT_EQ(e2e->vs_first.size(), 3u);
+    EXPECT_FALSE(e2e->vs_first[0]);
+    ASSERT_TRUE(e2e->vs_first[1] && e2e->vs_first[2]);
+    EXPECT_LT(e2e->vs_first[1]->low, e2e->vs_first[1]->difference);
+    EXPECT_GT(e2e->vs_first[1]->high, e2e->vs_first[1]->difference);
+    EXPECT_FALSE(ratio->vs_first[1]) << "single values have no interval";
     const auto table = render_comparison_table(c);
     EXPECT_NE(table.find("anova p="), std::string::npos) << table;
-    EXPECT_NE(render_comparison_markdown(c).find("**"), std::string::npos);
+    EXPECT_NE(table.find("difference from A (95% CI)"), std::string::npos) << table;
+    char b_vs_a[96];
+    std::snprintf(b_vs_a, sizeof b_vs_a, "B %+.3f [%+.3f, %+.3f]", e2e->vs_first[1]->difference, e2e->vs_first[1]->low,
+                  e2e->vs_first[1]->high);
+    EXPECT_NE(table.find(b_vs_a), std::string::npos) << table;
+    EXPECT_EQ(table.find('*'), std::string::npos) << "the best run is named in its own column, not starred:\n" << table;
+    const auto markdown = render_comparison_markdown(c);
+    EXPECT_NE(markdown.find("| best |"), std::string::npos) << markdown;
+    EXPECT_EQ(markdown.find("**"), std::string::npos) << markdown;
 
     // Two runs: Welch.
     const auto two = compare(std::span(runs).first(2));

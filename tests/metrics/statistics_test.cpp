@@ -208,6 +208,29 @@ TEST(Significance, WelchByHand) {
     EXPECT_FALSE(welch_t_test(std::vector<double>{1, 1}, std::vector<double>{1, 1}));     // no variance
 }
 
+// Closed forms of the two-sided quantile: Cauchy (dof 1) t = tan(pi/2 (1 - p));
+// dof 2: t = sqrt(2 / (p (2 - p)) - 2)... checked through p(t) instead, and the
+// table values t(0.05, 10) = 2.228139 and the normal limit 1.959964.
+TEST(Significance, TwoSidedQuantile) {
+    EXPECT_NEAR(student_t_two_sided_quantile(0.5, 1), 1.0, 1e-9);
+    EXPECT_NEAR(student_t_two_sided_quantile(0.05, 1), std::tan(M_PI / 2 * 0.95), 1e-6);
+    EXPECT_NEAR(student_t_two_sided_quantile(0.05, 10), 2.228139, 1e-6);
+    EXPECT_NEAR(student_t_two_sided_quantile(0.05, 1e7), 1.959964, 1e-5);
+    EXPECT_NEAR(student_t_two_sided_p(student_t_two_sided_quantile(0.01, 4.5), 4.5), 0.01, 1e-12);
+}
+
+// a = {1..5}, b = {3..7}: difference 2, standard error sqrt(2.5/5 + 2.5/5) = 1,
+// Welch dof 8, t(0.05, 8) = 2.306004: the interval is 2 -+ 2.306004.
+TEST(Significance, WelchMeanDifferenceByHand) {
+    const auto d = welch_mean_difference(std::vector<double>{1, 2, 3, 4, 5}, std::vector<double>{3, 4, 5, 6, 7});
+    ASSERT_TRUE(d);
+    EXPECT_DOUBLE_EQ(d->difference, 2);
+    EXPECT_NEAR(d->low, 2 - 2.306004, 1e-6);
+    EXPECT_NEAR(d->high, 2 + 2.306004, 1e-6);
+    EXPECT_FALSE(welch_mean_difference(std::vector<double>{1}, std::vector<double>{4, 5}));
+    EXPECT_FALSE(welch_mean_difference(std::vector<double>{1, 1}, std::vector<double>{1, 1}));
+}
+
 // Groups {1,2,3} {2,3,4} {5,6,7,8}: SSB 39.9, SSW 9, F = 19.95 / (9/7) with
 // dof (2, 7), whose tail is (7 / (7 + 2F))^3.5.
 TEST(Significance, AnovaByHand) {
