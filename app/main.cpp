@@ -1,6 +1,8 @@
 // hashtrace: one CLI in front of every tool. Subcommands register themselves
-// (command.hpp); this file only finds and runs them.
+// (command.hpp); this file finds and runs them, answers --help for them, and
+// fails a run whose standard output did not take everything printed.
 #include "command.hpp"
+#include "output.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -24,13 +26,24 @@ void print_commands() {
         std::printf("  %-20.*s %.*s\n", int(c.name.size()), c.name.data(), int(c.summary.size()), c.summary.data());
 }
 
+// `status`, or 1 when standard output did not take everything printed.
+int after_output(int status, const std::string& who) {
+    try {
+        hashtrace::cli::flush_stdout();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", who.c_str(), e.what());
+        return status == 0 ? 1 : status;
+    }
+    return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     using namespace hashtrace::cli;
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
         print_commands();
-        return argc < 2 ? 2 : 0;
+        return after_output(argc < 2 ? 2 : 0, "hashtrace");
     }
     // Longest match: "clock ptp" before "clock".
     const Command* found = nullptr;
@@ -52,14 +65,18 @@ int main(int argc, char** argv) {
         return 2;
     }
     Args args(std::string(found->name), std::vector<std::string>(argv + 1 + consumed, argv + argc));
+    const std::string who = "hashtrace " + std::string(found->name);
     try {
-        return found->run(args);
+        if (!found->usage.empty() && args.help_requested()) {
+            std::fputs(found->usage.c_str(), stdout);
+            return after_output(0, who);
+        }
+        return after_output(found->run(args), who);
     } catch (const UsageError& e) {
-        std::fprintf(stderr, "hashtrace %s: %s (see hashtrace %s --help)\n", std::string(found->name).c_str(), e.what(),
-                     std::string(found->name).c_str());
+        std::fprintf(stderr, "%s: %s (see %s --help)\n", who.c_str(), e.what(), who.c_str());
         return 2;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "hashtrace %s: %s\n", std::string(found->name).c_str(), e.what());
+        std::fprintf(stderr, "%s: %s\n", who.c_str(), e.what());
         return 1;
     }
 }

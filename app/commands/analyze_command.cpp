@@ -4,10 +4,10 @@
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/metrics/render.hpp"
 #include "html_report_option.hpp"
+#include "output.hpp"
 #include "pipeline.hpp"
 
 #include <cstdio>
-#include <fstream>
 
 namespace {
 
@@ -23,18 +23,8 @@ constexpr const char* kUsage =
     "                       clock-*.htclock records next to the logs (docs/clock-sync.md); those\n"
     "                       records are always reported, with a warning for latencies below the clock error\n";
 
-void write_file(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    if (!out.flush()) throw std::runtime_error(path + ": cannot write");
-}
-
 int run_analyze(hashtrace::cli::Args& args) {
     using namespace hashtrace;
-    if (args.help_requested()) {
-        std::printf("%s%s%s", kUsage, cli::kHtmlOptionsHelp, cli::kPipelineOptionsHelp);
-        return 0;
-    }
     const auto pipeline = cli::read_pipeline_options(args);
     const auto json = args.option("--json");
     const auto markdown = args.option("--markdown");
@@ -66,9 +56,9 @@ int run_analyze(hashtrace::cli::Args& args) {
     timings.mark("metrics");
 
     std::fputs(metrics::render_table(result).c_str(), stdout);
-    if (json) write_file(*json, metrics::render_json(result));
-    if (markdown) write_file(*markdown, metrics::render_markdown(result));
-    if (csv) write_file(*csv, metrics::render_csv(result));
+    if (json) cli::write_file(*json, metrics::render_json(result));
+    if (markdown) cli::write_file(*markdown, metrics::render_markdown(result));
+    if (csv) cli::write_file(*csv, metrics::render_csv(result));
     if (html) cli::write_html_report(*html, samples, graph, spec, result);
     timings.mark("output");
     timings.print();
@@ -77,4 +67,5 @@ int run_analyze(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("analyze", "link logs into a causality graph and print the paper's metrics", run_analyze);
+HASHTRACE_COMMAND("analyze", "link logs into a causality graph and print the paper's metrics", run_analyze,
+                  kUsage, hashtrace::cli::kHtmlOptionsHelp, hashtrace::cli::kPipelineOptionsHelp);

@@ -1,6 +1,7 @@
 // `hashtrace clock pps` (measure, or discipline, the system clock from a PPS
 // signal) and `hashtrace clock pps-led` (drive an LED at each second).
 #include "command.hpp"
+#include "output.hpp"
 #include "run_control.hpp"
 
 #include "hashtrace/clocksync/pps_led.hpp"
@@ -60,10 +61,6 @@ std::pair<std::string, unsigned> parse_gpio(const std::string& text) {
 }
 
 int run_clock_pps(hashtrace::cli::Args& args) {
-    if (args.help_requested()) {
-        std::fputs(kPpsUsage, stdout);
-        return 0;
-    }
     const auto gpio = args.option("--gpio");
     const auto device = args.option("--device");
     const auto replay = args.option("--replay");
@@ -142,7 +139,7 @@ int run_clock_pps(hashtrace::cli::Args& args) {
             ++true_n;
         }
         std::printf("\n");
-        std::fflush(stdout);
+        hashtrace::cli::flush_stdout();
     }, options);
     std::fprintf(stderr, "%llu edges, %llu glitches, %llu steps, %llu timeouts\n", static_cast<unsigned long long>(counts.edges),
                  static_cast<unsigned long long>(counts.glitches), static_cast<unsigned long long>(counts.steps),
@@ -152,10 +149,6 @@ int run_clock_pps(hashtrace::cli::Args& args) {
 }
 
 int run_clock_pps_led(hashtrace::cli::Args& args) {
-    if (args.help_requested()) {
-        std::fputs(kLedUsage, stdout);
-        return 0;
-    }
     const auto gpio = args.option("--gpio");
     const long long pulse_ms = args.integer("--pulse-ms", 100);
     const bool active_low = args.flag("--active-low");
@@ -184,5 +177,5 @@ int run_clock_pps_led(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("clock pps", "measure (or discipline) the clock against a PPS signal (GPIO or /dev/pps)", run_clock_pps);
-HASHTRACE_COMMAND("clock pps-led", "drive a GPIO line high at each second boundary (LED for a camera)", run_clock_pps_led);
+HASHTRACE_COMMAND("clock pps", "measure (or discipline) the clock against a PPS signal (GPIO or /dev/pps)", run_clock_pps, kPpsUsage);
+HASHTRACE_COMMAND("clock pps-led", "drive a GPIO line high at each second boundary (LED for a camera)", run_clock_pps_led, kLedUsage);

@@ -1,6 +1,7 @@
 // `hashtrace clock ptp`: set up linuxptp as grandmaster or follower (or attach
 // to a running ptp4l) and record clock quality into the log directory.
 #include "command.hpp"
+#include "output.hpp"
 #include "run_control.hpp"
 
 #include "hashtrace/clocksync/ptp_session.hpp"
@@ -72,14 +73,10 @@ void print_record(const hc::ClockRecord& r) {
     const auto show = [](const auto& v) { return v ? std::to_string(*v) : std::string("-"); };
     std::printf("%lld %-13s offset_ns %8s path_delay_ns %8s freq_ppb %s\n", static_cast<long long>(r.time_ns),
                 r.state.c_str(), show(r.offset_ns).c_str(), show(r.path_delay_ns).c_str(), show(r.freq_ppb).c_str());
-    std::fflush(stdout);
+    hashtrace::cli::flush_stdout();
 }
 
 int run_clock_ptp(hashtrace::cli::Args& args) {
-    if (args.help_requested()) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
     const bool attach = args.flag("--attach");
     const bool config_only = args.flag("--config-only");
     const hc::PtpSetup setup = setup_from(args, attach);
@@ -133,4 +130,5 @@ int run_clock_ptp(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("clock ptp", "synchronise clocks with linuxptp (grandmaster/follower) and record clock quality", run_clock_ptp);
+HASHTRACE_COMMAND("clock ptp", "synchronise clocks with linuxptp (grandmaster/follower) and record clock quality", run_clock_ptp,
+                  kUsage);

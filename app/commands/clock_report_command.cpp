@@ -18,10 +18,6 @@ constexpr const char* kUsage =
     "  clock was not synchronised. Exit status 1 when a clock's error is unknown.\n";
 
 int run_clock_report(hashtrace::cli::Args& args) {
-    if (args.help_requested()) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
     const auto inputs = args.positionals();
     args.finish();
     if (inputs.empty()) throw hashtrace::cli::UsageError("give log directories or clock files");
@@ -53,4 +49,4 @@ int run_clock_report(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("clock report", "summarise clock-quality records: each clock's sync error over the run", run_clock_report);
+HASHTRACE_COMMAND("clock report", "summarise clock-quality records: each clock's sync error over the run", run_clock_report, kUsage);

@@ -29,10 +29,6 @@ void on_interrupt(int) { interrupted.store(true); }
 int run_collect_photodiode(hashtrace::cli::Args& args) {
     using namespace hashtrace;
     using hashtrace::cli::UsageError;
-    if (args.help_requested()) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
     const auto replay = args.option("--replay");
     const auto chip = args.option("--chip");
     const long long line = args.integer("--line", -1);
@@ -88,4 +84,4 @@ int run_collect_photodiode(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("collect photodiode", "samples from a photodiode watching the display (GPIO edges)", run_collect_photodiode);
+HASHTRACE_COMMAND("collect photodiode", "samples from a photodiode watching the display (GPIO edges)", run_collect_photodiode, kUsage);

@@ -22,10 +22,6 @@ constexpr const char* kUsage =
 
 int run_collect_simulate(hashtrace::cli::Args& args) {
     using namespace hashtrace::collectors;
-    if (args.help_requested()) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
     SimulationConfig c;
     c.duration_s = args.number("--seconds", c.duration_s);
     c.seed = static_cast<std::uint64_t>(args.integer("--seed", static_cast<long long>(c.seed)));
@@ -55,4 +51,4 @@ int run_collect_simulate(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("collect simulate", hashtrace::collectors::cli_support::kCollectSimulateSummary, run_collect_simulate);
+HASHTRACE_COMMAND("collect simulate", hashtrace::collectors::cli_support::kCollectSimulateSummary, run_collect_simulate, kUsage);

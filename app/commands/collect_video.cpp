@@ -35,10 +35,6 @@ int run_collect_video(hashtrace::cli::Args& args) {
     using namespace hashtrace;
     using namespace hashtrace::collectors;
     using hashtrace::cli::UsageError;
-    if (args.help_requested()) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
     const auto camera = args.option("--camera");
     const auto out = args.option("-o");
     const auto roi_qr = args.option("--roi-qr");
@@ -131,4 +127,4 @@ int run_collect_video(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("collect video", hashtrace::collectors::cli_support::kCollectVideoSummary, run_collect_video);
+HASHTRACE_COMMAND("collect video", hashtrace::collectors::cli_support::kCollectVideoSummary, run_collect_video, kUsage);

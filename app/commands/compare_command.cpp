@@ -6,11 +6,12 @@
 #include "hashtrace/metrics/compare.hpp"
 #include "hashtrace/report/build.hpp"
 #include "hashtrace/report/html_report.hpp"
+#include "output.hpp"
 #include "pipeline.hpp"
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <ostream>
 
 namespace {
 
@@ -26,10 +27,6 @@ constexpr const char* kUsage =
 
 int run_compare(hashtrace::cli::Args& args) {
     using namespace hashtrace;
-    if (args.help_requested()) {
-        std::printf("%s%s", kUsage, cli::kPipelineOptionsHelp);
-        return 0;
-    }
     const auto pipeline = cli::read_pipeline_options(args);
     const auto markdown = args.option("--markdown");
     const auto html = args.option("--html");
@@ -58,18 +55,11 @@ int run_compare(hashtrace::cli::Args& args) {
     }
     const auto comparison = metrics::compare(runs);
     std::fputs(metrics::render_comparison_table(comparison).c_str(), stdout);
-    if (markdown) {
-        std::ofstream out(*markdown, std::ios::binary);
-        out << metrics::render_comparison_markdown(comparison);
-        if (!out.flush()) throw std::runtime_error(*markdown + ": cannot write");
-    }
+    if (markdown) cli::write_file(*markdown, metrics::render_comparison_markdown(comparison));
     if (html) {
         std::string title = "hashtrace compare:";
         for (const auto& r : runs) title += " " + r.name;
-        std::ofstream out(*html, std::ios::binary);
-        if (!out) throw std::runtime_error(*html + ": cannot open for writing");
-        report::write_report_html(report::comparison_report(title, runs), out);
-        if (!out.flush()) throw std::runtime_error(*html + ": cannot write");
+        cli::write_file(*html, [&](std::ostream& out) { report::write_report_html(report::comparison_report(title, runs), out); });
     }
     timings.mark("output");
     timings.print();
@@ -78,4 +68,5 @@ int run_compare(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("compare", "compare runs side by side with Welch/ANOVA significance (Table 5)", run_compare);
+HASHTRACE_COMMAND("compare", "compare runs side by side with Welch/ANOVA significance (Table 5)", run_compare,
+                  kUsage, hashtrace::cli::kPipelineOptionsHelp);

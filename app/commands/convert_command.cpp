@@ -15,10 +15,6 @@ constexpr const char* kUsage =
 
 int run_convert(hashtrace::cli::Args& args) {
     using namespace hashtrace;
-    if (args.help_requested()) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
     const auto to = args.option("--to");
     const bool lenient = args.flag("--lenient");
     const auto files = args.positionals();
@@ -48,4 +44,4 @@ int run_convert(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("convert", "rewrite a log in the other format (CSV <-> binary)", run_convert);
+HASHTRACE_COMMAND("convert", "rewrite a log in the other format (CSV <-> binary)", run_convert, kUsage);

@@ -5,11 +5,12 @@
 #include "hashtrace/clock_analysis/clock_analysis.hpp"
 #include "hashtrace/report/build.hpp"
 #include "hashtrace/report/trace_export.hpp"
+#include "output.hpp"
 #include "pipeline.hpp"
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <ostream>
 
 namespace {
 
@@ -25,20 +26,8 @@ constexpr const char* kUsage =
     "  --clock-correct      correct each log's times by its clock's offset and drift first, as\n"
     "                       `analyze --clock-correct` does (viewers draw arrows by time)\n";
 
-template <typename Write>
-void write_file(const std::string& path, std::ios::openmode mode, Write&& write) {
-    std::ofstream out(path, mode);
-    if (!out) throw std::runtime_error(path + ": cannot open for writing");
-    write(out);
-    if (!out.flush()) throw std::runtime_error(path + ": cannot write");
-}
-
 int run_export(hashtrace::cli::Args& args) {
     using namespace hashtrace;
-    if (args.help_requested()) {
-        std::printf("%s%s", kUsage, cli::kPipelineOptionsHelp);
-        return 0;
-    }
     const auto pipeline = cli::read_pipeline_options(args);
     const auto chrome = args.option("--chrome");
     const auto perfetto = args.option("--perfetto");
@@ -67,9 +56,8 @@ int run_export(hashtrace::cli::Args& args) {
                      "warning: %zu edges end before they start (clock error or --tolerance-ms; see --clock-correct): "
                      "viewers draw them backwards\n",
                      backward);
-    if (chrome) write_file(*chrome, std::ios::out, [&](std::ostream& out) { report::write_chrome_json(model, out); });
-    if (perfetto)
-        write_file(*perfetto, std::ios::out | std::ios::binary, [&](std::ostream& out) { report::write_perfetto_trace(model, out); });
+    if (chrome) cli::write_file(*chrome, [&](std::ostream& out) { report::write_chrome_json(model, out); });
+    if (perfetto) cli::write_file(*perfetto, [&](std::ostream& out) { report::write_perfetto_trace(model, out); });
     std::printf("exported %zu samples on %zu node instances (%zu thread tracks) and %zu edges as flows\n", model.events.size(),
                 model.processes.size(), model.threads.size(), model.flows.size());
     timings.mark("output");
@@ -79,4 +67,5 @@ int run_export(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("export", "write the causality graph as Chrome JSON / Perfetto traces (flows between samples)", run_export);
+HASHTRACE_COMMAND("export", "write the causality graph as Chrome JSON / Perfetto traces (flows between samples)", run_export,
+                  kUsage, hashtrace::cli::kPipelineOptionsHelp);

@@ -52,10 +52,6 @@ void print_log(const hashtrace::logio::SampleLog& log, long long head) {
 }
 
 int run_log(hashtrace::cli::Args& args) {
-    if (args.help_requested()) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
     const long long head = args.integer("--head", 10);
     const bool lenient = args.flag("--lenient");
     const auto files = args.positionals();
@@ -68,4 +64,4 @@ int run_log(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("log", "show what a log holds: header, tracepoints, counts, torn tail, first samples", run_log);
+HASHTRACE_COMMAND("log", "show what a log holds: header, tracepoints, counts, torn tail, first samples", run_log, kUsage);

@@ -2,10 +2,10 @@
 #include "command.hpp"
 #include "hashtrace/graph/route.hpp"
 #include "hashtrace/logio/reader.hpp"
+#include "output.hpp"
 #include "pipeline.hpp"
 
 #include <cstdio>
-#include <fstream>
 
 namespace {
 
@@ -21,10 +21,6 @@ constexpr const char* kUsage =
 
 int run_route(hashtrace::cli::Args& args) {
     using namespace hashtrace;
-    if (args.help_requested()) {
-        std::printf("%s%s", kUsage, cli::kPipelineOptionsHelp);
-        return 0;
-    }
     const auto pipeline = cli::read_pipeline_options(args);
     const auto from = args.option("--from");
     const auto after = args.option("--after");
@@ -83,13 +79,8 @@ int run_route(hashtrace::cli::Args& args) {
     std::fputs(graph::render_route_text(samples, route).c_str(), stdout);
     if (dot) {
         const auto text = graph::render_route_dot(samples, route);
-        if (*dot == "-") {
-            std::fputs(text.c_str(), stdout);
-        } else {
-            std::ofstream out(*dot, std::ios::binary);
-            out << text;
-            if (!out.flush()) throw std::runtime_error(*dot + ": cannot write");
-        }
+        if (*dot == "-") std::fputs(text.c_str(), stdout);
+        else cli::write_file(*dot, text);
     }
     timings.mark("route");
     timings.print();
@@ -98,4 +89,5 @@ int run_route(hashtrace::cli::Args& args) {
 
 }  // namespace
 
-HASHTRACE_COMMAND("route", "the recovered route through one sample, as text and Graphviz DOT", run_route);
+HASHTRACE_COMMAND("route", "the recovered route through one sample, as text and Graphviz DOT", run_route,
+                  kUsage, hashtrace::cli::kPipelineOptionsHelp);

@@ -1,10 +1,11 @@
 #include "html_report_option.hpp"
 
 #include "hashtrace/report/html_report.hpp"
+#include "output.hpp"
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <ostream>
 
 namespace hashtrace::cli {
 
@@ -70,10 +71,7 @@ void write_html_report(const HtmlReportRequest& request, const graph::SampleSet&
                                              t0 + std::llround(request.window_s->second * 1e9)};
     }
     const auto data = report::build_report(samples, graph, spec, result, options);
-    std::ofstream out(request.file, std::ios::binary);
-    if (!out) throw std::runtime_error(request.file + ": cannot open for writing");
-    report::write_report_html(data, out);
-    if (!out.flush()) throw std::runtime_error(request.file + ": cannot write");
+    write_file(request.file, [&](std::ostream& out) { report::write_report_html(data, out); });
     if (request.window_s && !data.space_time.detail_window)
         std::fprintf(stderr, "warning: --html-window %g:%g holds more than %zu samples: the report shows it as density\n",
                      request.window_s->first, request.window_s->second, options.max_ticks);

@@ -1,13 +1,13 @@
 #include "hashtrace/clocksync/clock_record.hpp"
 
+#include "hashtrace/fileio/read_file.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace hashtrace::clocksync {
 namespace {
@@ -124,11 +124,9 @@ std::vector<ClockRecord> parse_clock_records(std::string_view text, const std::s
 }
 
 std::vector<ClockRecord> load_clock_records(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw ClockFileError(file.string() + ":0: cannot open clock-quality file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_clock_records(text.str(), file.string());
+    const auto text = fileio::read_file(file);
+    if (!text) throw ClockFileError(file.string() + ":0: cannot open clock-quality file");
+    return parse_clock_records(*text, file.string());
 }
 
 std::filesystem::path clock_file_path(const std::filesystem::path& log_dir, const std::string& host) {

@@ -1,5 +1,7 @@
 #include "hashtrace/clocksync/pps_led.hpp"
 
+#include "realtime_now.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <ctime>
@@ -8,12 +10,6 @@ namespace hashtrace::clocksync {
 namespace {
 
 constexpr std::int64_t kSecond = 1'000'000'000;
-
-std::int64_t realtime_now_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * kSecond + ts.tv_nsec;
-}
 
 void sleep_until_realtime(std::int64_t when_ns) {
     const timespec target{static_cast<time_t>(when_ns / kSecond), static_cast<long>(when_ns % kSecond)};

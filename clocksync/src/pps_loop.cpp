@@ -1,15 +1,8 @@
 #include "hashtrace/clocksync/pps_loop.hpp"
 
-#include <ctime>
+#include "realtime_now.hpp"
 
 namespace hashtrace::clocksync {
-namespace {
-std::int64_t realtime_now_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-}  // namespace
 
 PpsTrackerCounts run_pps_loop(sensors::EdgeSource& edges, PpsTracker& tracker,
                               const std::function<void(const ClockRecord&)>& sink, const PpsLoopOptions& options) {

@@ -2,20 +2,14 @@
 
 #include "hashtrace/clocksync/adjustable_clock.hpp"
 #include "hashtrace/clocksync/pmc.hpp"
+#include "realtime_now.hpp"
 
-#include <ctime>
 #include <fstream>
 #include <system_error>
 #include <thread>
 
 namespace hashtrace::clocksync {
 namespace {
-
-std::int64_t realtime_now_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 PmcSnapshot query(const PtpSetup& setup) {
     // pmc gives up on its own after ~100 ms without an answer; the timeout

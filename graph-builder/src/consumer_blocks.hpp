@@ -29,9 +29,8 @@ inline unsigned consumer_block_shift(std::uint32_t span) {
 // pass, a copy into `scratch` (its capacity kept for the next call) and one
 // scattering pass back. Being stable, it keeps what placing the rows relies
 // on: each consumer's edges next to each other, each producer's in consumer
-// order. (A full sort by consumer, two radix passes of 2048 buckets, cost
-// more than the unit's join; blocks of 2^16 samples made placing slower by
-// as much as they saved.)
+// order. Blocks, not a full sort by consumer: placing needs no more, and a
+// sort would cost more than the unit's join.
 inline void group_by_consumer_block(std::span<Edge> edges, SampleIndex first, std::uint32_t span, Column<Edge>& scratch,
                                     std::vector<std::uint32_t>& block_start) {
     if (edges.size() < 2) return;

@@ -44,8 +44,8 @@ public:
     }
 
     // `mixed` is mix(h, f). The lookup is inlined into the callers' loops
-    // (a call cost ~20 instructions, as many as the probe); adding a new
-    // hash, with its growing, is not.
+    // (a call would cost as much as the probe); adding a new hash, with its
+    // growing, is not.
     std::uint32_t intern(const Hash128& h, HashFunction f, std::uint64_t mixed) {
         Slot& s = slots_[probe(h, f, mixed)];
         if (s.id != kEmpty) return s.id;
@@ -62,7 +62,7 @@ public:
 
     // How many hashes ahead of the one being interned its callers announce
     // the slot and then the key: far enough to cover a miss, near enough that
-    // the lines are still cached (other distances measured no better).
+    // the lines are still cached.
     static constexpr std::size_t kSlotAhead = 16, kKeyAhead = 8;
 
     // Stage 1, well ahead: start loading the table slot of h.

@@ -29,6 +29,7 @@
 
 #include "consumer_blocks.hpp"
 #include "hashtrace/graph/detail/huge_pages.hpp"
+#include "hashtrace/graph/parallel.hpp"
 #include "pair_table.hpp"
 
 #include <algorithm>
@@ -39,7 +40,6 @@
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 
 namespace hashtrace::graph {
@@ -50,19 +50,6 @@ struct Endpoint {
     SampleIndex sample;
     std::uint32_t source;
 };
-
-// Runs task(k, worker) for every k in [0, count) on up to `threads` threads,
-// the caller's being worker 0; each worker takes the next k when done.
-template <typename Task>
-void parallel_for(std::size_t count, unsigned threads, const Task& task) {
-    std::atomic<std::size_t> next{0};
-    auto worker = [&](unsigned w) {
-        for (std::size_t k; (k = next.fetch_add(1)) < count;) task(k, w);
-    };
-    std::vector<std::jthread> pool;
-    for (unsigned w = 1; w < std::min<std::size_t>(threads, count); ++w) pool.emplace_back(worker, w);
-    worker(0);
-}
 
 // Where each hash id's group starts among all samples with that hash column
 // set (size hash_count+1), and per block of 2^kBlockShift ids the first and
@@ -113,10 +100,8 @@ struct JoinPlan {
 // hashes used all over the run (counters that wrap) are joined in larger
 // units, so that reading their stretch costs at most kMaxReadPerRecord
 // samples a record. A unit never takes more than 1 / (4 x threads) of all
-// records: the workers' records then stay a fraction of the samples' size
-// whatever the hashes' layout (at 1 / (2 x threads), a CSV run whose
-// numbering put wrapping counters among the first ids had two such units,
-// 45 MB of records at once, which lifted its peak to ~262 MB).
+// records, so that the workers' records stay a small fraction of the
+// samples' size (the run's peak) whatever the hashes' layout.
 void plan_units(JoinPlan& plan, const HashCounts (&counts)[2], std::size_t hash_count, unsigned threads) {
     constexpr std::size_t kUnitRecords = std::size_t{1} << 16, kMaxReadPerRecord = 2;
     const std::size_t all_records = std::size_t{plan.producer_offset.back()} + plan.consumer_offset.back();
@@ -208,9 +193,7 @@ void gather(const SampleSet& s, const JoinPlan& plan, const JoinUnit& unit, Gath
 }
 
 // The latest time a producer of a consumer at `time` may have (rule 3),
-// saturated rather than overflowing (tolerance >= 0): an add and a
-// conditional move per consumer, where comparing with max - tolerance first
-// took a compare, a branch and the subtraction.
+// saturated rather than overflowing (tolerance >= 0).
 std::int64_t latest_producer_time(std::int64_t time, std::int64_t tolerance) {
     std::int64_t limit;
     return __builtin_add_overflow(time, tolerance, &limit) ? std::numeric_limits<std::int64_t>::max() : limit;
@@ -255,8 +238,7 @@ void sort_by_source(Endpoint* first, Endpoint* last) {
     }
 }
 
-// Links the consumers of a hash with few producers (message ids: about six,
-// of five sources), returning how many it left unlinked. Per consumer its
+// Links the consumers of a hash with few producers (message ids), returning how many it left unlinked. Per consumer its
 // producers at or before the limit are walked back from the latest, and the
 // first acceptable one of each allowed source is linked (every acceptable
 // one with keep-all), itself and other threads skipped where the scope says
@@ -322,14 +304,11 @@ struct LinkRange {
     std::uint64_t unlinked = 0, unconsumed = 0;
 };
 
-// A worker's edge lists, on the page pool's huge pages: a list per unit,
-// allocated fresh and freed after placing, was under 2 MiB and so on 4 KiB
-// pages, a sixth of the run's page faults. A unit's edges go to the last
-// list, or to a new one when the last has no room left for an edge per
-// consumer and an eighth more: a full list growing holds its old and new
-// buffers at once (in a CSV run whose numbering makes two wide units, a
-// worker that took more than its share of their edges doubled its 20 MB
-// list, and the run's peak rose from ~245 to ~275 MB, 69 B a sample).
+// A worker's edge lists, few and large so that they sit on the page pool's
+// huge pages (a list per unit would mostly be under 2 MiB, on 4 KiB pages).
+// A unit's edges go to the last list, or to a new one when the last has no
+// room left for an edge per consumer and an eighth more: a full list that
+// grew would hold its old and new buffers at once, at the run's peak.
 // Where fan-in or keep-all need more, a list still grows as any Column does.
 class WorkerEdges {
 public:
@@ -454,8 +433,7 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
     // (hashes used all over the run) would scatter the degrees' and later the
     // rows' writes by hash; grouped by block of consumers they go a block at a
     // time in sample order, as the producer of almost every edge is a recent
-    // sample. The other units' samples are close together anyway (256 KiB of
-    // a degree column; grouping them too cost more than it saved).
+    // sample. The other units' samples are close together anyway.
     out.end = edges.size();
     const std::span<Edge> unit_edges(edges.data() + out.begin, edges.data() + out.end);
     constexpr SampleIndex kGroupedSpan = SampleIndex{1} << 16;
@@ -519,7 +497,7 @@ JoinedEdges join(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions
     // consumers by some margin: not what SPEC 4's tolerance means (and the
     // join's limit arithmetic assumes >= 0).
     if (options.tolerance_ns < 0) throw std::invalid_argument("link: tolerance_ns must be >= 0, not " + std::to_string(options.tolerance_ns));
-    const unsigned threads = std::clamp<unsigned>(options.threads ? options.threads : std::thread::hardware_concurrency(), 1, 64);
+    const unsigned threads = std::min(parallel::thread_count(options.threads), 64u);
     const std::size_t n = s.size();
     JoinedEdges joined;
     joined.lists = std::make_unique<JoinedEdges::Lists>();
@@ -530,11 +508,11 @@ JoinedEdges join(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions
     // Degrees are counted into the offset columns (each sample written by the
     // one unit owning its hash, or left 0), later turned into row ends; the
     // last entry stays the total. Each counting task also zeroes one of them,
-    // so that neither core waits while the other clears 16 MB. The graph's
+    // so that neither core waits while the other clears a column. The graph's
     // columns, the join's records and edge lists are written in scattered
     // order: on huge pages they take fewer faults and TLB misses.
     HashCounts counts[2];  // output, input
-    parallel_for(2, threads, [&](std::size_t k, unsigned) {
+    parallel::for_each(2, threads, [&](std::size_t k, unsigned) {
         counts[k] = count_hashes(s, k == 0 ? s.output : s.input);
         (k == 0 ? g.out_offset : g.in_offset).assign(n + 1, 0);
     });
@@ -550,7 +528,7 @@ JoinedEdges join(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions
     const detail::PairTable pairs(s, spec);
     std::vector<Gathered> records(workers);
     std::atomic<std::uint64_t> done{0}, edges_found{0};
-    parallel_for(units, threads, [&](std::size_t k, unsigned w) {
+    parallel::for_each(units, threads, [&](std::size_t k, unsigned w) {
         const JoinUnit& unit = plan.units[k];
         const auto [edges, list] = out.edges_of_worker[w].for_unit(plan.consumer_offset[unit.last_hash] - plan.consumer_offset[unit.first_hash]);
         out.ranges[k].worker = w;
@@ -574,8 +552,8 @@ Graph place(JoinedEdges joined) {
     // The edge columns are not filled first: placement writes every slot.
     g.edges.resize(total);
     g.in_edges.resize(total);
-    parallel_for(2, in.threads, [&](std::size_t k, unsigned) { row_ends(k == 0 ? g.out_offset : g.in_offset); });
-    parallel_for(in.ranges.size(), in.threads, [&](std::size_t k, unsigned) {
+    parallel::for_each(2, in.threads, [&](std::size_t k, unsigned) { row_ends(k == 0 ? g.out_offset : g.in_offset); });
+    parallel::for_each(in.ranges.size(), in.threads, [&](std::size_t k, unsigned) {
         const LinkRange& r = in.ranges[k];
         const Column<Edge>& list = in.edges_of_worker[r.worker].list(r.list);
         place_edges({list.data() + r.begin, list.data() + r.end}, g);

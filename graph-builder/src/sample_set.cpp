@@ -70,11 +70,7 @@ void SampleSet::drop_hash_ids() noexcept {
 void sort_by_time(SampleSet& samples) {
     if (std::is_sorted(samples.time_ns.begin(), samples.time_ns.end())) return;
     const Column<SampleIndex> order = detail::time_order(samples.time_ns);
-    detail::permute(samples.time_ns, order);
-    detail::permute(samples.input, order);
-    detail::permute(samples.output, order);
-    detail::permute(samples.tracepoint, order);
-    detail::permute(samples.thread, order);
+    samples.for_each_column([&](auto& column) { detail::permute(column, order); });
 }
 
 void correct_times(SampleSet& samples, const TimeCorrection& correction) {

@@ -2,11 +2,11 @@
 // a typo ("scpoe") is an error with its line instead of a silently ignored rule.
 #include "hashtrace/graph/spec.hpp"
 
+#include "hashtrace/fileio/read_file.hpp"
+
 #include <toml++/toml.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace hashtrace::graph {
 namespace {
@@ -154,11 +154,9 @@ AnalysisSpec parse_spec(std::string_view toml_text, const std::string& file_name
 }
 
 AnalysisSpec load_spec(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw SpecError(file.string(), 0, "cannot open the spec file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_spec(text.str(), file.string());
+    const auto text = fileio::read_file(file);
+    if (!text) throw SpecError(file.string(), 0, "cannot open the spec file");
+    return parse_spec(*text, file.string());
 }
 
 std::vector<SpecError> unmatched_selectors(const AnalysisSpec& spec, const SampleSet& samples) {

@@ -5,6 +5,7 @@
 #include "hashtrace/metrics/analysis.hpp"
 
 #include "edge_metrics.hpp"
+#include "hashtrace/graph/parallel.hpp"
 #include "hashtrace/metrics/reach.hpp"
 
 #include <algorithm>
@@ -15,8 +16,8 @@
 #include <mutex>
 #include <optional>
 #include <span>
-#include <thread>
 #include <tuple>
+#include <vector>
 
 namespace hashtrace::metrics {
 namespace {
@@ -49,7 +50,7 @@ struct Question {
     std::vector<Part> intervals;  // empty for the matrix
 };
 
-// The searches take their starts a block of samples at a time (see the chunk tasks below).
+// The searches take their starts a block of samples at a time (Measurement::search_chunk).
 constexpr SampleIndex kBlock = 1 << 14;
 
 // Which of a group of questions (at most 64) a sample starts, a bit each:
@@ -92,9 +93,8 @@ std::size_t find_starts(const SampleSet& s, const graph::Graph& g, const StartBi
 // What find_starts found dealt to the group's questions, in one pass: the
 // starts of question k, ascending, to starts[k * room ...], counts[k] of
 // them (counts zeroed by the caller). A sample mostly starts one question,
-// so the loop over its bits runs once, predictably; picking each
-// question's starts in a pass of its own over the whole list cost 9
-// instructions a start and question (81M on the 4M run).
+// so the loop over its bits runs once, predictably, where a pass per
+// question over the whole list would read every start once per question.
 void deal_starts(std::span<const SampleIndex> samples, const std::uint64_t* bits, std::size_t room, SampleIndex* starts, std::size_t* counts) {
     for (std::size_t i = 0; i < samples.size(); ++i)
         for (std::uint64_t questions = bits[i]; questions != 0; questions &= questions - 1) {
@@ -187,14 +187,8 @@ std::vector<double> all_reachable_latencies(const SampleSet& s, const graph::Gra
     return values;
 }
 
-}  // namespace
-
-AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::AnalysisSpec& spec, const MetricOptions& options) {
-    // What linking freed into the page pool (its lists; the hash ids a
-    // caller dropped) would stay resident under the metrics' buffers, which
-    // come from the heap.
-    graph::release_pooled_memory();
-    AnalysisResult r;
+// The run's counts and window, which need no walk of the graph.
+void count_run(const SampleSet& s, const graph::Graph& g, AnalysisResult& r) {
     r.samples = s.size();
     r.files = s.files.size();
     r.nodes = s.node_names.size();
@@ -211,15 +205,17 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         r.last_time_ns = s.time_ns.back();
         r.window_s = double(graph::elapsed_ns(r.first_time_ns, r.last_time_ns)) / 1e9;
     }
-    std::vector<detail::TracepointSet> from_sets, to_sets;
-    for (const auto& interval : spec.intervals) {
-        from_sets.push_back(tracepoints_matching(s, interval.from));
-        to_sets.push_back(tracepoints_matching(s, interval.to));
-    }
+}
 
+// The intervals' questions: one per distinct set of `from` tracepoints, each
+// interval a part of it with one class per node instance of its `to`
+// tracepoints, in instance order (results come out in (from sample,
+// instance) order).
+std::vector<Question> interval_questions(const SampleSet& s, const std::vector<detail::TracepointSet>& from_sets,
+                                         const std::vector<detail::TracepointSet>& to_sets) {
     std::vector<Question> questions;
     std::vector<std::vector<std::vector<std::uint32_t>>> class_lists;  // per question, per tracepoint
-    for (std::size_t i = 0; i < spec.intervals.size() && !options.keep_all_targets; ++i) {
+    for (std::size_t i = 0; i < from_sets.size(); ++i) {
         std::size_t k = 0;
         while (k < questions.size() && questions[k].start_tracepoints != from_sets[i]) ++k;
         if (k == questions.size()) {
@@ -227,8 +223,6 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
             class_lists.emplace_back(s.tracepoints.size());
         }
         Question& q = questions[k];
-        // One class per node instance of the `to` tracepoints, in instance
-        // order: results come out in (from sample, instance) order.
         std::vector<std::uint32_t> instance_class(s.instances.size(), detail::kNoClass);
         for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
             if (to_sets[i][t]) instance_class[s.tracepoints[t].instance_id] = 0;
@@ -242,227 +236,297 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     }
     for (std::size_t k = 0; k < questions.size(); ++k)
         questions[k].classes = detail::TargetClasses::from_lists(class_lists[k], questions[k].classes.count);
-    std::optional<Question> matrix;
-    if (s.node_names.size() > 1) {
-        matrix = Question{true, detail::TracepointSet(s.tracepoints.size()), {}, {}};
-        std::vector<std::vector<std::uint32_t>> node_of(s.tracepoints.size());
-        for (std::size_t t = 0; t < s.tracepoints.size(); ++t) node_of[t] = {s.tracepoints[t].node_id};
-        matrix->classes = detail::TargetClasses::from_lists(node_of, static_cast<std::uint32_t>(s.node_names.size()), true);
+    return questions;
+}
+
+// The node latency matrix's question, for a run of more than one node.
+std::optional<Question> matrix_question(const SampleSet& s) {
+    if (s.node_names.size() <= 1) return std::nullopt;
+    Question matrix{true, detail::TracepointSet(s.tracepoints.size()), {}, {}};
+    std::vector<std::vector<std::uint32_t>> node_of(s.tracepoints.size());
+    for (std::size_t t = 0; t < s.tracepoints.size(); ++t) node_of[t] = {s.tracepoints[t].node_id};
+    matrix.classes = detail::TargetClasses::from_lists(node_of, static_cast<std::uint32_t>(s.node_names.size()), true);
+    return matrix;
+}
+
+// The measure stage as tasks spread over the cores, each writing its own
+// part of the result. The edge metrics go first (the longest); then each
+// chunk's count of start samples (the last lays out the latencies' room);
+// then the questions, answered in chunks of the sample range, each chunk all
+// questions at once, a block of samples at a time (the block's starts and
+// the samples its searches visit stay in cache, and no buffer the size of
+// the run is filled per question); then the summaries, the longest (M11's,
+// usually) first: the last tasks should be short, so that no thread is left
+// alone with one. A task waits only for tasks before it, which have started.
+class Measurement {
+public:
+    Measurement(const SampleSet& s, const graph::Graph& g, const graph::AnalysisSpec& spec, const MetricOptions& options, AnalysisResult& r,
+                std::vector<Question> questions, std::optional<Question> matrix, unsigned threads)
+        : s_(s), g_(g), spec_(spec), options_(options), r_(r), questions_(std::move(questions)), matrix_(std::move(matrix)) {
+        if (matrix_) asked_.push_back(&*matrix_);
+        for (Question& q : questions_) asked_.push_back(&q);
+        for (std::size_t k = 0; k < asked_.size(); k += kGroup)
+            start_bits_.emplace_back(s, std::span<const Question* const>(asked_).subspan(k, std::min(kGroup, asked_.size() - k)));
+        for (const Question* q : asked_) {
+            part_of_class_.emplace_back(q->classes.count);
+            for (std::uint32_t p = 0; p < q->intervals.size(); ++p)
+                std::fill_n(part_of_class_.back().begin() + q->intervals[p].first_class, q->intervals[p].class_count, p);
+        }
+        chunk_count_ = asked_.empty() ? 0 : 4 * std::size_t{threads};
+        answers_.resize(asked_.size());
+        for (std::size_t k = 0; k < asked_.size(); ++k) answers_[k].assign(chunk_count_, Answer(*asked_[k]));
+        starts_in_chunk_.resize(chunk_count_ * asked_.size());
+        regions_.resize(asked_.size());
+        chunks_uncounted_ = chunk_count_;
+        chunks_pending_ = chunk_count_;
+        by_passes_ = std::vector<std::once_flag>(asked_.size());
     }
 
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    // Runs the questions' tasks, then the keep-all intervals' (`from_sets`,
+    // `to_sets`: of every interval) when the options ask for them.
+    void run(unsigned threads, const std::vector<detail::TracepointSet>& from_sets, const std::vector<detail::TracepointSet>& to_sets) {
+        add_edge_task();
+        add_counting_tasks();
+        add_search_tasks();
+        add_summary_tasks();
+        if (options_.keep_all_targets) add_keep_all_tasks(from_sets, to_sets);
+        threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks_.size()));
+        std::vector<Scratch> scratch(threads);
+        parallel::for_each(tasks_.size(), threads, [&](std::size_t k, unsigned worker) { tasks_[k](scratch[worker]); });
+    }
+
+private:
+    using Task = std::function<void(Scratch&)>;
+
+    SampleIndex chunk_begin(std::size_t c) const { return static_cast<SampleIndex>(s_.size() * c / chunk_count_); }
+
+    // The searches run before the edge metrics tell whether some edge runs
+    // back in time: they are exact unless one does, which the summaries
+    // check before they read an answer.
+    void add_edge_task() {
+        tasks_.emplace_back([this](Scratch&) {
+            waits_ = detail::measure_edges(s_, g_, options_, r_, edges_run_backward_in_time_);
+            edges_measured_ = true;
+            edges_measured_.notify_all();
+        });
+    }
+
+    void add_counting_tasks() {
+        for (std::size_t c = 0; c < chunk_count_; ++c)
+            tasks_.emplace_back([this, c](Scratch&) {
+                std::vector<std::size_t> samples_of(s_.tracepoints.size(), 0);
+                for (SampleIndex v = chunk_begin(c), end = chunk_begin(c + 1); v < end; ++v) ++samples_of[s_.tracepoint[v]];
+                for (std::size_t k = 0; k < asked_.size(); ++k)
+                    for (std::size_t t = 0; t < samples_of.size(); ++t)
+                        starts_in_chunk_[c * asked_.size() + k] += asked_[k]->start_tracepoints[t] ? samples_of[t] : 0;
+                if (chunks_uncounted_.fetch_sub(1) == 1) {
+                    lay_out_latencies();
+                    latencies_laid_out_ = true;
+                    latencies_laid_out_.notify_all();
+                }
+            });
+    }
+
+    // The latencies' room, one allocation laid out once every chunk's starts
+    // are counted: per question part (interval) a region, in which each
+    // chunk's block (one latency per start and class of the part) follows
+    // the previous chunk's. The chunks write their latencies where the
+    // summaries read them, with no copy between. The arena is not advised
+    // for 2 MiB pages: they would be touched all at once, beside the edge
+    // pass's columns, and lift the run's peak.
+    void lay_out_latencies() {
+        std::size_t total = 0;
+        for (std::size_t k = 0; k < asked_.size(); ++k)
+            for (const Question::Part& part : asked_[k]->intervals)
+                for (std::size_t c = 0; c < chunk_count_; ++c) total += starts_in_chunk_[c * asked_.size() + k] * part.class_count;
+        arena_ = std::make_unique_for_overwrite<double[]>(total);
+        double* next = arena_.get();
+        for (std::size_t k = 0; k < asked_.size(); ++k)
+            for (std::size_t p = 0; p < asked_[k]->intervals.size(); ++p) {
+                double* const region = next;
+                for (std::size_t c = 0; c < chunk_count_; ++c) {
+                    answers_[k][c].values_ms[p] = {next, 0};
+                    next += starts_in_chunk_[c * asked_.size() + k] * asked_[k]->intervals[p].class_count;
+                }
+                regions_[k].emplace_back(region, next);
+            }
+    }
+
     // A visit of the search costs about what a pass costs per sample: a
     // question whose searches visit more than two passes' worth is wandering
     // along loop chains, and the passes finish it at a bounded cost.
-    const std::size_t budget = options.reach_search_budget ? options.reach_search_budget : std::max<std::size_t>(2 * s.size(), 1u << 16);
-    r.intervals.resize(spec.intervals.size());
-    auto finish_interval = [&](std::size_t i, std::span<const double> values) {
-        IntervalResult& ir = r.intervals[i];
-        ir.name = spec.intervals[i].name;
-        ir.kind = spec.intervals[i].kind;
+    void add_search_tasks() {
+        const std::size_t budget = options_.reach_search_budget ? options_.reach_search_budget : std::max<std::size_t>(2 * s_.size(), 1u << 16);
+        for (std::size_t c = 0; c < chunk_count_; ++c)
+            tasks_.emplace_back([this, c, budget](Scratch& scratch) { search_chunk(c, budget, scratch); });
+    }
+
+    void search_chunk(std::size_t c, std::size_t budget, Scratch& scratch) {
+        const SampleIndex begin = chunk_begin(c), end = chunk_begin(c + 1);
+        std::vector<std::size_t> budgets(asked_.size(), (budget * (end - begin) + s_.size() - 1) / std::max<std::size_t>(s_.size(), 1));
+        // The counting tasks come before this one: each is done or under way on another thread.
+        latencies_laid_out_.wait(false);
+        const std::size_t group_size = std::min(kGroup, asked_.size());
+        scratch.any_starts.resize(kBlock);
+        scratch.start_bits.resize(kBlock);
+        scratch.starts.resize(group_size * kBlock);
+        scratch.start_counts.resize(group_size);
+        for (SampleIndex block = begin; block < end; block += std::min(kBlock, end - block))
+            for (std::size_t k = 0; k < asked_.size(); ++k) {
+                if (k % kGroup == 0) {
+                    const std::size_t any_starts = find_starts(s_, g_, start_bits_[k / kGroup], block, std::min(block + kBlock, end),
+                                                               scratch.any_starts.data(), scratch.start_bits.data());
+                    std::fill(scratch.start_counts.begin(), scratch.start_counts.end(), 0);
+                    deal_starts({scratch.any_starts.data(), any_starts}, scratch.start_bits.data(), kBlock, scratch.starts.data(),
+                                scratch.start_counts.data());
+                }
+                Answer& answer = answers_[k][c];
+                if (!answer.complete) continue;
+                // The answers go straight where they are read (a search that gives up leaves a part, which the passes replace).
+                const std::span<const SampleIndex> starts{scratch.starts.data() + k % kGroup * kBlock, scratch.start_counts[k % kGroup]};
+                answer.complete = asked_[k]->from_roots
+                                      ? detail::search_earliest(s_, g_, starts, asked_[k]->classes, budgets[k], scratch.search,
+                                                                detail::AppendReached{answer.reached})
+                                      : detail::search_earliest(s_, g_, starts, asked_[k]->classes, budgets[k], scratch.search,
+                                                                detail::AppendLatency{answer.values_ms.data(), part_of_class_[k].data()});
+            }
+        if (chunks_pending_.fetch_sub(1) == 1) chunks_pending_.notify_all();
+    }
+
+    void add_summary_tasks() {
+        tasks_.emplace_back([this](Scratch&) {
+            edges_measured_.wait(false);
+            r_.m11_ms = summarize(waits_->values());
+            if (options_.keep_values) r_.m11_values_ms.assign(waits_->values().begin(), waits_->values().end());
+            waits_.reset();
+        });
+        for (std::size_t k = 0; k < asked_.size(); ++k) {
+            if (asked_[k]->from_roots) tasks_.emplace_back([this, k](Scratch&) { finish_matrix(answers_of(k)); });
+            for (std::size_t p = 0; p < asked_[k]->intervals.size(); ++p)
+                tasks_.emplace_back([this, k, p](Scratch&) {
+                    // The chunks' blocks moved down over the gaps between them
+                    // (starts that reached no target), into one run of values.
+                    double* const first = regions_[k][p].data();
+                    double* end = first;
+                    for (const Answer& answer : answers_of(k)) {
+                        const detail::LatencyBlock& block = answer.values_ms[p];
+                        if (block.data != end) std::copy(block.data, block.data + block.size, end);
+                        end += block.size;
+                    }
+                    const std::size_t i = asked_[k]->intervals[p].interval;
+                    finish_interval(i, {first, end});
+                    if (options_.keep_values) r_.intervals[i].values_ms.assign(first, end);
+                });
+        }
+    }
+
+    void add_keep_all_tasks(const std::vector<detail::TracepointSet>& from_sets, const std::vector<detail::TracepointSet>& to_sets) {
+        for (std::size_t i = 0; i < spec_.intervals.size(); ++i)
+            tasks_.emplace_back([this, i, &from_sets, &to_sets](Scratch&) {
+                const Question from{false, from_sets[i], {}, {}};
+                std::vector<double> values = all_reachable_latencies(s_, g_, all_starts(s_, g_, from), to_sets[i]);
+                finish_interval(i, values);
+                if (options_.keep_values) r_.intervals[i].values_ms = std::move(values);
+            });
+    }
+
+    // Question k's answers, once every search is done: a question some
+    // search gave up on, or any question where an edge runs back in time,
+    // is answered by passes, once, by the first summary that needs it.
+    std::span<Answer> answers_of(std::size_t k) {
+        for (std::size_t left; (left = chunks_pending_.load()) != 0;) chunks_pending_.wait(left);
+        edges_measured_.wait(false);
+        std::call_once(by_passes_[k], [&] {
+            if (!edges_run_backward_in_time_ && std::all_of(answers_[k].begin(), answers_[k].end(), [](const Answer& a) { return a.complete; }))
+                return;
+            // The tracepoint graph, which only the passes need: built by the
+            // first question answered by passes.
+            std::call_once(tracepoint_graph_built_, [&] { tracepoint_graph_.emplace(s_, g_); });
+            Question& q = *asked_[k];
+            detail::EarliestReach reach(s_, g_, *tracepoint_graph_);
+            const std::vector<SampleIndex> starts = all_starts(s_, g_, q);
+            if (q.from_roots)
+                for (SampleIndex v : starts) q.start_tracepoints[s_.tracepoint[v]] = true;
+            answers_[k].assign(1, Answer(q));
+            for (std::size_t p = 0; p < q.intervals.size(); ++p) answers_[k][0].values_ms[p] = {regions_[k][p].data(), 0};
+            answers_[k][0].add(q, part_of_class_[k], answer_by_passes(s_, q, starts, reach));
+        });
+        return answers_[k];
+    }
+
+    void finish_interval(std::size_t i, std::span<const double> values) {
+        IntervalResult& ir = r_.intervals[i];
+        ir.name = spec_.intervals[i].name;
+        ir.kind = spec_.intervals[i].kind;
         ir.latency_ms = summarize(values);
-    };
-    auto finish_matrix = [&](std::span<const Answer> answers) {
-        const std::size_t nodes = s.node_names.size();
+    }
+
+    void finish_matrix(std::span<const Answer> answers) {
+        const std::size_t nodes = s_.node_names.size();
         std::vector<Moments> cells(nodes * nodes);
         std::vector<double> maxima(nodes * nodes, 0);
         for (const Answer& answer : answers)
             for (const auto& x : answer.reached) {
-                const std::size_t cell = s.tracepoint_of(x.from).node_id * nodes + x.target_class;
+                const std::size_t cell = s_.tracepoint_of(x.from).node_id * nodes + x.target_class;
                 const double ms = double(x.latency_ns) / 1e6;
                 cells[cell].add(ms);
                 maxima[cell] = cells[cell].n == 1 ? ms : std::max(maxima[cell], ms);
             }
         for (std::size_t cell = 0; cell < cells.size(); ++cell)
             if (cells[cell].n > 0)
-                r.node_latency.push_back({s.node_names[cell / nodes], s.node_names[cell % nodes], cells[cell].n, cells[cell].mean, maxima[cell]});
-    };
-
-    std::vector<Question*> asked;
-    if (matrix) asked.push_back(&*matrix);
-    for (Question& q : questions) asked.push_back(&q);
-    std::vector<StartBits> start_bits;
-    for (std::size_t k = 0; k < asked.size(); k += kGroup)
-        start_bits.emplace_back(s, std::span<const Question* const>(asked).subspan(k, std::min(kGroup, asked.size() - k)));
-    std::vector<std::vector<std::uint32_t>> part_of_class;
-    for (const Question* q : asked) {
-        part_of_class.emplace_back(q->classes.count);
-        for (std::uint32_t p = 0; p < q->intervals.size(); ++p)
-            std::fill_n(part_of_class.back().begin() + q->intervals[p].first_class, q->intervals[p].class_count, p);
+                r_.node_latency.push_back({s_.node_names[cell / nodes], s_.node_names[cell % nodes], cells[cell].n, cells[cell].mean, maxima[cell]});
     }
 
-    using Task = std::function<void(Scratch&)>;
-    // Each task writes its own part of the result. The edge metrics go first
-    // (the longest); then each chunk's count of start samples (the last
-    // lays out the latencies' room); then the questions, answered in chunks
-    // of the sample range, each chunk all questions at once, a block of samples at a time
-    // (the block's starts and the samples its searches visit stay in cache,
-    // and no buffer the size of the run is filled per question); then the
-    // summaries, the longest (M11's, usually) first: the last tasks should be
-    // short, so that no thread is left alone with one.
-    std::vector<Task> tasks;
-    std::optional<detail::MessageWaits> waits;
-    // The searches run before the edge metrics tell whether some edge runs
-    // back in time: they are exact unless one does, which the summaries
-    // check before they read an answer.
-    bool edges_run_backward_in_time = false;
-    std::atomic<bool> edges_measured{false};
-    tasks.emplace_back([&](Scratch&) {
-        waits = detail::measure_edges(s, g, options, r, edges_run_backward_in_time);
-        edges_measured = true;
-        edges_measured.notify_all();
-    });
-    const std::size_t chunk_count = asked.empty() ? 0 : 4 * std::size_t{threads};
-    auto chunk_begin = [&](std::size_t c) { return static_cast<SampleIndex>(s.size() * c / chunk_count); };
-    std::vector<std::vector<Answer>> answers(asked.size());  // per question, per chunk
-    for (std::size_t k = 0; k < asked.size(); ++k) answers[k].assign(chunk_count, Answer(*asked[k]));
-    // The latencies' room, one allocation laid out once every chunk's starts
-    // are counted: per question part (interval) a region, in which each
-    // chunk's block (one latency per start and class of the part) follows
-    // the previous chunk's. The chunks write their latencies where the
-    // summaries read them, instead of into a vector per chunk and interval
-    // that was then copied into another, fresh one (4-6k of the 4M run's 37k
-    // page faults). The arena is not advised for 2 MiB pages: they would be
-    // touched all at once, beside the edge pass's columns, and lift the
-    // run's peak by 7 MiB.
-    std::vector<std::size_t> starts_in_chunk(chunk_count * asked.size());  // [chunk][question]
-    std::unique_ptr<double[]> arena;
-    std::vector<std::vector<std::span<double>>> regions(asked.size());  // per question, per part
-    auto lay_out_latencies = [&] {
-        std::size_t total = 0;
-        for (std::size_t k = 0; k < asked.size(); ++k)
-            for (const Question::Part& part : asked[k]->intervals)
-                for (std::size_t c = 0; c < chunk_count; ++c) total += starts_in_chunk[c * asked.size() + k] * part.class_count;
-        arena = std::make_unique_for_overwrite<double[]>(total);
-        double* next = arena.get();
-        for (std::size_t k = 0; k < asked.size(); ++k)
-            for (std::size_t p = 0; p < asked[k]->intervals.size(); ++p) {
-                double* const region = next;
-                for (std::size_t c = 0; c < chunk_count; ++c) {
-                    answers[k][c].values_ms[p] = {next, 0};
-                    next += starts_in_chunk[c * asked.size() + k] * asked[k]->intervals[p].class_count;
-                }
-                regions[k].emplace_back(region, next);
-            }
-    };
-    std::atomic<std::size_t> chunks_uncounted{chunk_count};
-    std::atomic<bool> latencies_laid_out{false};  // set after the layout's writes, which the searches then see
-    for (std::size_t c = 0; c < chunk_count; ++c)
-        tasks.emplace_back([&, c](Scratch&) {
-            std::vector<std::size_t> samples_of(s.tracepoints.size(), 0);
-            for (SampleIndex v = chunk_begin(c), end = chunk_begin(c + 1); v < end; ++v) ++samples_of[s.tracepoint[v]];
-            for (std::size_t k = 0; k < asked.size(); ++k)
-                for (std::size_t t = 0; t < samples_of.size(); ++t)
-                    starts_in_chunk[c * asked.size() + k] += asked[k]->start_tracepoints[t] ? samples_of[t] : 0;
-            if (chunks_uncounted.fetch_sub(1) == 1) {
-                lay_out_latencies();
-                latencies_laid_out = true;
-                latencies_laid_out.notify_all();
-            }
-        });
-    std::atomic<std::size_t> chunks_pending{chunk_count};
-    for (std::size_t c = 0; c < chunk_count; ++c)
-        tasks.emplace_back([&, c](Scratch& scratch) {
-            const SampleIndex begin = chunk_begin(c), end = chunk_begin(c + 1);
-            std::vector<std::size_t> budgets(asked.size(), (budget * (end - begin) + s.size() - 1) / std::max<std::size_t>(s.size(), 1));
-            // The counting tasks come before this one: each is done or under way on another thread.
-            latencies_laid_out.wait(false);
-            const std::size_t group_size = std::min(kGroup, asked.size());
-            scratch.any_starts.resize(kBlock);
-            scratch.start_bits.resize(kBlock);
-            scratch.starts.resize(group_size * kBlock);
-            scratch.start_counts.resize(group_size);
-            for (SampleIndex block = begin; block < end; block += std::min(kBlock, end - block))
-                for (std::size_t k = 0; k < asked.size(); ++k) {
-                    if (k % kGroup == 0) {
-                        const std::size_t any_starts = find_starts(s, g, start_bits[k / kGroup], block, std::min(block + kBlock, end),
-                                                                   scratch.any_starts.data(), scratch.start_bits.data());
-                        std::fill(scratch.start_counts.begin(), scratch.start_counts.end(), 0);
-                        deal_starts({scratch.any_starts.data(), any_starts}, scratch.start_bits.data(), kBlock, scratch.starts.data(),
-                                    scratch.start_counts.data());
-                    }
-                    Answer& answer = answers[k][c];
-                    if (!answer.complete) continue;
-                    // The answers go straight where they are read (a search that gives up leaves a part, which the passes replace).
-                    const std::span<const SampleIndex> starts{scratch.starts.data() + k % kGroup * kBlock, scratch.start_counts[k % kGroup]};
-                    answer.complete = asked[k]->from_roots
-                                          ? detail::search_earliest(s, g, starts, asked[k]->classes, budgets[k], scratch.search,
-                                                                    detail::AppendReached{answer.reached})
-                                          : detail::search_earliest(s, g, starts, asked[k]->classes, budgets[k], scratch.search,
-                                                                    detail::AppendLatency{answer.values_ms.data(), part_of_class[k].data()});
-                }
-            if (chunks_pending.fetch_sub(1) == 1) chunks_pending.notify_all();
-        });
-    tasks.emplace_back([&](Scratch&) {
-        edges_measured.wait(false);
-        r.m11_ms = summarize(waits->values());
-        if (options.keep_values) r.m11_values_ms.assign(waits->values().begin(), waits->values().end());
-        waits.reset();
-    });
-    // A question some search gave up on, or any question where an edge runs
-    // back in time, is answered by passes, once, by the first summary that needs it.
-    std::vector<std::once_flag> by_passes(asked.size());
-    // The tracepoint graph, which only the passes need (a pass over the
-    // edges of its own, instead of a quarter of every run's edge pass
-    // collecting it): built by the first question answered by passes.
-    std::once_flag tracepoint_graph_built;
-    std::optional<detail::TracepointGraph> tracepoint_graph;
-    auto answers_of = [&](std::size_t k) -> std::span<Answer> {
-        for (std::size_t left; (left = chunks_pending.load()) != 0;) chunks_pending.wait(left);
-        edges_measured.wait(false);
-        std::call_once(by_passes[k], [&] {
-            if (!edges_run_backward_in_time && std::all_of(answers[k].begin(), answers[k].end(), [](const Answer& a) { return a.complete; }))
-                return;
-            std::call_once(tracepoint_graph_built, [&] { tracepoint_graph.emplace(s, g); });
-            Question& q = *asked[k];
-            detail::EarliestReach reach(s, g, *tracepoint_graph);
-            const std::vector<SampleIndex> starts = all_starts(s, g, q);
-            if (q.from_roots)
-                for (SampleIndex v : starts) q.start_tracepoints[s.tracepoint[v]] = true;
-            answers[k].assign(1, Answer(q));
-            for (std::size_t p = 0; p < q.intervals.size(); ++p) answers[k][0].values_ms[p] = {regions[k][p].data(), 0};
-            answers[k][0].add(q, part_of_class[k], answer_by_passes(s, q, starts, reach));
-        });
-        return answers[k];
-    };
-    for (std::size_t k = 0; k < asked.size(); ++k) {
-        if (asked[k]->from_roots)
-            tasks.emplace_back([&, k](Scratch&) { finish_matrix(answers_of(k)); });
-        for (std::size_t p = 0; p < asked[k]->intervals.size(); ++p)
-            tasks.emplace_back([&, k, p](Scratch&) {
-                // The chunks' blocks moved down over the gaps between them
-                // (starts that reached no target), into one run of values.
-                double* const first = regions[k][p].data();
-                double* end = first;
-                for (const Answer& answer : answers_of(k)) {
-                    const detail::LatencyBlock& block = answer.values_ms[p];
-                    if (block.data != end) std::copy(block.data, block.data + block.size, end);
-                    end += block.size;
-                }
-                const std::size_t i = asked[k]->intervals[p].interval;
-                finish_interval(i, {first, end});
-                if (options.keep_values) r.intervals[i].values_ms.assign(first, end);
-            });
-    }
-    for (std::size_t i = 0; i < spec.intervals.size() && options.keep_all_targets; ++i)
-        tasks.emplace_back([&, i](Scratch&) {
-            const Question from{false, from_sets[i], {}, {}};
-            std::vector<double> values = all_reachable_latencies(s, g, all_starts(s, g, from), to_sets[i]);
-            finish_interval(i, values);
-            if (options.keep_values) r.intervals[i].values_ms = std::move(values);
-        });
+    const SampleSet& s_;
+    const graph::Graph& g_;
+    const graph::AnalysisSpec& spec_;
+    const MetricOptions& options_;
+    AnalysisResult& r_;
+    std::vector<Question> questions_;
+    std::optional<Question> matrix_;
+    std::vector<Question*> asked_;  // the matrix first, then the intervals' questions
+    std::vector<StartBits> start_bits_;  // per group of kGroup questions
+    std::vector<std::vector<std::uint32_t>> part_of_class_;  // per question
+    std::vector<Task> tasks_;
 
-    threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
-    std::atomic<std::size_t> next_task{0};
-    auto worker = [&] {
-        Scratch scratch;
-        for (std::size_t k; (k = next_task.fetch_add(1)) < tasks.size();) tasks[k](scratch);
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
-        worker();
+    std::optional<detail::MessageWaits> waits_;
+    bool edges_run_backward_in_time_ = false;
+    std::atomic<bool> edges_measured_{false};
+
+    std::size_t chunk_count_ = 0;
+    std::vector<std::vector<Answer>> answers_;  // per question, per chunk
+    std::vector<std::size_t> starts_in_chunk_;  // [chunk][question]
+    std::unique_ptr<double[]> arena_;
+    std::vector<std::vector<std::span<double>>> regions_;  // per question, per part
+    std::atomic<std::size_t> chunks_uncounted_{0};
+    std::atomic<bool> latencies_laid_out_{false};  // set after the layout's writes, which the searches then see
+    std::atomic<std::size_t> chunks_pending_{0};
+
+    std::vector<std::once_flag> by_passes_;  // per question
+    std::once_flag tracepoint_graph_built_;
+    std::optional<detail::TracepointGraph> tracepoint_graph_;
+};
+
+}  // namespace
+
+AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::AnalysisSpec& spec, const MetricOptions& options) {
+    // What linking freed into the page pool (its lists; the hash ids a
+    // caller dropped) would stay resident under the metrics' buffers, which
+    // come from the heap.
+    graph::release_pooled_memory();
+    AnalysisResult r;
+    count_run(s, g, r);
+    std::vector<detail::TracepointSet> from_sets, to_sets;
+    for (const auto& interval : spec.intervals) {
+        from_sets.push_back(tracepoints_matching(s, interval.from));
+        to_sets.push_back(tracepoints_matching(s, interval.to));
     }
+    r.intervals.resize(spec.intervals.size());
+    const unsigned threads = parallel::thread_count(options.threads);
+    Measurement measurement(s, g, spec, options, r,
+                            options.keep_all_targets ? std::vector<Question>{} : interval_questions(s, from_sets, to_sets),
+                            matrix_question(s), threads);
+    measurement.run(threads, from_sets, to_sets);
     std::sort(r.node_latency.begin(), r.node_latency.end(),
               [](const NodeLatency& a, const NodeLatency& b) { return std::tie(a.from, a.to) < std::tie(b.from, b.to); });
     return r;

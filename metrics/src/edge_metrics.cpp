@@ -91,8 +91,8 @@ MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, con
     // edges' (a select between the two sums compiles to a branch on whether
     // the edge is local). No duration exceeds the run's window (both ends
     // lie in it), so a block of edges sums in 64 bits without overflow and
-    // only the blocks' sums are 128-bit additions (which in the edge loop
-    // took 19 instructions an edge, short of registers).
+    // only the blocks' sums are 128-bit additions (costly in the edge loop,
+    // which is short of registers).
     const auto window = static_cast<std::uint64_t>(graph::elapsed_ns(out.first_time_ns, out.last_time_ns));
     const std::size_t block = window < (std::uint64_t{1} << 62) ? static_cast<std::size_t>((std::uint64_t{1} << 62) / (window + 1)) : 1;
     __int128 all_sum = 0, message_sum = 0;

@@ -11,10 +11,10 @@
 
 namespace hashtrace::metrics::detail {
 
-// A search's frontier mostly holds one to three samples (at most 27 on
-// the 4M run), where a sorted buffer (descending, the smallest at the back)
-// pops without moving anything and pushes past a sample or two; a binary
-// heap's push and pop cost a third of the searches' instructions. A
+// A search's frontier mostly holds one to three samples, where a sorted
+// buffer (descending, the smallest at the back) pops without moving
+// anything and pushes past a sample or two, far cheaper than a binary
+// heap's push and pop. A
 // frontier grown past kSorted samples turns into a binary heap (the buffer
 // reversed is one), so that a wide search costs no more than a heap would.
 class Frontier {

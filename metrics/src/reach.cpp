@@ -218,7 +218,7 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
                      const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, Sink sink) {
     if (classes.count == 0) return true;
     if (scratch.visited.size() != (samples.size() + 63) / 64) scratch.visited.assign((samples.size() + 63) / 64, 0);
-    // The budget in a local: through the reference it was loaded and stored on every visit.
+    // The budget in a local: through the reference it would be loaded and stored on every visit.
     std::size_t left = budget;
     bool complete = true;
     if (classes.word_count() == 1) {

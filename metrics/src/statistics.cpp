@@ -264,7 +264,7 @@ double leaf_sum(std::size_t begin, std::size_t end, const Term& term) {
 
 // The pairwise sums of term_all over [0, n) and of term_after_first over
 // [1, n), in one pass over the values (n > 0): a summary's passes read
-// the values from memory (M11's are 25 MB), each leaf of the second is
+// the values from memory (a run's M11 has one a message), each leaf of the second is
 // summed right after the leaf of the first that ends with or after it,
 // while its values are in cache. visit(begin, end) sees each leaf of the
 // first as well, before its sum.

@@ -1,10 +1,9 @@
 // zeroed_buffer.hpp - a large zeroed array on 2 MiB pages, never written
 // to zero it.
 //
-// Why: a value-initialised vector (or Column) writes its zeros: the
-// edge pass's columns (the waits, 32 MB for 4M edges, and the per-sample
-// changes of M3, 16 MB) were written once with zeros and then again with
-// their values. calloc gives a fresh mapping, which the kernel zeroes as
+// Why: a value-initialised vector (or Column) writes its zeros, and the
+// edge pass's columns (the waits, the per-sample changes of M3) would be
+// written once with zeros and then again with their values. calloc gives a fresh mapping, which the kernel zeroes as
 // it faults each page in, without writing it first; 2 MiB to spare lets
 // the array start on a 2 MiB boundary, so that every page of it can be a
 // huge page (a vector's buffer starts 16 bytes into a 4 KiB page, and the

@@ -2,9 +2,9 @@
 // to re-run an analysis on edges captured from real hardware.
 #include "hashtrace/sensors/edge_source.hpp"
 
+#include "hashtrace/fileio/read_file.hpp"
+
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
 namespace hashtrace::sensors {
 namespace {
@@ -107,11 +107,9 @@ std::string format_edge_replay(const std::vector<Edge>& edges) {
 }
 
 std::vector<Edge> load_edge_replay(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw SensorError(file.string() + ": cannot open edge replay file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_edge_replay(text.str(), file.string());
+    const auto text = fileio::read_file(file);
+    if (!text) throw SensorError(file.string() + ": cannot open edge replay file");
+    return parse_edge_replay(*text, file.string());
 }
 
 std::unique_ptr<EdgeSource> make_replay_edges(std::vector<Edge> edges, EdgeFilter filter, std::string name) {

@@ -104,6 +104,11 @@ ReadReport read_log(const std::filesystem::path& file, LogVisitor& visitor, cons
     return parsers::parse_csv(f.view(), name, visitor, options, release);
 }
 
+ReadReport read_log(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options) {
+    if (detect(data, name) == LogFormat::binary) return read_binary(data, name, visitor, options);
+    return read_csv(data, name, visitor, options);
+}
+
 SampleLog load_log(const std::filesystem::path& file, const ReadOptions& options) {
     SampleLog log;
     log.path = file.string();

@@ -31,15 +31,10 @@ inline constexpr HashId kNoHash = 0xFFFFFFFFu;       // the sample has no input 
 inline constexpr std::uint32_t kNoThread = 0xFFFFFFFFu;  // the log has no thread column
 
 // One tracepoint as one file defines it (so a sample's file is its
-// tracepoint's file and costs no per-sample bytes). Files of the same node
-// instance defining the same tracepoint share its source_id.
-struct Tracepoint {
-    std::string node_name;
-    std::string instance;
-    std::string tracepoint_name;
-    std::string input_hash_type;
-    std::string output_hash_type;
-    HashFunction hash_function = HashFunction::md5;
+// tracepoint's file and costs no per-sample bytes), with the run's ids of
+// what it belongs to. Files of the same node instance defining the same
+// tracepoint share its source_id.
+struct Tracepoint : logio::TracepointInfo {
     std::uint32_t instance_id = 0;  // index into SampleSet::instances
     std::uint32_t node_id = 0;      // index into SampleSet::node_names
     std::uint32_t source_id = 0;    // SPEC 4 rule 5 "source": (node, instance, tracepoint name)
@@ -94,6 +89,15 @@ struct SampleSet {
     // Frees the input and output columns (8 bytes a sample), for a caller
     // done with them: linking reads them, the metrics do not.
     void drop_hash_ids() noexcept;
+    // f(column) for each per-sample column.
+    template <typename F>
+    void for_each_column(F&& f) {
+        f(time_ns);
+        f(input);
+        f(output);
+        f(tracepoint);
+        f(thread);
+    }
 };
 
 // t_to - t_from without undefined behaviour on absurd inputs: wraps (as

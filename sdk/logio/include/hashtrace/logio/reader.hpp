@@ -91,7 +91,9 @@ LogFormat detect_format(const std::filesystem::path& file);  // throws LogError 
 ReadReport read_log(const std::filesystem::path& file, LogVisitor& visitor, const ReadOptions& options = {});
 SampleLog load_log(const std::filesystem::path& file, const ReadOptions& options = {});
 
-// Parsing from memory (the fuzzers and tests use these; `name` is used in errors).
+// Parsing from memory (the fuzzers and tests use these; `name` is used in errors):
+// the format told by the bytes as for a file, or given.
+ReadReport read_log(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions& = {});
 ReadReport read_csv(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions& = {});
 ReadReport read_binary(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions& = {});
 

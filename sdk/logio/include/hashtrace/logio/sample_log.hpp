@@ -11,6 +11,7 @@
 
 #include "hashtrace/hash128.hpp"
 
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -27,6 +28,7 @@ struct TracepointInfo {
     HashFunction hash_function = HashFunction::md5;
 
     friend bool operator==(const TracepointInfo&, const TracepointInfo&) = default;
+    friend auto operator<=>(const TracepointInfo&, const TracepointInfo&) = default;
 };
 
 struct SampleRecord {
