@@ -59,7 +59,7 @@ TEST(Cli, BadInputAndBadUsageFailWithAReason) {
            "Chai,7,Send,messageid,messageid,later,,\n";
     auto r = run("log " + (d / "bad.csv").string());
     EXPECT_EQ(r.status, 1);
-    EXPECT_NE(r.output.find("bad.csv:2: sample_time 'later'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("bad.csv:2:33: sample_time 'later'"), std::string::npos) << r.output;
     r = run("convert " + (d / "bad.csv").string() + " " + (d / "x.json").string());
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.output.find("--to"), std::string::npos) << r.output;
