@@ -4,6 +4,8 @@
 
 #include <toml++/toml.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -66,7 +68,8 @@ const toml::array& array_of_tables(const toml::table& root, std::string_view key
 }  // namespace
 
 SpecError::SpecError(std::string file, std::uint32_t line, std::string reason)
-    : std::runtime_error(file + ":" + std::to_string(line) + ": " + reason), file_(std::move(file)), line_(line), reason_(std::move(reason)) {}
+    : std::runtime_error(file + (line ? ":" + std::to_string(line) : std::string()) + ": " + reason),
+      file_(std::move(file)), line_(line), reason_(std::move(reason)) {}
 
 Selector Selector::parse(std::string_view text) {
     const auto slash = text.find('/');
@@ -154,11 +157,26 @@ AnalysisSpec parse_spec(std::string_view toml_text, const std::string& file_name
 }
 
 AnalysisSpec load_spec(const std::filesystem::path& file) {
+    // A directory opens and reads as nothing, an empty spec: refused by name, as anything but a regular file.
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_type type = fs::status(file, ec).type();
+    if (type == fs::file_type::not_found) throw SpecError(file.string(), 0, "cannot open the spec file: no such file");
+    if (type == fs::file_type::directory) throw SpecError(file.string(), 0, "is a directory, not a spec file");
+    if (type != fs::file_type::regular)
+        throw SpecError(file.string(), 0, ec ? "cannot open the spec file: " + ec.message() : "is not a regular file, not a spec file");
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw SpecError(file.string(), 0, "cannot open the spec file");
+    if (!in) throw SpecError(file.string(), 0, std::string("cannot open the spec file: ") + std::strerror(errno));
     std::ostringstream text;
     text << in.rdbuf();
+    if (in.bad()) throw SpecError(file.string(), 0, "cannot read the spec file");
     return parse_spec(text.str(), file.string());
+}
+
+std::string empty_spec_warning(const AnalysisSpec& spec) {
+    if (!spec.pairs.empty() || !spec.intervals.empty()) return {};
+    return spec.file + ": the spec has no [[pair]] and no [[interval]]: nothing will be linked by rule (every pair of "
+                       "tracepoints may link) and no M4/M5 interval is measured, as without --spec";
 }
 
 std::vector<SpecError> unmatched_selectors(const AnalysisSpec& spec, const SampleSet& samples) {

@@ -205,6 +205,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     for (const auto& f : s.files) {
         r.bad_records += f.report.bad_records;
         r.torn_files += f.report.torn;
+        if (f.report.closed_uncleanly()) r.unclean_files.push_back(f.path);
     }
     if (s.size() > 0) {
         r.first_time_ns = s.time_ns.front();
