@@ -10,7 +10,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: hashtrace log FILE... [--head N] [--lenient]\n"
     "  Prints each log's header, tracepoints (with sample and drop counts), threads,\n"
-    "  any torn tail or skipped records, and its first N samples (default 10).\n";
+    "  whether a binary log was closed cleanly, any torn tail or skipped records,\n"
+    "  and its first N samples (default 10).\n";
 
 void print_log(const hashtrace::logio::SampleLog& log, long long head) {
     using namespace hashtrace;
@@ -36,6 +37,10 @@ void print_log(const hashtrace::logio::SampleLog& log, long long head) {
         std::printf("   TORN TAIL at byte %llu (%llu bytes ignored): %s\n",
                     static_cast<unsigned long long>(log.report.torn_tail.offset),
                     static_cast<unsigned long long>(log.report.torn_tail.bytes_ignored), log.report.torn_tail.reason.c_str());
+    if (log.report.closed_uncleanly())
+        std::printf("   NOT CLOSED CLEANLY: %s\n", logio::kUncleanCloseMeaning);
+    else if (log.report.format == LogFormat::binary)
+        std::printf("   closed cleanly (end marker found)\n");
     for (const auto& m : log.report.bad_record_messages) std::printf("   skipped: %s\n", m.c_str());
     if (log.report.bad_records > log.report.bad_record_messages.size())
         std::printf("   ... %llu bad records skipped in all\n", static_cast<unsigned long long>(log.report.bad_records));

@@ -88,7 +88,6 @@ graph::AnalysisSpec spec_stage(const PipelineOptions& options) {
 graph::SampleSet load_stage(const std::vector<std::string>& inputs, const PipelineOptions& options, bool keep_hash_values) {
     std::vector<std::filesystem::path> paths(inputs.begin(), inputs.end());
     const auto files = logio::find_logs(paths);
-    if (files.empty()) throw std::runtime_error("no *.csv or *.htlog logs found in the inputs");
     return_large_blocks_to_the_kernel();
     ProgressLine line(options.progress);
     graph::LoadOptions load;
@@ -103,6 +102,8 @@ graph::SampleSet load_stage(const std::vector<std::string>& inputs, const Pipeli
 
 std::vector<std::string> check_spec_stage(const graph::AnalysisSpec& spec, const graph::SampleSet& samples, const PipelineOptions& options) {
     std::vector<std::string> warnings;
+    if (options.spec_file)
+        if (auto empty = graph::empty_spec_warning(spec); !empty.empty()) warnings.push_back(std::move(empty));
     for (const auto& problem : graph::unmatched_selectors(spec, samples)) {
         if (!options.lenient) throw problem;
         warnings.push_back(problem.what());
@@ -133,6 +134,8 @@ void report_input_health(const graph::SampleSet& samples) {
         if (f.report.torn)
             std::fprintf(stderr, "warning: %s: torn tail at byte %llu ignored (%s)\n", f.path.c_str(),
                          (unsigned long long)f.report.torn_tail.offset, f.report.torn_tail.reason.c_str());
+        if (f.report.closed_uncleanly())
+            std::fprintf(stderr, "warning: %s: not closed cleanly: %s\n", f.path.c_str(), logio::kUncleanCloseMeaning);
     }
 }
 

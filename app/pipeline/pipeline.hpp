@@ -34,14 +34,15 @@ extern const char* const kPipelineOptionsHelp;
 graph::AnalysisSpec spec_stage(const PipelineOptions& options);
 graph::SampleSet load_stage(const std::vector<std::string>& inputs, const PipelineOptions& options, bool keep_hash_values = false);
 // Selectors matching nothing are an error naming the spec's file and line;
-// with --lenient they are returned as warnings instead.
+// with --lenient they are returned as warnings instead. A spec file that
+// holds no rule at all is always a warning.
 std::vector<std::string> check_spec_stage(const graph::AnalysisSpec& spec, const graph::SampleSet& samples, const PipelineOptions& options);
 // Links the samples. Unless keep_hash_ids (routes, exports and the HTML
 // report read them later), frees their hash-id columns as soon as the join
 // has read them, before the graph's rows are laid out (graph::join/place).
 graph::Graph link_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options, bool keep_hash_ids);
 
-// Bad records skipped and torn tails, one line per file, for stderr.
+// Bad records skipped, torn tails and logs not closed cleanly, one line per file, for stderr.
 void report_input_health(const graph::SampleSet& samples);
 
 // --timings: where a large run's time and memory go, without a profiler.

@@ -66,7 +66,8 @@ const toml::array& array_of_tables(const toml::table& root, std::string_view key
 }  // namespace
 
 SpecError::SpecError(std::string file, std::uint32_t line, std::string reason)
-    : std::runtime_error(file + ":" + std::to_string(line) + ": " + reason), file_(std::move(file)), line_(line), reason_(std::move(reason)) {}
+    : std::runtime_error(file + (line ? ":" + std::to_string(line) : std::string()) + ": " + reason),
+      file_(std::move(file)), line_(line), reason_(std::move(reason)) {}
 
 Selector Selector::parse(std::string_view text) {
     const auto slash = text.find('/');
@@ -154,9 +155,17 @@ AnalysisSpec parse_spec(std::string_view toml_text, const std::string& file_name
 }
 
 AnalysisSpec load_spec(const std::filesystem::path& file) {
-    const auto text = fileio::read_file(file);
-    if (!text) throw SpecError(file.string(), 0, "cannot open the spec file");
+    // A directory would read as nothing, an empty spec: refused by name, as anything but a regular file.
+    std::string why;
+    const auto text = fileio::read_file(file, &why);
+    if (!text) throw SpecError(file.string(), 0, why.starts_with("is ") ? why + ", not a spec file" : "cannot open the spec file: " + why);
     return parse_spec(*text, file.string());
+}
+
+std::string empty_spec_warning(const AnalysisSpec& spec) {
+    if (!spec.pairs.empty() || !spec.intervals.empty()) return {};
+    return spec.file + ": the spec has no [[pair]] and no [[interval]]: nothing will be linked by rule (every pair of "
+                       "tracepoints may link) and no M4/M5 interval is measured, as without --spec";
 }
 
 std::vector<SpecError> unmatched_selectors(const AnalysisSpec& spec, const SampleSet& samples) {

@@ -199,6 +199,7 @@ void count_run(const SampleSet& s, const graph::Graph& g, AnalysisResult& r) {
     for (const auto& f : s.files) {
         r.bad_records += f.report.bad_records;
         r.torn_files += f.report.torn;
+        if (f.report.closed_uncleanly()) r.unclean_files.push_back(f.path);
     }
     if (s.size() > 0) {
         r.first_time_ns = s.time_ns.front();

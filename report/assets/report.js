@@ -93,11 +93,18 @@ function drawHealth() {
   const cards = el("div", { class: "cards" }, c);
   const entries = [["samples", h.samples], ["edges", h.edges], ["message edges", h.message_edges],
     ["dropped samples", h.dropped_samples, true], ["unlinked inputs", h.unlinked_inputs, true],
-    ["unconsumed outputs", h.unconsumed_outputs], ["bad records", h.bad_records, true], ["torn files", h.torn_files, true]];
+    ["unconsumed outputs", h.unconsumed_outputs], ["bad records", h.bad_records, true], ["torn files", h.torn_files, true],
+    ["logs not closed cleanly", (h.unclean_files || []).length, true]];
   for (const [k, v, badIfPositive] of entries) {
     const card = el("div", { class: "card" + (badIfPositive && v > 0 ? " bad" : "") }, cards);
     el("div", { class: "v" }, card, fmt(v));
     el("div", { class: "k" }, card, k);
+  }
+  if ((h.unclean_files || []).length) {
+    el("p", { class: "warning" }, c, "These logs have no end marker: their process was killed or crashed before " +
+      "closing them, so samples it still held in memory (at most its last flush interval's, 100 ms by default) may be missing:");
+    const list = el("ul", { class: "unclean-files" }, c);
+    for (const f of h.unclean_files) el("li", {}, list, f);
   }
   const t = el("table", {}, c);
   const head = el("tr", {}, t);

@@ -25,7 +25,7 @@ std::string instance_label(const graph::Instance& i) { return i.node_name + " " 
 
 Health health_of(const graph::SampleSet& s, const graph::Graph& g, const metrics::AnalysisResult& r) {
     Health h{r.samples, r.edges, r.message_edges, r.dropped_samples, r.unlinked_inputs, r.unconsumed_outputs,
-             r.bad_records, r.torn_files, {}};
+             r.bad_records, r.torn_files, {}, r.unclean_files};
     h.nodes.resize(s.instances.size());
     for (std::size_t i = 0; i < s.instances.size(); ++i) {
         h.nodes[i].node = s.instances[i].node_name;

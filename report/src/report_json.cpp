@@ -44,6 +44,9 @@ void write_health(JsonWriter& json, const Health& h) {
     json.field("dropped_samples", h.dropped_samples).field("unlinked_inputs", h.unlinked_inputs);
     json.field("unconsumed_outputs", h.unconsumed_outputs).field("bad_records", h.bad_records);
     json.field("torn_files", h.torn_files);
+    json.key("unclean_files").begin_array();
+    for (const auto& f : h.unclean_files) json.value(f);
+    json.end_array();
     json.key("nodes").begin_array();
     for (const auto& n : h.nodes) {
         json.begin_object().field("node", n.node).field("instance", n.instance).field("host", n.host);

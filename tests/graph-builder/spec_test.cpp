@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <unistd.h>
 
 namespace hashtrace::graph {
 namespace {
@@ -84,6 +85,32 @@ TEST(Spec, LoadSpecNamesMissingFile) {
         EXPECT_EQ(e.file(), "/nonexistent/run.toml");
         EXPECT_NE(e.reason().find("cannot open"), std::string::npos);
     }
+}
+
+// A directory opened and read as an empty spec: every path but a regular file is refused by name.
+TEST(Spec, LoadSpecRefusesWhatIsNotARegularFile) {
+    const auto dir = std::filesystem::temp_directory_path() / ("hashtrace-spec-dir-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    for (const auto& [path, reason] : {std::pair<std::string, std::string>{dir.string(), "is a directory, not a spec file"},
+                                       {"/dev/null", "is not a regular file, not a spec file"}}) {
+        try {
+            load_spec(path);
+            ADD_FAILURE() << path << " was read as a spec";
+        } catch (const SpecError& e) {
+            EXPECT_EQ(e.file(), path);
+            EXPECT_EQ(e.reason(), reason);
+            EXPECT_EQ(std::string(e.what()), path + ": " + reason);
+        }
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Spec, AnEmptySpecSaysWhatItMeans) {
+    EXPECT_EQ(empty_spec_warning(parse_spec("# nothing yet\n", "run.toml")),
+              "run.toml: the spec has no [[pair]] and no [[interval]]: nothing will be linked by rule (every pair of "
+              "tracepoints may link) and no M4/M5 interval is measured, as without --spec");
+    EXPECT_EQ(empty_spec_warning(parse_spec("[[pair]]\nfrom = \"A/x\"\nto = \"B/y\"\n", "run.toml")), "");
+    EXPECT_EQ(empty_spec_warning(parse_spec("[[interval]]\nname = \"i\"\nfrom = \"A/x\"\nto = \"B/y\"\n", "run.toml")), "");
 }
 
 TEST(Spec, Globs) {

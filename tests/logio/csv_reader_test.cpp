@@ -260,3 +260,94 @@ TEST(CsvReader, CrLfLineEndsAreAccepted) {
           c);
     EXPECT_EQ(c.samples.size(), 1u);
 }
+
+namespace {
+
+// The error a one-row log gives: "line:column: reason".
+std::string row_error(const std::string& row, const std::string& header = kHeader) {
+    Collect c;
+    try {
+        parse(header + row + "\n", c);
+    } catch (const LogError& e) {
+        EXPECT_EQ(std::string(e.what()), "run/chai.csv:" + std::to_string(e.line()) + ":" + std::to_string(e.column()) + ": " + e.reason());
+        return std::to_string(e.line()) + ":" + std::to_string(e.column()) + ": " + e.reason();
+    }
+    return "accepted";
+}
+
+}  // namespace
+
+// SPEC 1: a log is UTF-8 text. A NUL, a byte that is not UTF-8 (overlong
+// forms, surrogates and code points past U+10FFFF included) or a sequence cut
+// short is an error at its line and column, whichever field it is in.
+TEST(CsvReader, BytesThatAreNotUtf8TextAreErrorsAtTheirLineAndColumn) {
+    EXPECT_EQ(row_error("A,1,T\xff,x,x,1.0,,"), "2:6: field 'tracepoint_name' has a byte 0xff that is not UTF-8 (a log is UTF-8 text)");
+    EXPECT_EQ(row_error(std::string("A,1\0,T,x,x,1.0,,", 16)), "2:4: field 'instance' has a NUL byte (a log is UTF-8 text)");
+    EXPECT_EQ(row_error("A,1,T,x,x\xc0\xaf,1.0,,"), "2:10: field 'output_hash_type' has a byte 0xc0 that is not UTF-8 (a log is UTF-8 text)");
+    EXPECT_EQ(row_error("A,1,T,\xed\xa0\x80,x,1.0,,"), "2:7: field 'input_hash_type' has a byte 0xed that is not UTF-8 (a log is UTF-8 text)");
+    EXPECT_EQ(row_error("A,1,T,x,x,1.0,,,\xf4\x90\x80\x80", kHeader.substr(0, kHeader.size() - 1) + ",note\n"),
+              "2:17: field 'note' has a byte 0xf4 that is not UTF-8 (a log is UTF-8 text)");
+    EXPECT_EQ(row_error("A\xe2\x82,1,T,x,x,1.0,,"), "2:2: field 'node_name' has a byte 0xe2 that is not UTF-8 (a log is UTF-8 text)");
+    // Past the first 16 bytes (the vectorised scan) and in an unknown column too.
+    EXPECT_EQ(row_error("Node,1,LongTracepointName\x80,x,x,1.0,,"), "2:26: field 'tracepoint_name' has a byte 0x80 that is not UTF-8 (a log is UTF-8 text)");
+    EXPECT_EQ(row_error("A,1,T,x,x,1.0,,", "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,"
+                                             "input_hash,output_\xfehash\n"),
+              "1:99: header has a byte 0xfe that is not UTF-8 (a log is UTF-8 text)");
+    // Well-formed UTF-8 of every length is text.
+    Collect c;
+    parse(kHeader + "Kr\xc3\xa4" "fte,1,\xe6\x97\xa5\xe6\x9c\xac,\xf0\x9f\x9a\x80,x,1.0,,\n", c);
+    ASSERT_EQ(c.samples.size(), 1u);
+    EXPECT_EQ(c.tps[0].node_name, "Kr\xc3\xa4" "fte");
+    EXPECT_EQ(c.tps[0].input_hash_type, "\xf0\x9f\x9a\x80");
+}
+
+TEST(CsvReader, AnEmptyInstanceIsAnErrorAtItsColumn) {
+    EXPECT_EQ(row_error("Chai,,Send,x,x,1.0,,"), "2:6: instance is empty (SPEC 1: decimal or hex text naming the process run)");
+}
+
+TEST(CsvReader, FieldErrorsNameTheirColumn) {
+    EXPECT_EQ(row_error("A,1,T,x,x,soon,,"), "2:11: sample_time 'soon' is not decimal seconds with at most 9 fractional digits");
+    EXPECT_EQ(row_error("A,1,T,x,x,1.0,," + kHashA.substr(1)), "2:16: output_hash '" + kHashA.substr(1) + "' is not 32 hex digits");
+}
+
+TEST(CsvReader, LenientModeSkipsAndCountsTextErrorsAndEmptyInstances) {
+    Collect c;
+    const auto r = parse(kHeader + "A,1,T,x,x,1.0,,\nA,1,T\xff,x,x,1.1,,\nA,,T,x,x,1.2,,\n" + std::string("A,1,T,x\0,x,1.3,,\n", 17) +
+                             "A,1,T,x,x,2.0,,\n",
+                         c, true);
+    EXPECT_EQ(c.samples.size(), 2u);
+    EXPECT_EQ(r.bad_records, 3u);
+    ASSERT_EQ(r.bad_record_messages.size(), 3u);
+    EXPECT_EQ(r.bad_record_messages[0], "run/chai.csv:3:6: field 'tracepoint_name' has a byte 0xff that is not UTF-8 (a log is UTF-8 text)");
+    EXPECT_EQ(r.bad_record_messages[1], "run/chai.csv:4:3: instance is empty (SPEC 1: decimal or hex text naming the process run)");
+    EXPECT_EQ(r.bad_record_messages[2], "run/chai.csv:5:8: field 'input_hash_type' has a NUL byte (a log is UTF-8 text)");
+}
+
+// Thread ids are 32-bit after reading, the largest meaning "no thread": that
+// one is refused, not taken for "no thread".
+TEST(CsvReader, AThreadIdOutsideItsWidthIsRefused) {
+    const std::string header = kHeader.substr(0, kHeader.size() - 1) + ",thread\n";
+    EXPECT_EQ(row_error("A,1,T,x,x,1.0,,,4294967295", header), "2:17: thread '4294967295' is not an integer id from 0 to 4294967294");
+    EXPECT_EQ(row_error("A,1,T,x,x,1.0,,,4294967296", header), "2:17: thread '4294967296' is not an integer id from 0 to 4294967294");
+    Collect c;
+    parse(header + "A,1,T,x,x,1.0,,,4294967294\n", c);
+    ASSERT_EQ(c.samples.size(), 1u);
+    EXPECT_EQ(c.samples[0].thread, 4294967294u);
+}
+
+// The full width of seq is kept; a sum of drop counts past 64 bits is refused, not wrapped.
+TEST(CsvReader, SeqKeepsItsFullWidthAndDropCountsMayNotOverflowTheirSum) {
+    const std::string header = kHeader.substr(0, kHeader.size() - 1) + ",seq,dropped\n";
+    Collect c;
+    auto r = parse(header + "A,1,T,x,x,1.0,,,18446744073709551615,\nA,1,T,x,x,1.0,,,,18446744073709551615\n", c);
+    ASSERT_EQ(c.samples.size(), 1u);
+    EXPECT_TRUE(c.samples[0].has_seq());
+    EXPECT_EQ(c.samples[0].seq, 18446744073709551615u);
+    EXPECT_EQ(r.dropped_samples, 18446744073709551615u);
+    expect_error(header + "A,1,T,x,x,1.0,,,,18446744073709551615\nA,1,T,x,x,1.0,,,,1\n", 3, "sum of drops past 2^64 - 1");
+    Collect lenient;
+    r = parse(header + "A,1,T,x,x,1.0,,,,18446744073709551615\nA,1,T,x,x,1.0,,,,1\n", lenient, true);
+    EXPECT_EQ(r.dropped_samples, 18446744073709551615u);
+    EXPECT_EQ(r.drop_records, 1u);
+    EXPECT_EQ(r.bad_records, 1u);
+}

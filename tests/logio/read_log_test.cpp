@@ -9,6 +9,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -81,3 +84,54 @@ void expect_read_like_memory_and_released(LogFormat format) {
 TEST(ReadLog, CsvFileReadsLikeMemoryAndDropsPagesBehindTheParser) { expect_read_like_memory_and_released(LogFormat::csv); }
 
 TEST(ReadLog, BinaryFileReadsLikeMemoryAndDropsPagesBehindTheParser) { expect_read_like_memory_and_released(LogFormat::binary); }
+
+namespace {
+
+// The what() of reading `path` as a log.
+std::string read_error(const fs::path& path) {
+    try {
+        load_log(path);
+    } catch (const LogError& e) {
+        return e.what();
+    }
+    return "accepted";
+}
+
+}  // namespace
+
+// A path that is not a regular file is refused by name and kind (a
+// directory used to fail with "cannot map: No such device", a FIFO to wait
+// for a writer forever).
+TEST(ReadLog, AnythingButARegularFileIsRefusedByName) {
+    const fs::path dir = fs::temp_directory_path() / ("hashtrace-not-regular-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "logs.htlog");
+    EXPECT_EQ(read_error(dir / "logs.htlog"), (dir / "logs.htlog").string() + ": is a directory, not a log file");
+    ASSERT_EQ(::mkfifo((dir / "pipe.htlog").c_str(), 0600), 0);
+    const int writer = ::open((dir / "pipe.htlog").c_str(), O_RDWR | O_NONBLOCK);  // so that an old reader's open returns
+    ASSERT_GE(writer, 0);
+    EXPECT_EQ(read_error(dir / "pipe.htlog"), (dir / "pipe.htlog").string() + ": is a FIFO, not a log file");
+    ::close(writer);
+    EXPECT_EQ(read_error("/dev/null"), "/dev/null: is a character device, not a log file");
+    EXPECT_EQ(read_error(dir / "missing.htlog"), (dir / "missing.htlog").string() + ": cannot open: No such file or directory");
+    fs::remove_all(dir);
+}
+
+// Inputs that hold no log are an error naming where it looked, not an empty run.
+TEST(FindLogs, FoldersWithoutALogAreAnErrorNamingThem) {
+    const fs::path dir = fs::temp_directory_path() / ("hashtrace-no-logs-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "a");
+    fs::create_directories(dir / "b");
+    std::ofstream(dir / "b" / "table.csv") << "metric,value\nM8,4\n";
+    try {
+        find_logs({dir / "a", dir / "b"});
+        FAIL() << "no error for folders without logs";
+    } catch (const LogError& e) {
+        EXPECT_EQ(e.file(), (dir / "a").string() + ", " + (dir / "b").string());
+        EXPECT_EQ(e.reason(), "no sample logs found (searched recursively for *.htlog, and for *.csv whose header names the "
+                              "SPEC 1 columns; 1 other *.csv passed over)");
+    }
+    EXPECT_TRUE(find_logs({}).empty());  // nothing asked, nothing found
+    fs::remove_all(dir);
+}

@@ -53,6 +53,7 @@ TEST(Browser, DemoReportRendersEveryChartWithoutConsoleErrors) {
     EXPECT_THAT(run.dom, ::testing::HasSubstr("class=\"cell\""));
     EXPECT_THAT(run.dom, ::testing::HasSubstr("class=\"route-sample\""));
     EXPECT_THAT(run.dom, ::testing::HasSubstr("<tr class=\"flag\">"));  // gap paused with another node
+    EXPECT_THAT(run.dom, ::testing::HasSubstr("<ul class=\"unclean-files\"><li>logs/Unity-3c4d.htlog</li></ul>"));
 }
 
 TEST(Browser, ReportOfALinkedRunRendersEveryChart) {

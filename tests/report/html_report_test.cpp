@@ -50,6 +50,7 @@ TEST(HtmlReport, EmbedsTheDataModelAsJson) {
     EXPECT_TRUE(j.at("runs")[0].at("metrics")[3].at("value").is_null());
     EXPECT_DOUBLE_EQ(j.at("runs")[1].at("intervals")[0].at("latency").at("max_ms").get<double>(), 30.0);
     EXPECT_EQ(j.at("health").at("nodes")[1].at("clock_error_ms"), nullptr);
+    EXPECT_EQ(j.at("health").at("unclean_files"), nlohmann::json::array({"logs/Unity-3c4d.htlog"}));
     EXPECT_DOUBLE_EQ(j.at("health").at("nodes")[0].at("clock_error_ms").get<double>(), 0.05);
     EXPECT_EQ(j.at("intervals")[0].at("histogram").at("counts").size(), d.intervals[0].histogram.counts.size());
     EXPECT_EQ(j.at("space_time").at("ticks").size(), 4000u);

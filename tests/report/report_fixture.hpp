@@ -23,7 +23,8 @@ inline ReportData demo_report_data() {
                {{"M5 Chai to Unity", "end_to_end", {4000, 2.1, 0.8, 1.0, 2.0, 2.9, 12.0, 30.0}}}}};
     d.health = {22000, 21000, 8000, 12, 40, 3, 0, 0,
                 {{"Chai", "1a2b", "rig1", "CLOCK_REALTIME", 11000, 12, 30, 0.05},
-                 {"Unity", "3c4d", "rig2", "CLOCK_REALTIME", 11000, 0, 10, std::nullopt}}};
+                 {"Unity", "3c4d", "rig2", "CLOCK_REALTIME", 11000, 0, 10, std::nullopt}},
+                {"logs/Unity-3c4d.htlog"}};
     std::vector<double> t, ms;
     for (int i = 0; i < 5000; ++i) {
         t.push_back(12.0 * i / 5000);

@@ -7,7 +7,9 @@
 
 #include <array>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <unordered_map>
 
 namespace hashtrace::logio {
 namespace {
@@ -131,6 +133,7 @@ public:
         : data_(reinterpret_cast<const unsigned char*>(data.data())), size_(data.size()), name_(name),
           visitor_(visitor), options_(options), sink_(visitor), consumed_(consumed) {
         report_.file = name;
+        report_.format = LogFormat::binary;
     }
 
     ReadReport run() {
@@ -293,7 +296,7 @@ private:
         prev_time_ = base;
         have_thread_ = false;
         ring_pos_ = ring_used_ = 0;
-        last_seq_.clear();
+        ++block_;
         small_last_seq_.fill(0);
         const unsigned char* p = data_ + begin;
         const unsigned char* const end = data_ + end_offset;
@@ -362,7 +365,7 @@ private:
             }
             case detail::kTagThread: {
                 ThreadInfo t;
-                t.thread = static_cast<std::uint32_t>(varint(p, end));
+                t.thread = checked_thread_id(varint(p, end));
                 t.os_tid = detail::unzigzag(varint(p, end));
                 t.name = string(p, end);
                 visitor_.on_thread(t);
@@ -373,11 +376,14 @@ private:
                 d.tracepoint = checked_tracepoint(varint(p, end));
                 d.time_ns = add_delta(detail::unzigzag(varint(p, end)));
                 d.count = varint(p, end);
+                std::uint64_t dropped;
+                if (__builtin_add_overflow(report_.dropped_samples, d.count, &dropped))
+                    throw Corrupt{"drop count " + std::to_string(d.count) + " takes the log's sum of drops past 2^64 - 1"};
                 prev_time_ = d.time_ns;
                 flush();
                 visitor_.on_drop(d);
                 ++report_.drop_records;
-                report_.dropped_samples += d.count;
+                report_.dropped_samples = dropped;
                 return;
             }
             case detail::kTagEnd:
@@ -397,6 +403,7 @@ private:
         s.time_ns = add_delta(detail::unzigzag(varint<kInRecord>(p, end)));
         if (tag & detail::kSampleThreadBit) {
             s.thread_code = varint<kInRecord>(p, end);
+            if (s.thread_code) checked_thread_id(s.thread_code - 1);
         } else {
             if (!have_thread_) throw Corrupt{"sample omits its thread before any thread was given"};
             s.thread_code = prev_thread_;
@@ -406,6 +413,8 @@ private:
             s.seq_code = varint<kInRecord>(p, end);
         } else {
             if (last == 0) throw Corrupt{"sample omits its sequence number with none to follow"};
+            // The code after 2^64 - 1 would wrap to 0, "not recorded".
+            if (last == std::numeric_limits<std::uint64_t>::max()) throw Corrupt{"sample's implied sequence number is past 2^64 - 2"};
             s.seq_code = last + 1;
         }
         const unsigned in_mode = tag & 3, out_mode = (tag >> 2) & 3;
@@ -433,6 +442,14 @@ private:
         if (__builtin_add_overflow(prev_time_, delta, &t)) throw Corrupt{"time delta overflows 64-bit nanoseconds"};
         return t;
     }
+    // Thread ids are 32-bit everywhere after the reader, and the largest
+    // means "no thread" there (SampleColumns::kNoThread): a larger one is refused, not cut.
+    static std::uint32_t checked_thread_id(std::uint64_t id) {
+        if (id >= SampleColumns::kNoThread)
+            throw Corrupt{"thread id " + std::to_string(id) + " is out of range (at most " +
+                          std::to_string(SampleColumns::kNoThread - 1) + ")"};
+        return static_cast<std::uint32_t>(id);
+    }
     std::uint32_t checked_tracepoint(std::uint64_t index) const {
         if (index >= tracepoints_) throw Corrupt{"sample refers to undefined tracepoint " + std::to_string(index)};
         return static_cast<std::uint32_t>(index);
@@ -440,17 +457,18 @@ private:
     // A thread's last sequence number + 1, 0 for none yet in the block. Called
     // for every sample: the small thread codes a writer gives (its threads
     // numbered from 0) are looked up directly, not by a search whose exit
-    // mispredicts when threads alternate.
+    // mispredicts when threads alternate; larger ones in a hash map (a log of
+    // many threads was read in quadratic time by a linear search), whose
+    // entries of earlier blocks count as none, so that it is not cleared a block.
     std::uint64_t& last_seq(std::uint64_t thread_code) {
         if (thread_code < small_last_seq_.size()) [[likely]]
             return small_last_seq_[thread_code];
         return large_last_seq(thread_code);
     }
     [[gnu::noinline]] std::uint64_t& large_last_seq(std::uint64_t thread_code) {
-        for (auto& [t, s] : last_seq_)
-            if (t == thread_code) return s;
-        last_seq_.emplace_back(thread_code, 0);
-        return last_seq_.back().second;
+        LargeLastSeq& entry = large_last_seq_[thread_code];
+        if (entry.block != block_) entry = {block_, 0};
+        return entry.seq_code;
     }
     std::string header_value(const std::string& key) const {
         auto it = header_.find(key);
@@ -471,7 +489,12 @@ private:
     std::uint64_t prev_thread_ = 0;
     bool have_thread_ = false;
     std::array<std::uint64_t, 64> small_last_seq_{};  // by thread code
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> last_seq_;  // larger thread codes
+    struct LargeLastSeq {
+        std::uint64_t block = 0;  // block_ when seq_code was set
+        std::uint64_t seq_code = 0;
+    };
+    std::unordered_map<std::uint64_t, LargeLastSeq> large_last_seq_;  // larger thread codes
+    std::uint64_t block_ = 0;  // blocks begun (entries of block 0 are none)
     std::array<Hash128, detail::kRingSize> ring_{};
     std::size_t ring_pos_ = 0, ring_used_ = 0;
     Hash128 input_copy_, output_copy_;  // see read_hash

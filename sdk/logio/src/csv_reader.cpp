@@ -4,6 +4,7 @@
 #include "parsers.hpp"
 
 #include <array>
+#include <cstdio>
 #include <string>
 #include <unordered_map>
 
@@ -26,7 +27,50 @@ static_assert(kRequired == parsers::kRequiredCsvColumns);
 
 struct RowError {
     std::string reason;
+    std::size_t column = 0;  // 1-based byte in the line; 0: the row as a whole
 };
+
+// The first byte of `text` that is NUL or not part of well-formed UTF-8
+// (RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF), as an
+// index, or npos; `what` says which.
+std::size_t first_bad_text_byte(std::string_view text, std::string& what) {
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t n = text.size();
+    for (std::size_t i = 0; i < n;) {
+        const unsigned c = p[i];
+        if (c == 0) {
+            what = "NUL byte";
+            return i;
+        }
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t length = 0;
+        unsigned second_lo = 0x80, second_hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) {
+            length = 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            length = 3;
+            if (c == 0xE0) second_lo = 0xA0;  // overlong
+            if (c == 0xED) second_hi = 0x9F;  // surrogates
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            length = 4;
+            if (c == 0xF0) second_lo = 0x90;  // overlong
+            if (c == 0xF4) second_hi = 0x8F;  // past U+10FFFF
+        }
+        bool valid = length != 0 && i + length <= n && p[i + 1] >= second_lo && p[i + 1] <= second_hi;
+        for (std::size_t k = 2; valid && k < length; ++k) valid = p[i + k] >= 0x80 && p[i + k] <= 0xBF;
+        if (!valid) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02x", c);
+            what = std::string("byte ") + hex + " that is not UTF-8";
+            return i;
+        }
+        i += length;
+    }
+    return std::string_view::npos;
+}
 
 bool parse_uint(std::string_view s, std::uint64_t& out) {
     if (s.empty() || s.size() > 20) return false;
@@ -123,10 +167,10 @@ public:
                                          "line " + std::to_string(line) + " is incomplete (" + e.reason + ")"};
                     break;
                 }
-                if (!options_.lenient) throw LogError(name_, line, e.reason);
+                LogError error(name_, line, e.column, e.reason);
+                if (!options_.lenient) throw error;
                 ++report_.bad_records;
-                if (report_.bad_record_messages.size() < 10)
-                    report_.bad_record_messages.push_back(name_ + ":" + std::to_string(line) + ": " + e.reason);
+                if (report_.bad_record_messages.size() < 10) report_.bad_record_messages.push_back(error.what());
             }
         }
         if (!header_done) throw LogError(name_, 1, "empty file: expected a CSV header row");
@@ -136,11 +180,15 @@ public:
 
 private:
     void parse_header(std::string_view text, std::uint64_t line) {
+        std::string what;
+        if (const std::size_t bad = first_bad_text_byte(text, what); bad != std::string_view::npos)
+            throw LogError(name_, line, bad + 1, "header has a " + what + " (a log is UTF-8 text)");
         position_.fill(-1);
         int index = 0;
         for (std::size_t start = 0;; ++index) {
             const std::size_t comma = text.find(',', start);
             const std::string_view field = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+            header_names_.emplace_back(field);
             for (int c = 0; c < kColumnCount; ++c) {
                 if (field != kColumnNames[c]) continue;
                 if (position_[c] >= 0) throw LogError(name_, line, "column '" + std::string(field) + "' appears twice");
@@ -159,8 +207,11 @@ private:
     }
 
     // The row's fields at its commas, found 16 bytes at a time where SSE2 is
-    // available (one call per field to find() cost more than the scan).
+    // available (one call per field to find() cost more than the scan). The
+    // same pass notes a NUL or non-ASCII byte, for check_text.
     void split(std::string_view text) {
+        row_ = text;
+        unusual_bytes_ = false;
         int n = 0;
         std::size_t start = 0;
         auto field_ends_at = [&](std::size_t comma) {
@@ -172,13 +223,17 @@ private:
 #ifdef __SSE2__
         for (; i + 16 <= text.size(); i += 16) {
             const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+            unusual_bytes_ |= _mm_movemask_epi8(_mm_or_si128(bytes, _mm_cmpeq_epi8(bytes, _mm_setzero_si128()))) != 0;
             for (unsigned commas = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(',')))); commas;
                  commas &= commas - 1)
                 field_ends_at(i + static_cast<std::size_t>(__builtin_ctz(commas)));
         }
 #endif
-        for (; i < text.size(); ++i)
-            if (text[i] == ',') field_ends_at(i);
+        for (; i < text.size(); ++i) {
+            const auto c = static_cast<unsigned char>(text[i]);
+            unusual_bytes_ |= c == 0 || c >= 0x80;
+            if (c == ',') field_ends_at(i);
+        }
         field_ends_at(text.size());
         if (n != columns_)
             throw RowError{"expected " + std::to_string(columns_) + " fields, found " + std::to_string(n)};
@@ -186,11 +241,26 @@ private:
 
     std::string_view field(Column c) const { return position_[c] < 0 ? std::string_view{} : fields_[position_[c]]; }
 
+    // An error in field `c` of the row split last, at the field's column.
+    [[noreturn]] void field_error(Column c, std::string reason) const {
+        const std::string_view f = field(c);
+        throw RowError{std::move(reason), f.data() ? static_cast<std::size_t>(f.data() - row_.data()) + 1 : 0};
+    }
+
+    // SPEC 1: a log is UTF-8 text. Only a row with a NUL or non-ASCII byte (split says) is checked byte by byte.
+    void check_text() const {
+        std::string what;
+        const std::size_t bad = first_bad_text_byte(row_, what);
+        if (bad == std::string_view::npos) return;
+        std::size_t field = 0;
+        for (std::size_t i = 0; i < bad; ++i) field += row_[i] == ',';
+        throw RowError{"field '" + header_names_[field] + "' has a " + what + " (a log is UTF-8 text)", bad + 1};
+    }
+
     void parse_hash(Column c, Hash128& out, bool& present) {
         const std::string_view f = field(c);
         present = !f.empty();
-        if (present && !decode_hash(f, out))
-            throw RowError{std::string(kColumnNames[c]) + " '" + std::string(f) + "' is not 32 hex digits"};
+        if (present && !decode_hash(f, out)) field_error(c, std::string(kColumnNames[c]) + " '" + std::string(f) + "' is not 32 hex digits");
     }
 
     // Rows name their tracepoint in full. A log has a handful, so the row's
@@ -227,38 +297,44 @@ private:
 
     void parse_row(std::string_view text) {
         split(text);
-        if (field(kNode).empty()) throw RowError{"node_name is empty"};
-        if (field(kTracepoint).empty()) throw RowError{"tracepoint_name is empty"};
+        if (unusual_bytes_) check_text();
+        if (field(kNode).empty()) field_error(kNode, "node_name is empty");
+        if (field(kInstance).empty()) field_error(kInstance, "instance is empty (SPEC 1: decimal or hex text naming the process run)");
+        if (field(kTracepoint).empty()) field_error(kTracepoint, "tracepoint_name is empty");
         SampleRecord s;
         if (!parse_time_ns(field(kTime), s.time_ns))
-            throw RowError{"sample_time '" + std::string(field(kTime)) +
-                           "' is not decimal seconds with at most 9 fractional digits"};
+            field_error(kTime, "sample_time '" + std::string(field(kTime)) + "' is not decimal seconds with at most 9 fractional digits");
         HashFunction fn = HashFunction::md5;
         if (!parse_hash_function(field(kHashFunction), fn))
-            throw RowError{"unknown hash_function '" + std::string(field(kHashFunction)) + "'"};
+            field_error(kHashFunction, "unknown hash_function '" + std::string(field(kHashFunction)) + "'");
         bool has_in = false, has_out = false;
         parse_hash(kInputHash, s.input_hash, has_in);
         parse_hash(kOutputHash, s.output_hash, has_out);
         std::uint64_t v = 0;
         if (!field(kThread).empty()) {
-            if (!parse_uint(field(kThread), v) || v > 0xffffffffu)
-                throw RowError{"thread '" + std::string(field(kThread)) + "' is not an integer id"};
+            // The largest 32-bit id means "no thread" after reading (SampleColumns::kNoThread).
+            if (!parse_uint(field(kThread), v) || v >= SampleColumns::kNoThread)
+                field_error(kThread, "thread '" + std::string(field(kThread)) + "' is not an integer id from 0 to " +
+                                         std::to_string(SampleColumns::kNoThread - 1));
             s.thread = static_cast<std::uint32_t>(v);
             s.flags |= SampleRecord::kHasThread;
         }
         if (!field(kSeq).empty()) {
-            if (!parse_uint(field(kSeq), s.seq)) throw RowError{"seq '" + std::string(field(kSeq)) + "' is not an integer"};
+            if (!parse_uint(field(kSeq), s.seq)) field_error(kSeq, "seq '" + std::string(field(kSeq)) + "' is not a 64-bit unsigned integer");
             s.flags |= SampleRecord::kHasSeq;
         }
         std::uint64_t dropped = 0;
         if (!field(kDropped).empty() && !parse_uint(field(kDropped), dropped))
-            throw RowError{"dropped '" + std::string(field(kDropped)) + "' is not an integer"};
+            field_error(kDropped, "dropped '" + std::string(field(kDropped)) + "' is not a 64-bit unsigned integer");
+        std::uint64_t dropped_sum;
+        if (__builtin_add_overflow(report_.dropped_samples, dropped, &dropped_sum))
+            field_error(kDropped, "dropped " + std::to_string(dropped) + " takes the log's sum of drops past 2^64 - 1");
         s.tracepoint = tracepoint_index(fn);
         if (dropped > 0) {
             flush();
             visitor_.on_drop({s.time_ns, s.tracepoint, dropped});
             ++report_.drop_records;
-            report_.dropped_samples += dropped;
+            report_.dropped_samples = dropped_sum;
             return;
         }
         if (has_in) s.flags |= SampleRecord::kHasInput;
@@ -281,7 +357,10 @@ private:
     ReadReport report_;
     std::array<int, kColumnCount> position_{};
     int columns_ = 0;
+    std::vector<std::string> header_names_;  // each field's, in order
     std::vector<std::string_view> fields_;
+    std::string_view row_;  // the row split last
+    bool unusual_bytes_ = false;  // it has a NUL or non-ASCII byte
     std::string key_;
     std::unordered_map<std::string, std::uint32_t> tracepoints_;
     struct Known {

@@ -16,6 +16,7 @@ namespace {
 // column that is wrong.
 bool looks_like_sample_csv(const std::filesystem::path& p) {
     std::ifstream f(p);
+    if (!f) return true;  // unreadable: listed, so that reading it says why
     std::string header;
     std::getline(f, header);
     std::string_view rest = header;
@@ -36,6 +37,8 @@ bool looks_like_sample_csv(const std::filesystem::path& p) {
 std::vector<std::filesystem::path> find_logs(const std::vector<std::filesystem::path>& inputs) {
     namespace fs = std::filesystem;
     std::vector<fs::path> out;
+    std::string searched;  // the directories, for the error when they hold nothing
+    std::size_t other_csv = 0;
     for (const auto& in : inputs) {
         std::error_code ec;
         if (fs::is_directory(in, ec)) {
@@ -44,16 +47,22 @@ std::vector<std::filesystem::path> find_logs(const std::vector<std::filesystem::
                 if (!e.is_regular_file()) continue;
                 const auto ext = e.path().extension();
                 if (ext == ".htlog" || (ext == ".csv" && looks_like_sample_csv(e.path()))) found.push_back(e.path());
+                else other_csv += ext == ".csv";
             }
             if (ec) throw LogError(in.string(), 0, "cannot list directory: " + ec.message());
             std::sort(found.begin(), found.end());
             out.insert(out.end(), found.begin(), found.end());
+            searched += (searched.empty() ? "" : ", ") + in.string();
         } else if (fs::exists(in, ec)) {
             out.push_back(in);
         } else {
             throw LogError(in.string(), 0, "no such file or directory");
         }
     }
+    if (out.empty() && !inputs.empty())
+        throw LogError(searched, 0,
+                       "no sample logs found (searched recursively for *.htlog, and for *.csv whose header names the "
+                       "SPEC 1 columns" + (other_csv ? "; " + std::to_string(other_csv) + " other *.csv passed over" : std::string()) + ")");
     return out;
 }
 

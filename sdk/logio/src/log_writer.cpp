@@ -3,13 +3,16 @@
 
 #include "hashtrace/detail/log_file.hpp"
 
+#include <limits>
+#include <stdexcept>
+
 namespace hashtrace::logio {
 namespace {
 
 class FileWriter final : public LogWriter {
 public:
     FileWriter(const std::filesystem::path& path, LogFormat format, const LogHeader& header)
-        : node_(value(header, "node")), instance_(value(header, "instance")),
+        : node_(value(header, "node")), instance_(value(header, "instance")), format_(format),
           file_(path.string(), format, {header.begin(), header.end()}) {}
     ~FileWriter() override { close(); }
 
@@ -22,9 +25,17 @@ public:
                          last_time_);
         return index;
     }
-    void add_thread(const ThreadInfo& t) override { file_.thread(t.thread, t.os_tid, t.name, last_time_); }
+    void add_thread(const ThreadInfo& t) override {
+        check_thread(t.thread);
+        file_.thread(t.thread, t.os_tid, t.name, last_time_);
+    }
     void write(const SampleRecord& s) override {
         if (s.tracepoint >= count_) throw std::logic_error("LogWriter: sample names tracepoint " + std::to_string(s.tracepoint) + " before it was added");
+        // What a reader would refuse, or (seq) read back as another value: refused here, not written.
+        if (s.has_thread()) check_thread(s.thread);
+        if (format_ == LogFormat::binary && s.has_seq() && s.seq == std::numeric_limits<std::uint64_t>::max())
+            throw std::invalid_argument("LogWriter: sequence number " + std::to_string(s.seq) +
+                                        " does not fit a binary log (at most 2^64 - 2; it is stored + 1)");
         last_time_ = s.time_ns;
         file_.sample({s.time_ns, s.has_input() ? &s.input_hash : nullptr, s.has_output() ? &s.output_hash : nullptr,
                       s.tracepoint, s.has_thread(), s.thread, s.has_seq(), s.seq});
@@ -43,6 +54,11 @@ public:
     }
 
 private:
+    static void check_thread(std::uint32_t id) {
+        if (id == SampleColumns::kNoThread)
+            throw std::invalid_argument("LogWriter: thread id " + std::to_string(id) + " is out of range (at most " +
+                                        std::to_string(SampleColumns::kNoThread - 1) + ")");
+    }
     static std::string value(const LogHeader& h, const char* key) {
         auto it = h.find(key);
         return it == h.end() ? std::string() : it->second;
@@ -52,6 +68,7 @@ private:
     }
 
     std::string node_, instance_;
+    LogFormat format_;
     detail::LogFile file_;
     std::size_t count_ = 0;
     std::int64_t last_time_ = 0;

@@ -15,14 +15,22 @@
 namespace hashtrace::logio {
 namespace {
 
+std::string not_a_regular_file(mode_t mode) {
+    const char* kind = S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device"
+                     : S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "something other than a regular file";
+    return std::string("is ") + kind + ", not a log file";
+}
+
 // A read-only mapping of a whole file (the parsers work on one contiguous view).
 class MappedFile {
 public:
     explicit MappedFile(const std::filesystem::path& path) : name_(path.string()) {
-        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        // O_NONBLOCK: a FIFO named as a log must be refused below, not wait for a writer.
+        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd_ < 0) throw LogError(name_, 0, std::string("cannot open: ") + std::strerror(errno));
         struct stat st;
         if (::fstat(fd_, &st) != 0) throw LogError(name_, 0, std::string("cannot stat: ") + std::strerror(errno));
+        if (!S_ISREG(st.st_mode)) throw LogError(name_, 0, not_a_regular_file(st.st_mode));
         size_ = static_cast<std::size_t>(st.st_size);
         if (size_ > 0) {
             void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);

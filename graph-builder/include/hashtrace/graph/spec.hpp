@@ -66,7 +66,12 @@ private:
 };
 
 AnalysisSpec parse_spec(std::string_view toml_text, const std::string& file_name);
+// Throws SpecError naming the file unless it is a regular file it can read.
 AnalysisSpec load_spec(const std::filesystem::path& file);
+
+// For a spec that parsed but says nothing (a file left empty, or all of it
+// commented out): "file: ..." saying what that means; "" for any other spec.
+std::string empty_spec_warning(const AnalysisSpec& spec);
 
 // Selectors of the spec that match no tracepoint of the samples, as
 // "file:line: reason" messages (a typo in a spec otherwise yields silently empty results).

@@ -48,6 +48,7 @@ struct Health {
     std::uint64_t samples = 0, edges = 0, message_edges = 0, dropped_samples = 0;
     std::uint64_t unlinked_inputs = 0, unconsumed_outputs = 0, bad_records = 0, torn_files = 0;
     std::vector<NodeHealth> nodes;
+    std::vector<std::string> unclean_files;  // logs not closed cleanly (metrics::AnalysisResult::unclean_files)
 };
 
 struct Histogram {

@@ -24,16 +24,21 @@ namespace hashtrace::logio {
 
 using hashtrace::LogFormat;
 
+// what() is "file:line: reason", "file:line:column: reason" when the column
+// is known, "file: reason" for line 0 (a fault of the whole file).
 class LogError : public std::runtime_error {
 public:
     LogError(std::string file, std::uint64_t line, std::string reason);
+    LogError(std::string file, std::uint64_t line, std::uint64_t column, std::string reason);
     const std::string& file() const noexcept { return file_; }
     std::uint64_t line() const noexcept { return line_; }  // CSV: 1-based line; binary: byte offset
+    std::uint64_t column() const noexcept { return column_; }  // CSV: 1-based byte in the line; 0: not known
     const std::string& reason() const noexcept { return reason_; }
 
 private:
     std::string file_;
     std::uint64_t line_;
+    std::uint64_t column_;
     std::string reason_;
 };
 
@@ -99,9 +104,11 @@ ReadReport read_binary(std::string_view data, const std::string& name, LogVisito
 
 // Expands files and directories (recursively) into the log files they hold:
 // `*.htlog`, and `*.csv` whose header names at least half of the required
-// columns (a log with a broken header is listed, for its reader to say what
-// is wrong; other CSV is passed over), sorted by path. A file named directly
-// is always listed. Throws LogError for a missing input.
+// columns (a log with a broken header, or one that cannot be read, is listed
+// for its reader to say what is wrong; other CSV is passed over), sorted by
+// path. A file named directly is always listed. Throws LogError for a
+// missing input, and when the inputs hold no log at all (naming the
+// directories searched).
 std::vector<std::filesystem::path> find_logs(const std::vector<std::filesystem::path>& inputs);
 
 // Exact decimal seconds <-> integer nanoseconds (never through a double).

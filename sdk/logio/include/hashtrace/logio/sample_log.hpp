@@ -10,6 +10,7 @@
 #pragma once
 
 #include "hashtrace/hash128.hpp"
+#include "hashtrace/log_format.hpp"
 
 #include <compare>
 #include <cstdint>
@@ -96,7 +97,19 @@ struct ReadReport {
     bool torn = false;
     TornTail torn_tail;
     bool clean_close = false;           // binary logs: the writer's end marker was found
+    LogFormat format = LogFormat::csv;  // set by the reader
+    // A binary log without the end marker its writer adds on closing: the
+    // process was killed or crashed (SIGKILL mostly lands between blocks, so
+    // there need be no torn tail), and samples it still held in memory, at
+    // most its last flush interval's, may be missing. A CSV log has no end
+    // marker: its end cannot be told.
+    bool closed_uncleanly() const noexcept { return format == LogFormat::binary && !clean_close; }
 };
+
+// What closed_uncleanly() means, for messages.
+inline constexpr const char* kUncleanCloseMeaning =
+    "no end marker: the writing process was killed or crashed before closing the log, so samples it still held "
+    "in memory (at most its last flush interval's, 100 ms by default) may be missing";
 
 struct SampleLog {
     std::string path;
