@@ -46,6 +46,9 @@
 #include "hashtrace/log_format.hpp"
 #include "hashtrace/detail/runtime.hpp"
 #include "hashtrace/detail/tracepoint.hpp"
+#if HASHTRACE_RUNTIME_DEFINED_HERE
+#include "hashtrace/detail/session.hpp"
+#endif
 
 #include <string>
 #include <string_view>

@@ -12,6 +12,8 @@
 #include <tuple>
 #include <utility>
 
+#pragma GCC visibility push(default)  // one runtime per process: see runtime.hpp
+
 namespace hashtrace::detail {
 
 // ---- what to hash -----------------------------------------------------------
@@ -171,3 +173,5 @@ inline void record(TracepointDef& def, const In& in, const Out& out) noexcept {
 }
 
 }  // namespace hashtrace::detail
+
+#pragma GCC visibility pop
