@@ -111,8 +111,8 @@ inline Stats stats() { return detail::runtime().stats(); }
 }  // namespace hashtrace
 
 // ---------------------------------------------------------------------------
-// The macros. The tracepoint definition (the paper's Table 1) is a
-// function-local static: built once per call site, on its first execution.
+// The macros. The call site (the paper's Table 1) is a function-local static
+// const: built once, on its first execution (detail/call_site.hpp).
 
 #if defined(HASHTRACE_DISABLE)
 
@@ -126,9 +126,9 @@ inline Stats stats() { return detail::runtime().stats(); }
 #define HASHTRACE_TRACEPOINT_(fn, deferred, name, ...)                                                   \
     do {                                                                                                 \
         if (::hashtrace::detail::is_recording()) {                                                       \
-            static ::hashtrace::detail::TracepointDef hashtrace_def_(                                    \
+            static const ::hashtrace::detail::CallSite hashtrace_site_(                                  \
                 name, ::hashtrace::detail::types_of(__VA_ARGS__), fn, deferred);                         \
-            ::hashtrace::detail::record(hashtrace_def_, __VA_ARGS__);                                    \
+            ::hashtrace::detail::record(hashtrace_site_, __VA_ARGS__);                                   \
         }                                                                                                \
     } while (0)
 

@@ -70,12 +70,7 @@ HASHTRACE_RUNTIME_FN void Runtime::start(const Config& config) {
         });
     SampleQueue* queue = process_queue();
     const std::uint64_t session = g_session.load() + 1;
-    // Bring old definitions' drop counts up to date: this log starts from zero.
-    for (TracepointDef* d = TracepointDef::registry_head().load(); d; d = d->next) {
-        d->drop_session = session;
-        d->drops_logged = d->dropped.load();
-    }
-    auto writer = std::make_unique<Writer>(config, std::move(path), session, std::move(file));
+    auto writer = std::make_unique<Writer>(config, std::move(path), std::move(file));
     g_full_policy.store(static_cast<int>(config.when_full));
     g_thread_capacity.store(config.queue_capacity);
     g_queue.store(queue, std::memory_order_release);

@@ -60,7 +60,7 @@ struct PrewarmFence {
 
 inline QueuedSample prewarm_item(PrewarmFence* fence) noexcept {
     QueuedSample q{};
-    q.def = nullptr;
+    q.site = nullptr;
     std::memcpy(q.payload, &fence, sizeof fence);
     return q;
 }
@@ -128,7 +128,7 @@ HASHTRACE_RUNTIME_FN void enqueue_when_full(ThreadState& ts, const QueuedSample&
             if (ts.queue->try_enqueue(*ts.token, s)) return;
         }
     }
-    s.def->dropped.fetch_add(1, std::memory_order_relaxed);
+    call_sites().dropped(s.site->id).fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace hashtrace::detail

@@ -29,8 +29,13 @@ namespace hashtrace::detail {
 
 class Writer {
 public:
-    Writer(const Config& config, std::string path, std::uint64_t session, std::unique_ptr<LogFile> file)
-        : config_(config), path_(std::move(path)), session_(session), file_(std::move(file)) {}
+    Writer(const Config& config, std::string path, std::unique_ptr<LogFile> file)
+        : config_(config), path_(std::move(path)), file_(std::move(file)) {
+        // This log counts drops from zero: what call sites dropped before is history.
+        CallSiteRegistry& sites = call_sites();
+        drops_logged_.resize(sites.size());
+        for (std::uint32_t id = 0; id < drops_logged_.size(); ++id) drops_logged_[id] = sites.dropped(id).load();
+    }
 
     const std::string& path() const noexcept { return path_; }
     Stats stats() const noexcept { return {written_.load(), dropped_.load(), bytes_.load()}; }
@@ -46,11 +51,15 @@ public:
     }
 
 private:
-    void ensure_logged(TracepointDef& d, std::int64_t time_ns) {
-        if (d.log_session == session_) return;
-        d.log_session = session_;
-        d.log_index = next_index_++;
-        file_->tracepoint(d.log_index, {{}, {}, d.name, d.input_type, d.output_type, d.hash_function}, time_ns);
+    // The call site's index in this log, defined there on first use.
+    std::uint32_t log_index(const CallSite& site, std::int64_t time_ns) {
+        if (site.id >= log_index_.size()) log_index_.resize(site.id + 1, kNotLogged);
+        std::uint32_t& index = log_index_[site.id];
+        if (index == kNotLogged) {
+            index = next_index_++;
+            file_->tracepoint(index, {{}, {}, site.name, site.input_type, site.output_type, site.hash_function}, time_ns);
+        }
+        return index;
     }
 
     void describe_thread(std::uint32_t id, std::int64_t time_ns) {
@@ -85,24 +94,24 @@ private:
 
     // Returns how many samples it wrote: 0 for a placeholder, else 1.
     std::uint64_t write(const QueuedSample& q) {
-        if (!q.def) {  // a placeholder from prewarm_thread_queue
+        if (!q.site) {  // a placeholder from prewarm_thread_queue
             PrewarmFence* fence;
             std::memcpy(&fence, q.payload, sizeof fence);
             if (fence) fence->reached.store(true, std::memory_order_release);
             return 0;
         }
-        TracepointDef& d = *q.def;
+        const CallSite& site = *q.site;
         const std::int64_t time_ns = (q.flags & QueuedSample::kTscStamp) ? converted(q.thread, q.time_ns) : q.time_ns;
-        ensure_logged(d, time_ns);
+        const std::uint32_t index = log_index(site, time_ns);
         describe_thread(q.thread, time_ns);
         Hash128 in, out;
         const Hash128* pin = nullptr;
         const Hash128* pout = nullptr;
         if (q.flags & QueuedSample::kDeferred) {
-            if (q.flags & QueuedSample::kHasInput) in = hash_canonical_bytes(d.hash_function, q.payload, q.input_len);
+            if (q.flags & QueuedSample::kHasInput) in = hash_canonical_bytes(site.hash_function, q.payload, q.input_len);
             if (q.flags & QueuedSample::kOutIsInput) out = in;
             else if (q.flags & QueuedSample::kHasOutput)
-                out = hash_canonical_bytes(d.hash_function, q.payload + q.input_len, q.output_len);
+                out = hash_canonical_bytes(site.hash_function, q.payload + q.input_len, q.output_len);
         } else {
             in = q.input_hash();
             out = q.output_hash();
@@ -111,7 +120,7 @@ private:
         pout = &out;
         if (!(q.flags & QueuedSample::kHasInput)) pin = nullptr;
         if (!(q.flags & QueuedSample::kHasOutput)) pout = nullptr;
-        file_->sample({time_ns, pin, pout, d.log_index, true, q.thread, true, q.seq});
+        file_->sample({time_ns, pin, pout, index, true, q.thread, true, q.seq});
         return 1;
     }
 
@@ -143,20 +152,17 @@ private:
         written_.fetch_add(samples, std::memory_order_relaxed);
     }
 
-    // Logs every drop counted since the last look. Old definitions were
-    // brought up to date by start(); new ones begin at zero.
+    // Logs every drop counted since the last look. Call sites first reached
+    // in this session begin at zero.
     void log_drops(std::int64_t time_ns) {
-        for (TracepointDef* d = TracepointDef::registry_head().load(std::memory_order_acquire); d; d = d->next) {
-            if (d->drop_session != session_) {
-                d->drop_session = session_;
-                d->drops_logged = 0;
-            }
-            const std::uint64_t n = d->dropped.load(std::memory_order_relaxed);
-            if (n == d->drops_logged) continue;
-            ensure_logged(*d, time_ns);
-            file_->drop(d->log_index, time_ns, n - d->drops_logged);
-            dropped_.fetch_add(n - d->drops_logged, std::memory_order_relaxed);
-            d->drops_logged = n;
+        CallSiteRegistry& sites = call_sites();
+        drops_logged_.resize(sites.size(), 0);
+        for (std::uint32_t id = 0; id < drops_logged_.size(); ++id) {
+            const std::uint64_t n = sites.dropped(id).load(std::memory_order_relaxed);
+            if (n == drops_logged_[id]) continue;
+            file_->drop(log_index(sites.site(id), time_ns), time_ns, n - drops_logged_[id]);
+            dropped_.fetch_add(n - drops_logged_[id], std::memory_order_relaxed);
+            drops_logged_[id] = n;
         }
     }
 
@@ -224,7 +230,6 @@ private:
 
     const Config config_;
     const std::string path_;
-    const std::uint64_t session_;
     std::unique_ptr<LogFile> file_;
     std::thread thread_;
     std::atomic<bool> stop_requested_{false};
@@ -233,6 +238,9 @@ private:
     // Writer-thread state.
     StampConverter stamps_;
     std::vector<std::int64_t> last_time_;  // per thread id, of converted stamps
+    static constexpr std::uint32_t kNotLogged = ~std::uint32_t{0};
+    std::vector<std::uint32_t> log_index_;       // by call site id
+    std::vector<std::uint64_t> drops_logged_;    // by call site id: the drop count last logged
     std::uint32_t next_index_ = 0;
     std::vector<bool> thread_described_;
     std::uint64_t names_version_ = 0;
