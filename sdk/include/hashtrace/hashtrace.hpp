@@ -57,7 +57,10 @@ namespace hashtrace {
 
 // ---------------------------------------------------------------------------
 // What a tracepoint hashes. The label says what the hash covers ("messageid",
-// "loop", "payload"); it is the paper's input/output hash type.
+// "loop", "payload"); it is the paper's input/output hash type. It is recorded,
+// not hashed: out("det", id) and in("frame", id) give the same hash and link,
+// unless an analysis spec's [[pair]] rules say which tracepoints may link, or
+// the tracepoint hashes typed (below).
 
 template <class... Ts>
 detail::HashSpec<Ts...> in(const char* type, const Ts&... values) noexcept { return {type, {values...}}; }
@@ -71,6 +74,14 @@ detail::InOutSpec<Ts...> inout(const char* type, const Ts&... values) noexcept {
 
 // No hash (an empty CSV field): a source with no input, a sink with no output.
 inline constexpr detail::NoneSpec none{};
+
+// Typed hashing, opted into per tracepoint as its first argument:
+//   TRACEPOINT("Detect", hashtrace::typed, hashtrace::in("frame", f), hashtrace::out("det", d));
+// hashes each label's canonical bytes (a string) before the state, i.e.
+// hash_of(f, std::string_view(label), values...), so ids of different kinds
+// never link by accident. The log records it; such samples link only with
+// other typed samples of the same label.
+inline constexpr detail::TypedHashing typed{};
 
 // Deferred tracepoints copy at most this many canonical bytes (input and
 // output together); larger state is hashed inline, with identical results.

@@ -384,9 +384,11 @@ private:
                 const unsigned fn = *p++;
                 tp.node_name = string(p, end);
                 tp.instance = string(p, end);
-                if (fn > 1) throw Corrupt{"unknown hash function code " + std::to_string(fn)};
+                const unsigned function = fn & ~detail::kTypedHashingBit;
+                if (function > 1) throw Corrupt{"unknown hash function code " + std::to_string(fn)};
                 if (index != tracepoints_) throw Corrupt{"tracepoint index " + std::to_string(index) + " out of order"};
-                tp.hash_function = static_cast<HashFunction>(fn);
+                tp.hash_function = static_cast<HashFunction>(function);
+                tp.typed_hashing = fn & detail::kTypedHashingBit;
                 if (tp.node_name.empty()) tp.node_name = header_value("node");
                 if (tp.instance.empty()) tp.instance = header_value("instance");
                 flush();

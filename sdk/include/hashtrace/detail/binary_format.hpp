@@ -61,6 +61,11 @@ enum HashMode : unsigned {
 inline constexpr unsigned kSampleThreadBit = 0x10;  // a thread varint follows (else: the previous sample's)
 inline constexpr unsigned kSampleSeqBit = 0x20;     // a seq varint follows (else: that thread's previous + 1)
 inline constexpr std::size_t kRingSize = 256;
+// Typed hashing (each label's canonical bytes hashed before the state): a bit
+// of a tracepoint record's hash-function byte, and a suffix of CSV's
+// hash_function column, which SPEC lets name any function ("md5+typed").
+inline constexpr unsigned kTypedHashingBit = 0x80;
+inline constexpr std::string_view kTypedHashingSuffix = "+typed";
 
 struct EncodedTracepoint {
     std::string_view node;      // empty: the header's node
@@ -69,6 +74,7 @@ struct EncodedTracepoint {
     std::string_view input_type;
     std::string_view output_type;
     HashFunction hash_function;
+    bool typed_hashing = false;
 };
 
 struct EncodedSample {
@@ -144,7 +150,7 @@ public:
         put_string(tp.name);
         put_string(tp.input_type);
         put_string(tp.output_type);
-        out_.push_back(static_cast<char>(tp.hash_function));
+        out_.push_back(static_cast<char>(static_cast<unsigned>(tp.hash_function) | (tp.typed_hashing ? kTypedHashingBit : 0)));
         put_string(tp.node);
         put_string(tp.instance);
     }

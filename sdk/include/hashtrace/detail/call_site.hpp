@@ -25,6 +25,7 @@ struct CallSite;
 struct HashTypes {
     const char* input;
     const char* output;
+    bool typed = false;  // hashtrace::typed: each label's canonical bytes prefix its state's
 };
 
 // Call sites in the order they were first reached, each with the count of
@@ -83,7 +84,7 @@ inline CallSiteRegistry& call_sites() noexcept {
 struct CallSite {
     CallSite(std::string name_, HashTypes types, HashFunction fn, bool deferred_)
         : name(std::move(name_)), input_type(types.input), output_type(types.output), hash_function(fn),
-          deferred(deferred_), id(call_sites().add(this)) {}
+          deferred(deferred_), typed(types.typed), id(call_sites().add(this)) {}
     CallSite(const CallSite&) = delete;
     CallSite& operator=(const CallSite&) = delete;
 
@@ -92,6 +93,7 @@ struct CallSite {
     const std::string output_type;
     const HashFunction hash_function;
     const bool deferred;
+    const bool typed;  // typed hashing (hashtrace::typed)
     const std::uint32_t id;  // the registry's number: last, so the rest is built when it is registered
 };
 

@@ -10,7 +10,9 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #pragma GCC visibility push(default)  // one runtime per process: see runtime.hpp
@@ -31,8 +33,12 @@ struct HashSpec {
         CopySink sink{out};
         std::apply([&](const auto&... v) { (encode(sink, v), ...); }, values);
     }
+    template <bool kTyped>
     Hash128 hash(HashFunction f) const noexcept {
-        return std::apply([f](const auto&... v) { return hash_of(f, v...); }, values);
+        if constexpr (kTyped)
+            return std::apply([this, f](const auto&... v) { return hash_of(f, std::string_view(type), v...); }, values);
+        else
+            return std::apply([f](const auto&... v) { return hash_of(f, v...); }, values);
     }
 };
 
@@ -45,23 +51,32 @@ struct NoneSpec {
     static constexpr const char* type = "";
 };
 
+// The first argument of a tracepoint with typed hashing (hashtrace::typed).
+struct TypedHashing {};
+
 template <class... Ts>
 HashTypes types_of(const InOutSpec<Ts...>& io) noexcept { return {io.spec.type, io.spec.type}; }
-template <class In, class Out>
+template <class In, class Out, class = std::enable_if_t<!std::is_same_v<In, TypedHashing>>>
 HashTypes types_of(const In& in, const Out& out) noexcept { return {in.type, out.type}; }
+template <class... Specs>
+HashTypes types_of(TypedHashing, const Specs&... specs) noexcept {
+    HashTypes t = types_of(specs...);
+    t.typed = true;
+    return t;
+}
 
 template <class... Ts>
 void discard(const Ts&...) noexcept {}
 
 // ---- the hot path -----------------------------------------------------------
 
-template <class Spec>
+template <bool kTyped, class Spec>
 inline bool fill_hash(const Spec& spec, HashFunction f, Hash128& out) noexcept {
     if constexpr (std::is_same_v<Spec, NoneSpec>) {
         (void)spec, (void)f, (void)out;
         return false;
     } else {
-        out = spec.hash(f);
+        out = spec.template hash<kTyped>(f);
         return true;
     }
 }
@@ -82,7 +97,9 @@ inline void deferred_copy(const Spec& spec, unsigned char* out) noexcept {
     else (void)spec, (void)out;
 }
 
-template <class In, class Out>
+// Deferred samples of a typed tracepoint carry the state's bytes only: the
+// writer prefixes the labels, which it has from the call site.
+template <bool kTyped, class In, class Out>
 inline void fill(QueuedSample& s, const CallSite& site, const In& in, const Out& out, bool out_is_in) noexcept {
     constexpr bool in_none = std::is_same_v<In, NoneSpec>;
     constexpr bool out_none = std::is_same_v<Out, NoneSpec>;
@@ -102,13 +119,13 @@ inline void fill(QueuedSample& s, const CallSite& site, const In& in, const Out&
         // Too large to copy: hash here instead. The result is identical.
     }
     Hash128 in_hash, out_hash;
-    fill_hash(in, site.hash_function, in_hash);
+    fill_hash<kTyped>(in, site.hash_function, in_hash);
     if (out_is_in) out_hash = in_hash;
-    else fill_hash(out, site.hash_function, out_hash);
+    else fill_hash<kTyped>(out, site.hash_function, out_hash);
     s.set_hashes(in_hash, out_hash);
 }
 
-template <class In, class Out>
+template <bool kTyped, class In, class Out>
 inline void record_sample(const CallSite& site, const In& in, const Out& out, bool out_is_in) noexcept {
     ThreadState& ts = thread_state();
     QueuedSample s;
@@ -116,19 +133,24 @@ inline void record_sample(const CallSite& site, const In& in, const Out& out, bo
     s.site = &site;
     s.reserved = 0;
     s.input_len = s.output_len = 0;
-    fill(s, site, in, out, out_is_in);
+    fill<kTyped>(s, site, in, out, out_is_in);
     if (tsc) s.flags |= QueuedSample::kTscStamp;
     enqueue(ts, s);
 }
 
-template <class... Ts>
+template <bool kTyped = false, class... Ts>
 inline void record(const CallSite& site, const InOutSpec<Ts...>& io) noexcept {
-    record_sample(site, io.spec, NoneSpec{}, true);
+    record_sample<kTyped>(site, io.spec, NoneSpec{}, true);
 }
 
-template <class In, class Out>
+template <bool kTyped = false, class In, class Out, class = std::enable_if_t<!std::is_same_v<In, TypedHashing>>>
 inline void record(const CallSite& site, const In& in, const Out& out) noexcept {
-    record_sample(site, in, out, false);
+    record_sample<kTyped>(site, in, out, false);
+}
+
+template <class... Specs>
+inline void record(const CallSite& site, TypedHashing, const Specs&... specs) noexcept {
+    record<true>(site, specs...);
 }
 
 }  // namespace hashtrace::detail

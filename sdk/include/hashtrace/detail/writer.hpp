@@ -57,7 +57,8 @@ private:
         std::uint32_t& index = log_index_[site.id];
         if (index == kNotLogged) {
             index = next_index_++;
-            file_->tracepoint(index, {{}, {}, site.name, site.input_type, site.output_type, site.hash_function}, time_ns);
+            file_->tracepoint(index, {{}, {}, site.name, site.input_type, site.output_type, site.hash_function, site.typed},
+                              time_ns);
         }
         return index;
     }
@@ -92,6 +93,11 @@ private:
         return t;
     }
 
+    static Hash128 deferred_hash(const CallSite& site, const std::string& label, const unsigned char* bytes, std::size_t n) {
+        return site.typed ? hash_canonical_bytes(site.hash_function, label, bytes, n)
+                          : hash_canonical_bytes(site.hash_function, bytes, n);
+    }
+
     // Returns how many samples it wrote: 0 for a placeholder, else 1.
     std::uint64_t write(const QueuedSample& q) {
         if (!q.site) {  // a placeholder from prewarm_thread_queue
@@ -108,10 +114,10 @@ private:
         const Hash128* pin = nullptr;
         const Hash128* pout = nullptr;
         if (q.flags & QueuedSample::kDeferred) {
-            if (q.flags & QueuedSample::kHasInput) in = hash_canonical_bytes(site.hash_function, q.payload, q.input_len);
+            if (q.flags & QueuedSample::kHasInput) in = deferred_hash(site, site.input_type, q.payload, q.input_len);
             if (q.flags & QueuedSample::kOutIsInput) out = in;
             else if (q.flags & QueuedSample::kHasOutput)
-                out = hash_canonical_bytes(site.hash_function, q.payload + q.input_len, q.output_len);
+                out = deferred_hash(site, site.output_type, q.payload + q.input_len, q.output_len);
         } else {
             in = q.input_hash();
             out = q.output_hash();

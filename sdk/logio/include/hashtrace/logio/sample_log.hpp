@@ -25,6 +25,7 @@ struct TracepointInfo {
     std::string input_hash_type;
     std::string output_hash_type;
     HashFunction hash_function = HashFunction::md5;
+    bool typed_hashing = false;  // each label's canonical bytes were hashed before the state (docs/sdk.md)
 
     friend bool operator==(const TracepointInfo&, const TracepointInfo&) = default;
 };
