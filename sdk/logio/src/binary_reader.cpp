@@ -8,6 +8,7 @@
 #include "parsers.hpp"
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -414,6 +415,22 @@ private:
                 visitor_.on_drop(d);
                 ++report_.drop_records;
                 report_.dropped_samples += d.count;
+                return;
+            }
+            case detail::kTagLoss: {
+                LossRecord l;
+                l.tracepoint = checked_tracepoint(varint(p, end));
+                l.first_time_ns = add_delta(detail::unzigzag(varint(p, end)));
+                const std::uint64_t span = varint(p, end);
+                if (span > static_cast<std::uint64_t>(INT64_MAX) ||
+                    __builtin_add_overflow(l.first_time_ns, static_cast<std::int64_t>(span), &l.last_time_ns))
+                    throw Corrupt{"loss record's time span overflows 64-bit nanoseconds"};
+                l.count = varint(p, end);
+                prev_time_ = l.first_time_ns;
+                flush();
+                visitor_.on_loss(l);
+                ++report_.loss_records;
+                report_.lost_samples += l.count;
                 return;
             }
             case detail::kTagEnd:

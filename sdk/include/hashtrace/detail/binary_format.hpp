@@ -51,6 +51,7 @@ enum : unsigned char {
     kTagDrop = 0x81,
     kTagThread = 0x82,
     kTagEnd = 0x83,  // the writer closed the log normally
+    kTagLoss = 0x84,  // samples the writer could not save (a full disk)
 };
 enum HashMode : unsigned {
     kHashNone = 0,
@@ -170,6 +171,17 @@ public:
         p = put_varint(p, tracepoint);
         p = put_varint(p, zigzag(time_ns - prev_time_));
         prev_time_ = time_ns;
+        p = put_varint(p, count);
+        commit(p);
+    }
+
+    void loss(std::uint32_t tracepoint, std::int64_t first_ns, std::int64_t last_ns, std::uint64_t count) {
+        unsigned char* p = reserve(1 + 40);
+        *p++ = kTagLoss;
+        p = put_varint(p, tracepoint);
+        p = put_varint(p, zigzag(first_ns - prev_time_));
+        prev_time_ = first_ns;
+        p = put_varint(p, static_cast<std::uint64_t>(last_ns - first_ns));
         p = put_varint(p, count);
         commit(p);
     }

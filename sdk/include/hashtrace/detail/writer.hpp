@@ -38,7 +38,7 @@ public:
     }
 
     const std::string& path() const noexcept { return path_; }
-    Stats stats() const noexcept { return {written_.load(), dropped_.load(), bytes_.load()}; }
+    Stats stats() const noexcept { return {written_.load(), dropped_.load(), bytes_.load(), lost_.load()}; }
 
     void start(SampleQueue& queue, StampConverter stamps) {
         stamps_ = stamps;
@@ -98,13 +98,12 @@ private:
                           : hash_canonical_bytes(site.hash_function, bytes, n);
     }
 
-    // Returns how many samples it wrote: 0 for a placeholder, else 1.
-    std::uint64_t write(const QueuedSample& q) {
+    void write(const QueuedSample& q) {
         if (!q.site) {  // a placeholder from prewarm_thread_queue
             PrewarmFence* fence;
             std::memcpy(&fence, q.payload, sizeof fence);
             if (fence) fence->reached.store(true, std::memory_order_release);
-            return 0;
+            return;
         }
         const CallSite& site = *q.site;
         const std::int64_t time_ns = (q.flags & QueuedSample::kTscStamp) ? converted(q.thread, q.time_ns) : q.time_ns;
@@ -127,7 +126,6 @@ private:
         if (!(q.flags & QueuedSample::kHasInput)) pin = nullptr;
         if (!(q.flags & QueuedSample::kHasOutput)) pout = nullptr;
         file_->sample({time_ns, pin, pout, index, true, q.thread, true, q.seq});
-        return 1;
     }
 
     // Sequentially consistent on purpose: a thread that read `parked` as true
@@ -153,9 +151,7 @@ private:
     }
 
     void write_batch(const QueuedSample* items, std::size_t n) {
-        std::uint64_t samples = 0;
-        for (std::size_t i = 0; i < n; ++i) samples += write(items[i]);
-        written_.fetch_add(samples, std::memory_order_relaxed);
+        for (std::size_t i = 0; i < n; ++i) write(items[i]);
     }
 
     // Logs every drop counted since the last look. Call sites first reached
@@ -172,9 +168,23 @@ private:
         }
     }
 
+    // A flush that cannot write (a full disk) loses its samples, counted; the
+    // next flush tries again. The first failure is reported at once, so the
+    // user hears of it while it happens, and so is the recovery.
     void flush() {
         file_->flush();
         bytes_.store(file_->bytes_written(), std::memory_order_relaxed);
+        written_.store(file_->samples_saved(), std::memory_order_relaxed);
+        lost_.store(file_->samples_lost(), std::memory_order_relaxed);
+        if (file_->failing() && !reported_failing_) {
+            std::fprintf(stderr, "hashtrace: %s; samples are counted as lost until the log can be written again\n",
+                         file_->error().c_str());
+            reported_failing_ = true;
+        } else if (!file_->failing() && reported_failing_) {
+            std::fprintf(stderr, "hashtrace: writing %s again; %llu samples lost so far, recorded in the log\n",
+                         path_.c_str(), static_cast<unsigned long long>(file_->samples_lost()));
+            reported_failing_ = false;
+        }
     }
 
     void run(SampleQueue& queue) {
@@ -231,7 +241,11 @@ private:
         log_drops(now_ns());
         file_->close(true);
         bytes_.store(file_->bytes_written(), std::memory_order_relaxed);
-        if (file_->failed()) std::fprintf(stderr, "hashtrace: %s\n", file_->error().c_str());
+        written_.store(file_->samples_saved(), std::memory_order_relaxed);
+        lost_.store(file_->samples_lost(), std::memory_order_relaxed);
+        if (file_->failing())
+            std::fprintf(stderr, "hashtrace: %s: the log ends early; %llu samples lost in all\n", path_.c_str(),
+                         static_cast<unsigned long long>(file_->samples_lost()));
     }
 
     const Config config_;
@@ -239,7 +253,8 @@ private:
     std::unique_ptr<LogFile> file_;
     std::thread thread_;
     std::atomic<bool> stop_requested_{false};
-    std::atomic<std::uint64_t> written_{0}, dropped_{0}, bytes_{0};
+    std::atomic<std::uint64_t> written_{0}, dropped_{0}, bytes_{0}, lost_{0};
+    bool reported_failing_ = false;
 
     // Writer-thread state.
     StampConverter stamps_;
