@@ -1,12 +1,14 @@
 // The binary format: lossless round trips through both formats, compactness,
 // torn tails at every possible cut, and corruption named by byte offset.
 #include <hashtrace/canonical.hpp>
+#include <hashtrace/detail/binary_format.hpp>
 #include <hashtrace/logio/reader.hpp>
 #include <hashtrace/logio/writer.hpp>
 
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -264,11 +266,19 @@ TEST(BinaryFormat, CorruptionIsAnErrorNamingTheByteOffset) {
         }
     }
     {
-        // An unknown record tag inside a block: strict mode names its offset,
-        // lenient mode skips the rest of the block and counts it.
+        // An unknown record tag inside a block (written so, its checksum made
+        // to match): strict mode names its offset, lenient mode skips the rest
+        // of the block and counts it.
+        namespace detail = hashtrace::detail;
         std::string bad = bytes;
-        const std::size_t first_record = bad.find("HTBK") + 16;
+        const std::size_t block = bad.find("HTBK");
+        const std::size_t first_record = block + detail::kBlockHeader;
         bad[first_record] = static_cast<char>(0x9f);
+        std::uint32_t len;
+        std::memcpy(&len, bad.data() + block + detail::kBlockLengthAt, 4);
+        const std::uint64_t checksum = detail::block_checksum(bad.data() + block + detail::kBlockLengthAt,
+                                                              first_record + len - (block + detail::kBlockLengthAt));
+        std::memcpy(bad.data() + block + detail::kBlockChecksumAt, &checksum, 8);
         try {
             read_binary(bad, "x.htlog", v);
             FAIL();

@@ -48,9 +48,10 @@ struct Config {
 };
 
 struct Stats {
-    std::uint64_t written = 0;  // samples the writer has written
+    std::uint64_t written = 0;  // samples saved: in flushes that reached the log file
     std::uint64_t dropped = 0;  // samples a full queue dropped (all are logged as drop records)
     std::uint64_t bytes = 0;    // bytes written to the log
+    std::uint64_t lost = 0;     // samples the writer could not save (a full disk), logged as loss records once it can write
 };
 
 inline Config Config::from_env(Config c) {

@@ -46,6 +46,9 @@
 #include "hashtrace/log_format.hpp"
 #include "hashtrace/detail/runtime.hpp"
 #include "hashtrace/detail/tracepoint.hpp"
+#if HASHTRACE_RUNTIME_DEFINED_HERE
+#include "hashtrace/detail/session.hpp"
+#endif
 
 #include <string>
 #include <string_view>
@@ -54,7 +57,10 @@ namespace hashtrace {
 
 // ---------------------------------------------------------------------------
 // What a tracepoint hashes. The label says what the hash covers ("messageid",
-// "loop", "payload"); it is the paper's input/output hash type.
+// "loop", "payload"); it is the paper's input/output hash type. It is recorded,
+// not hashed: out("det", id) and in("frame", id) give the same hash and link,
+// unless an analysis spec's [[pair]] rules say which tracepoints may link, or
+// the tracepoint hashes typed (below).
 
 template <class... Ts>
 detail::HashSpec<Ts...> in(const char* type, const Ts&... values) noexcept { return {type, {values...}}; }
@@ -68,6 +74,14 @@ detail::InOutSpec<Ts...> inout(const char* type, const Ts&... values) noexcept {
 
 // No hash (an empty CSV field): a source with no input, a sink with no output.
 inline constexpr detail::NoneSpec none{};
+
+// Typed hashing, opted into per tracepoint as its first argument:
+//   TRACEPOINT("Detect", hashtrace::typed, hashtrace::in("frame", f), hashtrace::out("det", d));
+// hashes each label's canonical bytes (a string) before the state, i.e.
+// hash_of(f, std::string_view(label), values...), so ids of different kinds
+// never link by accident. The log records it; such samples link only with
+// other typed samples of the same label.
+inline constexpr detail::TypedHashing typed{};
 
 // Deferred tracepoints copy at most this many canonical bytes (input and
 // output together); larger state is hashed inline, with identical results.
@@ -108,8 +122,8 @@ inline Stats stats() { return detail::runtime().stats(); }
 }  // namespace hashtrace
 
 // ---------------------------------------------------------------------------
-// The macros. The tracepoint definition (the paper's Table 1) is a
-// function-local static: built once per call site, on its first execution.
+// The macros. The call site (the paper's Table 1) is a function-local static
+// const: built once, on its first execution (detail/call_site.hpp).
 
 #if defined(HASHTRACE_DISABLE)
 
@@ -123,9 +137,9 @@ inline Stats stats() { return detail::runtime().stats(); }
 #define HASHTRACE_TRACEPOINT_(fn, deferred, name, ...)                                                   \
     do {                                                                                                 \
         if (::hashtrace::detail::is_recording()) {                                                       \
-            static ::hashtrace::detail::TracepointDef hashtrace_def_(                                    \
+            static const ::hashtrace::detail::CallSite hashtrace_site_(                                  \
                 name, ::hashtrace::detail::types_of(__VA_ARGS__), fn, deferred);                         \
-            ::hashtrace::detail::record(hashtrace_def_, __VA_ARGS__);                                    \
+            ::hashtrace::detail::record(hashtrace_site_, __VA_ARGS__);                                   \
         }                                                                                                \
     } while (0)
 

@@ -1,11 +1,14 @@
 // The binary sample log reader (.htlog; docs/log-formats.md). Validates every
-// record; a block cut short by a crash yields its complete records and a torn-
-// tail report; anything else malformed is a LogError naming the byte offset.
+// record and, from version 2, every block's checksum; a block cut short by a
+// crash yields its complete records and a torn-tail report; anything else
+// malformed is a LogError naming the byte offset (lenient: a damaged block is
+// skipped and counted).
 #include "hashtrace/detail/binary_format.hpp"
 #include "hashtrace/logio/reader.hpp"
 #include "parsers.hpp"
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -140,7 +143,7 @@ public:
         parse_file_header();
         std::size_t pos = file_header_end_;
         while (pos < size_) {
-            if (size_ - pos < detail::kBlockHeader) {
+            if (size_ - pos < block_header_) {
                 torn(pos, "block header cut short");
                 break;
             }
@@ -151,10 +154,19 @@ public:
                 }
                 fail(pos, "expected a block marker 'HTBK'");
             }
-            const std::uint32_t len = u32(pos + 4);
-            const std::int64_t base = static_cast<std::int64_t>(u64(pos + 8));
-            const std::size_t payload = pos + detail::kBlockHeader;
+            const bool checked = block_header_ == detail::kBlockHeader;
+            const std::uint32_t len = u32(pos + (checked ? detail::kBlockLengthAt : 4));
+            const std::int64_t base = static_cast<std::int64_t>(u64(pos + (checked ? detail::kBlockBaseTimeAt : 8)));
+            const std::size_t payload = pos + block_header_;
             const bool cut = len > size_ - payload;
+            // A block cut short (the last, after a crash) cannot be checked: its
+            // complete records are read and the tail is reported as torn.
+            if (checked && !cut &&
+                u64(pos + detail::kBlockChecksumAt) !=
+                    detail::block_checksum(data_ + pos + detail::kBlockLengthAt, payload + len - (pos + detail::kBlockLengthAt))) {
+                pos = skip_corrupt_block(pos, payload + len);
+                continue;
+            }
             const std::size_t end = cut ? size_ : payload + len;
             const std::size_t stopped = parse_block(payload, end, base);
             if (cut) {
@@ -181,6 +193,22 @@ private:
         std::memcpy(&v, data_ + at, 8);
         return v;
     }
+    // A block whose checksum does not match: an error naming its offset, or
+    // (lenient) counted and skipped. Returns where the next block starts: where
+    // its length says, if a block marker (or the end) is there, else at the
+    // next block marker.
+    std::size_t skip_corrupt_block(std::size_t pos, std::size_t end) {
+        const std::string reason = "block checksum mismatch: the block is damaged";
+        if (!options_.lenient) fail(pos, reason);
+        ++report_.bad_records;
+        if (report_.bad_record_messages.size() < 10)
+            report_.bad_record_messages.push_back(name_ + ":" + std::to_string(pos) + ": " + reason + " (block skipped)");
+        if (end == size_ || (end < size_ && size_ - end >= 4 && std::memcmp(data_ + end, detail::kBlockMagic, 4) == 0))
+            return end;
+        const std::string_view rest(reinterpret_cast<const char*>(data_) + pos + 1, size_ - pos - 1);
+        const std::size_t next = rest.find(std::string_view(reinterpret_cast<const char*>(detail::kBlockMagic), 4));
+        return next == std::string_view::npos ? size_ : pos + 1 + next;
+    }
     bool all_zero(std::size_t from) const {
         for (std::size_t i = from; i < size_; ++i)
             if (data_[i]) return false;
@@ -198,11 +226,18 @@ private:
         if (size_ < detail::kFileHeaderFixed || std::memcmp(data_, detail::kBinaryMagic, 8) != 0)
             fail(0, "not a hashtrace binary log (bad magic)");
         const std::uint16_t version = static_cast<std::uint16_t>(data_[8] | data_[9] << 8);
-        if (version != detail::kBinaryVersion)
+        if (version < detail::kOldestBinaryVersion || version > detail::kBinaryVersion)
             fail(8, "format version " + std::to_string(version) + " is not supported (this reader knows " +
-                        std::to_string(detail::kBinaryVersion) + ")");
+                        std::to_string(detail::kOldestBinaryVersion) + " to " + std::to_string(detail::kBinaryVersion) + ")");
+        const bool checked = version >= 2;
+        block_header_ = checked ? detail::kBlockHeader : detail::kBlockHeaderV1;
         const std::uint32_t len = u32(12);
-        if (len > size_ - detail::kFileHeaderFixed) fail(12, "header of " + std::to_string(len) + " bytes runs past the end of the file");
+        const std::size_t checksum = checked ? detail::kFileHeaderChecksum : 0;
+        if (len > size_ - detail::kFileHeaderFixed || checksum > size_ - detail::kFileHeaderFixed - len)
+            fail(12, "header of " + std::to_string(len) + " bytes runs past the end of the file");
+        const std::size_t text_end = detail::kFileHeaderFixed + len;
+        if (checked && u64(text_end) != detail::block_checksum(data_, text_end))
+            fail(text_end, "file header checksum mismatch: the header is damaged");
         const std::string_view text(reinterpret_cast<const char*>(data_ + detail::kFileHeaderFixed), len);
         std::size_t start = 0;
         while (start < text.size()) {
@@ -214,7 +249,7 @@ private:
             header_[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
             start = nl + 1;
         }
-        file_header_end_ = detail::kFileHeaderFixed + len;
+        file_header_end_ = text_end + checksum;
         visitor_.on_header(header_);
     }
 
@@ -353,9 +388,11 @@ private:
                 const unsigned fn = *p++;
                 tp.node_name = string(p, end);
                 tp.instance = string(p, end);
-                if (fn > 1) throw Corrupt{"unknown hash function code " + std::to_string(fn)};
+                const unsigned function = fn & ~detail::kTypedHashingBit;
+                if (function > 1) throw Corrupt{"unknown hash function code " + std::to_string(fn)};
                 if (index != tracepoints_) throw Corrupt{"tracepoint index " + std::to_string(index) + " out of order"};
-                tp.hash_function = static_cast<HashFunction>(fn);
+                tp.hash_function = static_cast<HashFunction>(function);
+                tp.typed_hashing = fn & detail::kTypedHashingBit;
                 if (tp.node_name.empty()) tp.node_name = header_value("node");
                 if (tp.instance.empty()) tp.instance = header_value("instance");
                 flush();
@@ -384,6 +421,22 @@ private:
                 visitor_.on_drop(d);
                 ++report_.drop_records;
                 report_.dropped_samples = dropped;
+                return;
+            }
+            case detail::kTagLoss: {
+                LossRecord l;
+                l.tracepoint = checked_tracepoint(varint(p, end));
+                l.first_time_ns = add_delta(detail::unzigzag(varint(p, end)));
+                const std::uint64_t span = varint(p, end);
+                if (span > static_cast<std::uint64_t>(INT64_MAX) ||
+                    __builtin_add_overflow(l.first_time_ns, static_cast<std::int64_t>(span), &l.last_time_ns))
+                    throw Corrupt{"loss record's time span overflows 64-bit nanoseconds"};
+                l.count = varint(p, end);
+                prev_time_ = l.first_time_ns;
+                flush();
+                visitor_.on_loss(l);
+                ++report_.loss_records;
+                report_.lost_samples += l.count;
                 return;
             }
             case detail::kTagEnd:
@@ -484,6 +537,7 @@ private:
     ReadReport report_;
     LogHeader header_;
     std::size_t file_header_end_ = 0;
+    std::size_t block_header_ = detail::kBlockHeader;  // by the file's version
     std::uint64_t tracepoints_ = 0;
     std::int64_t prev_time_ = 0;
     std::uint64_t prev_thread_ = 0;

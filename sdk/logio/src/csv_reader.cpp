@@ -1,5 +1,6 @@
 // The CSV sample log reader (SPEC.md section 1): columns found by header name,
 // unknown columns ignored, every field validated, errors with file and line.
+#include "hashtrace/detail/binary_format.hpp"
 #include "hashtrace/logio/reader.hpp"
 #include "parsers.hpp"
 
@@ -267,11 +268,11 @@ private:
     // fields are first compared with the definitions seen (up to kKnown of
     // them) before a key is built and hashed for the map, which serves any
     // number.
-    std::uint32_t tracepoint_index(HashFunction fn) {
+    std::uint32_t tracepoint_index(HashFunction fn, bool typed) {
         // The tracepoint name first: a file's tracepoints mostly share node and instance.
         constexpr Column kKeyColumns[] = {kTracepoint, kInputType, kOutputType, kNode, kInstance};
         for (const Known& k : known_) {
-            bool same = k.function == fn;
+            bool same = k.function == fn && k.typed == typed;
             for (int i = 0; i < 5 && same; ++i) same = field(kKeyColumns[i]) == k.fields[i];
             if (same) return k.index;
         }
@@ -280,15 +281,15 @@ private:
             key_ += field(c);
             key_.push_back('\0');
         }
-        key_.push_back(static_cast<char>(fn));
+        key_.push_back(static_cast<char>(static_cast<unsigned>(fn) | (typed ? detail::kTypedHashingBit : 0)));
         auto [it, inserted] = tracepoints_.try_emplace(key_, static_cast<std::uint32_t>(tracepoints_.size()));
         if (inserted) {
             flush();  // samples of earlier tracepoints go out before the new definition
             visitor_.on_tracepoint(it->second, {std::string(field(kNode)), std::string(field(kInstance)),
                                                 std::string(field(kTracepoint)), std::string(field(kInputType)),
-                                                std::string(field(kOutputType)), fn});
+                                                std::string(field(kOutputType)), fn, typed});
             if (known_.size() < kKnown) {
-                Known& k = known_.emplace_back(Known{{}, fn, it->second});
+                Known& k = known_.emplace_back(Known{{}, fn, typed, it->second});
                 for (int i = 0; i < 5; ++i) k.fields[i] = field(kKeyColumns[i]);
             }
         }
@@ -305,7 +306,11 @@ private:
         if (!parse_time_ns(field(kTime), s.time_ns))
             field_error(kTime, "sample_time '" + std::string(field(kTime)) + "' is not decimal seconds with at most 9 fractional digits");
         HashFunction fn = HashFunction::md5;
-        if (!parse_hash_function(field(kHashFunction), fn))
+        std::string_view function = field(kHashFunction);
+        const bool typed = function.size() > detail::kTypedHashingSuffix.size() &&
+                           function.substr(function.size() - detail::kTypedHashingSuffix.size()) == detail::kTypedHashingSuffix;
+        if (typed) function.remove_suffix(detail::kTypedHashingSuffix.size());
+        if (!parse_hash_function(function, fn))
             field_error(kHashFunction, "unknown hash_function '" + std::string(field(kHashFunction)) + "'");
         bool has_in = false, has_out = false;
         parse_hash(kInputHash, s.input_hash, has_in);
@@ -329,7 +334,7 @@ private:
         std::uint64_t dropped_sum;
         if (__builtin_add_overflow(report_.dropped_samples, dropped, &dropped_sum))
             field_error(kDropped, "dropped " + std::to_string(dropped) + " takes the log's sum of drops past 2^64 - 1");
-        s.tracepoint = tracepoint_index(fn);
+        s.tracepoint = tracepoint_index(fn, typed);
         if (dropped > 0) {
             flush();
             visitor_.on_drop({s.time_ns, s.tracepoint, dropped});
@@ -366,6 +371,7 @@ private:
     struct Known {
         std::array<std::string, 5> fields;  // in kKeyColumns order
         HashFunction function;
+        bool typed;
         std::uint32_t index;
     };
     static constexpr std::size_t kKnown = 16;

@@ -21,7 +21,7 @@ public:
         // Only a tracepoint of another node or instance than the header's names them.
         const std::string_view node = tp.node_name == node_ ? std::string_view{} : std::string_view(tp.node_name);
         const std::string_view inst = tp.instance == instance_ ? std::string_view{} : std::string_view(tp.instance);
-        file_.tracepoint(index, {node, inst, tp.tracepoint_name, tp.input_hash_type, tp.output_hash_type, tp.hash_function},
+        file_.tracepoint(index, {node, inst, tp.tracepoint_name, tp.input_hash_type, tp.output_hash_type, tp.hash_function, tp.typed_hashing},
                          last_time_);
         return index;
     }

@@ -95,6 +95,7 @@ struct Collector : LogVisitor {
         log.samples.insert(log.samples.end(), batch.begin(), batch.end());
     }
     void on_drop(const DropRecord& d) override { log.drops.push_back(d); }
+    void on_loss(const LossRecord& l) override { log.losses.push_back(l); }
 };
 
 }  // namespace

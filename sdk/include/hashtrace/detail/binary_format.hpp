@@ -6,11 +6,19 @@
 // Why blocks: each flush of the writer is one block whose state (time base,
 // recent-hash ring, implied thread and sequence) starts afresh. A crash can
 // only tear the last block, and a reader keeps every complete record of it.
+// Since version 2 each block and the file header carry an XXH3-64 checksum
+// (cheaper on the writer than CRC32C: docs/benchmarks.md), so a damaged block
+// is reported, never read as data.
 #pragma once
 
 #include "hashtrace/detail/byte_buffer.hpp"
 #include "hashtrace/detail/varint.hpp"
 #include "hashtrace/hash128.hpp"
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
 
 #include <array>
 #include <cstdint>
@@ -23,10 +31,19 @@
 namespace hashtrace::detail {
 
 inline constexpr unsigned char kBinaryMagic[8] = {0x89, 'H', 'T', 'L', 'O', 'G', '\r', '\n'};
-inline constexpr std::uint16_t kBinaryVersion = 1;
+inline constexpr std::uint16_t kBinaryVersion = 2;   // what the writer writes
+inline constexpr std::uint16_t kOldestBinaryVersion = 1;  // readers still read version 1 (no checksums)
 inline constexpr unsigned char kBlockMagic[4] = {'H', 'T', 'B', 'K'};
 inline constexpr std::size_t kFileHeaderFixed = 16;  // magic, u16 version, u16 flags, u32 header length
-inline constexpr std::size_t kBlockHeader = 16;      // magic, u32 payload length, i64 base time
+// Version 2: magic, u64 checksum, u32 payload length, i64 base time; the
+// checksum covers the length, the base time and the payload. Version 1 has no
+// checksum: magic, u32 payload length, i64 base time.
+inline constexpr std::size_t kBlockHeader = 24;
+inline constexpr std::size_t kBlockHeaderV1 = 16;
+inline constexpr std::size_t kBlockChecksumAt = 4, kBlockLengthAt = 12, kBlockBaseTimeAt = 16;
+inline constexpr std::size_t kFileHeaderChecksum = 8;  // version 2: XXH3-64 of the header, after its text
+
+inline std::uint64_t block_checksum(const void* p, std::size_t n) noexcept { return XXH3_64bits(p, n); }
 
 // Record tags. A tag below 0x80 is a sample whose bits say how it is coded.
 enum : unsigned char {
@@ -34,6 +51,7 @@ enum : unsigned char {
     kTagDrop = 0x81,
     kTagThread = 0x82,
     kTagEnd = 0x83,  // the writer closed the log normally
+    kTagLoss = 0x84,  // samples the writer could not save (a full disk)
 };
 enum HashMode : unsigned {
     kHashNone = 0,
@@ -44,6 +62,11 @@ enum HashMode : unsigned {
 inline constexpr unsigned kSampleThreadBit = 0x10;  // a thread varint follows (else: the previous sample's)
 inline constexpr unsigned kSampleSeqBit = 0x20;     // a seq varint follows (else: that thread's previous + 1)
 inline constexpr std::size_t kRingSize = 256;
+// Typed hashing (each label's canonical bytes hashed before the state): a bit
+// of a tracepoint record's hash-function byte, and a suffix of CSV's
+// hash_function column, which SPEC lets name any function ("md5+typed").
+inline constexpr unsigned kTypedHashingBit = 0x80;
+inline constexpr std::string_view kTypedHashingSuffix = "+typed";
 
 struct EncodedTracepoint {
     std::string_view node;      // empty: the header's node
@@ -52,6 +75,7 @@ struct EncodedTracepoint {
     std::string_view input_type;
     std::string_view output_type;
     HashFunction hash_function;
+    bool typed_hashing = false;
 };
 
 struct EncodedSample {
@@ -72,12 +96,19 @@ inline void put_u16(ByteBuffer& out, std::uint16_t v) {
 inline void put_u32(ByteBuffer& out, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
 }
+inline void put_u64(ByteBuffer& out, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+inline void store_u64(unsigned char* p, std::uint64_t v) noexcept {
+    for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
 
 class BinaryEncoder {
 public:
     explicit BinaryEncoder(ByteBuffer& out) : out_(out) {}
 
     void file_header(const std::vector<std::pair<std::string, std::string>>& fields) {
+        const std::size_t start = out_.size();
         out_.append(kBinaryMagic, 8);
         put_u16(out_, kBinaryVersion);
         put_u16(out_, 0);
@@ -85,6 +116,7 @@ public:
         for (const auto& [k, v] : fields) text += k + "=" + v + "\n";
         put_u32(out_, static_cast<std::uint32_t>(text.size()));
         out_ += text;
+        put_u64(out_, block_checksum(out_.at(start), out_.size() - start));
     }
 
     bool in_block() const noexcept { return block_start_ != npos; }
@@ -92,8 +124,9 @@ public:
     void begin_block(std::int64_t base_time_ns) {
         block_start_ = out_.size();
         out_.append(kBlockMagic, 4);
-        put_u32(out_, 0);  // patched by end_block
-        for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(static_cast<std::uint64_t>(base_time_ns) >> (8 * i)));
+        put_u64(out_, 0);  // checksum and length: patched by end_block
+        put_u32(out_, 0);
+        put_u64(out_, static_cast<std::uint64_t>(base_time_ns));
         prev_time_ = base_time_ns;
         prev_thread_ = 0;
         have_prev_thread_ = false;
@@ -104,7 +137,9 @@ public:
 
     void end_block() {
         const std::uint32_t len = static_cast<std::uint32_t>(out_.size() - block_start_ - kBlockHeader);
-        for (int i = 0; i < 4; ++i) *out_.at(block_start_ + 4 + i) = static_cast<unsigned char>(len >> (8 * i));
+        for (int i = 0; i < 4; ++i) *out_.at(block_start_ + kBlockLengthAt + i) = static_cast<unsigned char>(len >> (8 * i));
+        const std::size_t covered = block_start_ + kBlockLengthAt;
+        store_u64(out_.at(block_start_ + kBlockChecksumAt), block_checksum(out_.at(covered), out_.size() - covered));
         block_start_ = npos;
     }
 
@@ -116,7 +151,7 @@ public:
         put_string(tp.name);
         put_string(tp.input_type);
         put_string(tp.output_type);
-        out_.push_back(static_cast<char>(tp.hash_function));
+        out_.push_back(static_cast<char>(static_cast<unsigned>(tp.hash_function) | (tp.typed_hashing ? kTypedHashingBit : 0)));
         put_string(tp.node);
         put_string(tp.instance);
     }
@@ -136,6 +171,17 @@ public:
         p = put_varint(p, tracepoint);
         p = put_varint(p, zigzag(time_ns - prev_time_));
         prev_time_ = time_ns;
+        p = put_varint(p, count);
+        commit(p);
+    }
+
+    void loss(std::uint32_t tracepoint, std::int64_t first_ns, std::int64_t last_ns, std::uint64_t count) {
+        unsigned char* p = reserve(1 + 40);
+        *p++ = kTagLoss;
+        p = put_varint(p, tracepoint);
+        p = put_varint(p, zigzag(first_ns - prev_time_));
+        prev_time_ = first_ns;
+        p = put_varint(p, static_cast<std::uint64_t>(last_ns - first_ns));
         p = put_varint(p, count);
         commit(p);
     }

@@ -23,6 +23,8 @@
 #include <fstream>
 #include <string>
 
+#pragma GCC visibility push(default)  // one runtime per process: see runtime.hpp
+
 namespace hashtrace::detail {
 
 inline std::int64_t now_ns() noexcept {
@@ -64,3 +66,5 @@ inline bool tsc_stamps_usable() {
 }
 
 }  // namespace hashtrace::detail
+
+#pragma GCC visibility pop

@@ -64,6 +64,7 @@ public:
         p += tp.output_type;
         p += ',';
         prefixes_[index].hash_function = to_string(tp.hash_function);
+        if (tp.typed_hashing) prefixes_[index].hash_function += kTypedHashingSuffix;
     }
 
     void sample(const EncodedSample& s) { row(s.tracepoint, s.time_ns, s.input, s.output, s.has_thread, s.thread, s.has_seq, s.seq, 0); }
@@ -75,7 +76,7 @@ public:
 private:
     struct Prefix {
         std::string row_start;
-        std::string_view hash_function;
+        std::string hash_function;
     };
 
     void row(std::uint32_t tp, std::int64_t time_ns, const Hash128* in, const Hash128* out, bool has_thread,

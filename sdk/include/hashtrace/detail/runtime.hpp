@@ -1,5 +1,7 @@
 // hashtrace/detail/runtime.hpp - the process-wide state behind the macros:
 // the sample queue, each thread's producer token, and the writer thread.
+// The runtime's jobs live in headers of their own: thread_queues.hpp (the
+// per-thread queues), signals.hpp, writer.hpp, session.hpp (start and stop).
 //
 // Hot path (record -> enqueue): one relaxed load of the recording flag, a
 // thread-local read, the clock, the hash, and try_enqueue on this thread's own
@@ -19,6 +21,28 @@
 #include <string>
 #include <string_view>
 #include <thread>
+
+// How the runtime is compiled (docs/sdk.md, "Linking the runtime"):
+//   by default                header-only: each file that includes the SDK
+//                             compiles the runtime's cold half inline
+//   HASHTRACE_EXTERN_RUNTIME  this file sees only its declarations ...
+//   HASHTRACE_IMPLEMENTATION  ... and exactly one file defines it (the
+//                             hashtrace::sdk_runtime library's runtime.cpp)
+// Either way the runtime's state has default visibility (the pragma below),
+// even in code built with -fvisibility=hidden: the dynamic linker then binds
+// every shared library that includes the SDK to one copy, so a process has
+// one session, one writer and one log, not one per library.
+#if defined(HASHTRACE_IMPLEMENTATION)
+#define HASHTRACE_RUNTIME_FN
+#define HASHTRACE_RUNTIME_DEFINED_HERE 1
+#elif defined(HASHTRACE_EXTERN_RUNTIME)
+#define HASHTRACE_RUNTIME_DEFINED_HERE 0
+#else
+#define HASHTRACE_RUNTIME_FN inline
+#define HASHTRACE_RUNTIME_DEFINED_HERE 1
+#endif
+
+#pragma GCC visibility push(default)
 
 namespace hashtrace::detail {
 
@@ -71,7 +95,9 @@ inline ThreadState& thread_state() noexcept { return t_state; }
 void attach_thread(ThreadState& ts) noexcept;              // first tracepoint of a thread in a session
 void enqueue_when_full(ThreadState& ts, const QueuedSample& s) noexcept;
 
-// The cold half: starting, stopping, the writer thread (runtime_impl.hpp).
+class Writer;
+
+// The cold half: starting, stopping, the writer thread (session.hpp).
 class Runtime {
 public:
     void start(const Config& config);
@@ -81,10 +107,8 @@ public:
     Stats stats() const;
     void name_thread(std::string_view name);
 
-    struct Impl;
-
 private:
-    Impl* impl_ = nullptr;
+    Writer* writer_ = nullptr;
     Stats last_stats_{};
     std::string last_path_;
 };
@@ -106,4 +130,4 @@ Runtime& runtime() noexcept;
 
 }  // namespace hashtrace::detail
 
-#include "hashtrace/detail/runtime_impl.hpp"
+#pragma GCC visibility pop

@@ -1,16 +1,21 @@
-// hashtrace/detail/tracepoint.hpp - the tracepoint definition (the paper's
-// Table 1) and the hot path that records a sample.
+// hashtrace/detail/tracepoint.hpp - what a tracepoint hashes, and the hot
+// path that records a sample.
 #pragma once
 
 #include "hashtrace/canonical.hpp"
+#include "hashtrace/detail/call_site.hpp"
 #include "hashtrace/detail/queued_sample.hpp"
 #include "hashtrace/detail/runtime.hpp"
 
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
+
+#pragma GCC visibility push(default)  // one runtime per process: see runtime.hpp
 
 namespace hashtrace::detail {
 
@@ -28,8 +33,12 @@ struct HashSpec {
         CopySink sink{out};
         std::apply([&](const auto&... v) { (encode(sink, v), ...); }, values);
     }
+    template <bool kTyped>
     Hash128 hash(HashFunction f) const noexcept {
-        return std::apply([f](const auto&... v) { return hash_of(f, v...); }, values);
+        if constexpr (kTyped)
+            return std::apply([this, f](const auto&... v) { return hash_of(f, std::string_view(type), v...); }, values);
+        else
+            return std::apply([f](const auto&... v) { return hash_of(f, v...); }, values);
     }
 };
 
@@ -42,65 +51,32 @@ struct NoneSpec {
     static constexpr const char* type = "";
 };
 
-struct HashTypes {
-    const char* input;
-    const char* output;
-};
+// The first argument of a tracepoint with typed hashing (hashtrace::typed).
+struct TypedHashing {};
 
 template <class... Ts>
 HashTypes types_of(const InOutSpec<Ts...>& io) noexcept { return {io.spec.type, io.spec.type}; }
-template <class In, class Out>
+template <class In, class Out, class = std::enable_if_t<!std::is_same_v<In, TypedHashing>>>
 HashTypes types_of(const In& in, const Out& out) noexcept { return {in.type, out.type}; }
+template <class... Specs>
+HashTypes types_of(TypedHashing, const Specs&... specs) noexcept {
+    HashTypes t = types_of(specs...);
+    t.typed = true;
+    return t;
+}
 
 template <class... Ts>
 void discard(const Ts&...) noexcept {}
 
-// ---- the definition ---------------------------------------------------------
-
-// One per call site, a function-local static. Its constructor links it into a
-// lock-free list the writer walks to collect drop counts.
-struct TracepointDef {
-    TracepointDef(std::string name_, HashTypes types, HashFunction fn, bool deferred_)
-        : name(std::move(name_)), input_type(types.input), output_type(types.output), hash_function(fn),
-          deferred(deferred_) {
-        TracepointDef* head = registry_head().load(std::memory_order_relaxed);
-        do {
-            next = head;
-        } while (!registry_head().compare_exchange_weak(head, this, std::memory_order_release,
-                                                         std::memory_order_relaxed));
-    }
-    TracepointDef(const TracepointDef&) = delete;
-    TracepointDef& operator=(const TracepointDef&) = delete;
-
-    static std::atomic<TracepointDef*>& registry_head() noexcept {
-        static std::atomic<TracepointDef*> head{nullptr};
-        return head;
-    }
-
-    const std::string name;
-    const std::string input_type;
-    const std::string output_type;
-    const HashFunction hash_function;
-    const bool deferred;
-    std::atomic<std::uint64_t> dropped{0};  // by full-queue policy; the writer logs the increments
-    TracepointDef* next = nullptr;
-
-    // Writer-thread state: this definition's index in the current log.
-    std::uint64_t log_session = 0;
-    std::uint32_t log_index = 0;
-    std::uint64_t drop_session = 0;
-    std::uint64_t drops_logged = 0;
-};
-
 // ---- the hot path -----------------------------------------------------------
 
-template <class Spec>
+template <bool kTyped, class Spec>
 inline bool fill_hash(const Spec& spec, HashFunction f, Hash128& out) noexcept {
     if constexpr (std::is_same_v<Spec, NoneSpec>) {
         (void)spec, (void)f, (void)out;
         return false;
     } else {
-        out = spec.hash(f);
+        out = spec.template hash<kTyped>(f);
         return true;
     }
 }
@@ -121,13 +97,15 @@ inline void deferred_copy(const Spec& spec, unsigned char* out) noexcept {
     else (void)spec, (void)out;
 }
 
-template <class In, class Out>
-inline void fill(QueuedSample& s, const TracepointDef& def, const In& in, const Out& out, bool out_is_in) noexcept {
+// Deferred samples of a typed tracepoint carry the state's bytes only: the
+// writer prefixes the labels, which it has from the call site.
+template <bool kTyped, class In, class Out>
+inline void fill(QueuedSample& s, const CallSite& site, const In& in, const Out& out, bool out_is_in) noexcept {
     constexpr bool in_none = std::is_same_v<In, NoneSpec>;
     constexpr bool out_none = std::is_same_v<Out, NoneSpec>;
     s.flags = (in_none ? 0 : QueuedSample::kHasInput) | (out_none ? 0 : QueuedSample::kHasOutput);
     if (out_is_in) s.flags |= QueuedSample::kHasOutput | QueuedSample::kOutIsInput;
-    if (def.deferred) {
+    if (site.deferred) {
         const std::size_t in_len = deferred_size(in);
         const std::size_t out_len = out_is_in ? 0 : deferred_size(out);
         if (in_len + out_len <= QueuedSample::kPayloadCapacity) {
@@ -141,33 +119,40 @@ inline void fill(QueuedSample& s, const TracepointDef& def, const In& in, const 
         // Too large to copy: hash here instead. The result is identical.
     }
     Hash128 in_hash, out_hash;
-    fill_hash(in, def.hash_function, in_hash);
+    fill_hash<kTyped>(in, site.hash_function, in_hash);
     if (out_is_in) out_hash = in_hash;
-    else fill_hash(out, def.hash_function, out_hash);
+    else fill_hash<kTyped>(out, site.hash_function, out_hash);
     s.set_hashes(in_hash, out_hash);
 }
 
-template <class In, class Out>
-inline void record_sample(TracepointDef& def, const In& in, const Out& out, bool out_is_in) noexcept {
+template <bool kTyped, class In, class Out>
+inline void record_sample(const CallSite& site, const In& in, const Out& out, bool out_is_in) noexcept {
     ThreadState& ts = thread_state();
     QueuedSample s;
     const bool tsc = stamp(s.time_ns);  // first: the sample marks when the tracepoint was reached
-    s.def = &def;
+    s.site = &site;
     s.reserved = 0;
     s.input_len = s.output_len = 0;
-    fill(s, def, in, out, out_is_in);
+    fill<kTyped>(s, site, in, out, out_is_in);
     if (tsc) s.flags |= QueuedSample::kTscStamp;
     enqueue(ts, s);
 }
 
-template <class... Ts>
-inline void record(TracepointDef& def, const InOutSpec<Ts...>& io) noexcept {
-    record_sample(def, io.spec, NoneSpec{}, true);
+template <bool kTyped = false, class... Ts>
+inline void record(const CallSite& site, const InOutSpec<Ts...>& io) noexcept {
+    record_sample<kTyped>(site, io.spec, NoneSpec{}, true);
 }
 
-template <class In, class Out>
-inline void record(TracepointDef& def, const In& in, const Out& out) noexcept {
-    record_sample(def, in, out, false);
+template <bool kTyped = false, class In, class Out, class = std::enable_if_t<!std::is_same_v<In, TypedHashing>>>
+inline void record(const CallSite& site, const In& in, const Out& out) noexcept {
+    record_sample<kTyped>(site, in, out, false);
+}
+
+template <class... Specs>
+inline void record(const CallSite& site, TypedHashing, const Specs&... specs) noexcept {
+    record<true>(site, specs...);
 }
 
 }  // namespace hashtrace::detail
+
+#pragma GCC visibility pop

@@ -90,6 +90,7 @@ public:
     virtual bool wants_columns() const { return false; }
     virtual void on_sample_columns(const SampleColumns&) {}
     virtual void on_drop(const DropRecord&) {}
+    virtual void on_loss(const LossRecord&) {}
 };
 
 LogFormat detect_format(const std::filesystem::path& file);  // throws LogError if neither

@@ -6,6 +6,7 @@
 //   tracepoints    the paper's Table 1, each defined once and referred to by index
 //   samples        the paper's Table 2: time, input and output hash, thread, seq
 //   drops          how many samples of a tracepoint a full queue dropped, and when
+//   losses         how many samples of a tracepoint the writer could not save (a full disk), and when
 //   threads        names of the recording threads
 #pragma once
 
@@ -27,6 +28,7 @@ struct TracepointInfo {
     std::string input_hash_type;
     std::string output_hash_type;
     HashFunction hash_function = HashFunction::md5;
+    bool typed_hashing = false;  // each label's canonical bytes were hashed before the state (docs/sdk.md)
 
     friend bool operator==(const TracepointInfo&, const TracepointInfo&) = default;
     friend auto operator<=>(const TracepointInfo&, const TracepointInfo&) = default;
@@ -71,6 +73,14 @@ struct DropRecord {
     std::uint64_t count = 0;
 };
 
+// Samples the writer could not save (binary logs; a CSV log has drop rows instead).
+struct LossRecord {
+    std::uint32_t tracepoint = 0;
+    std::int64_t first_time_ns = 0;  // the first and last of the lost samples' times
+    std::int64_t last_time_ns = 0;
+    std::uint64_t count = 0;
+};
+
 struct ThreadInfo {
     std::uint32_t thread = 0;
     std::int64_t os_tid = 0;
@@ -92,6 +102,8 @@ struct ReadReport {
     std::uint64_t samples = 0;
     std::uint64_t drop_records = 0;
     std::uint64_t dropped_samples = 0;  // sum of the drop records' counts
+    std::uint64_t loss_records = 0;
+    std::uint64_t lost_samples = 0;     // sum of the loss records' counts: samples a full disk cost
     std::uint64_t bad_records = 0;      // skipped in lenient mode
     std::vector<std::string> bad_record_messages;  // the first few, "file:line: reason"
     bool torn = false;
@@ -117,6 +129,7 @@ struct SampleLog {
     std::vector<TracepointInfo> tracepoints;
     std::vector<SampleRecord> samples;
     std::vector<DropRecord> drops;
+    std::vector<LossRecord> losses;
     std::vector<ThreadInfo> threads;
     ReadReport report;
 };
