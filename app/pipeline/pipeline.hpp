@@ -8,6 +8,7 @@
 #pragma once
 
 #include "hashtrace/args/args.hpp"
+#include "hashtrace/clock_analysis/time_base.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
 #include "hashtrace/graph/spec.hpp"
@@ -40,6 +41,19 @@ std::vector<std::string> check_spec_stage(const graph::AnalysisSpec& spec, const
 // report read them later), frees their hash-id columns as soon as the join
 // has read them, before the graph's rows are laid out (graph::join/place).
 graph::Graph link_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options, bool keep_hash_ids);
+
+// Clocks from causality (`clock estimate`, `analyze --clock-correct edges`):
+// links with a tolerance of --max-offset-ms (clocks may be that far apart, so
+// a receive may precede its send) and estimates every instance's clock from
+// the message edges. Keeps the samples' hash ids (the caller relinks).
+struct ClockEstimateOptions {
+    double max_offset_ms = 1000;
+    std::optional<std::string> reference;  // --reference NODE[/INSTANCE]
+};
+ClockEstimateOptions read_clock_estimate_options(Args& args);
+extern const char* const kClockEstimateOptionsHelp;
+clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options,
+                                               const ClockEstimateOptions& estimate);
 
 // Bad records skipped and torn tails, one line per file, for stderr.
 void report_input_health(const graph::SampleSet& samples);
