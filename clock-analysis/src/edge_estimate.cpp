@@ -43,6 +43,12 @@ std::string seconds(std::int64_t ns) {
     return buffer;
 }
 
+std::string offset_text(long double ns) {
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "%+.6Lf ms", ns * 1e-6L);
+    return buffer;
+}
+
 std::string bounds_text(const InstanceClock& c) {
     const auto side = [&](const std::optional<long double>& b) {
         if (!b) return std::string("unbounded");
@@ -114,13 +120,13 @@ std::string render_estimate_text(const TimeBase& base, const graph::SampleSet& s
         char drift[32] = "-";
         if (c.drift_ppm) std::snprintf(drift, sizeof drift, "%+.3Lf ppm", *c.drift_ppm);
         std::snprintf(line, sizeof line, "%-24s %16s %14s %36s %10s %9zu %6zu\n", instance_name(samples, c.instance).c_str(),
-                      c.offset_ns ? signed_duration(*c.offset_ns).c_str() : "not placed", drift, bounds_text(c).c_str(), width.c_str(),
+                      c.offset_ns ? offset_text(*c.offset_ns).c_str() : "not placed", drift, bounds_text(c).c_str(), width.c_str(),
                       c.messages_used, c.pieces.size());
         out += line;
         if (c.pieces.size() > 1)
             for (const ClockPiece& p : c.pieces) {
                 std::snprintf(line, sizeof line, "    piece from %+.6f s: offset %s, drift %+.3Lf ppm, bounds [%s, %s]\n",
-                              static_cast<double>(p.from_ns - base.origin_ns) * 1e-9, signed_duration(p.offset_ns).c_str(), p.drift_ppm,
+                              static_cast<double>(p.from_ns - base.origin_ns) * 1e-9, offset_text(p.offset_ns).c_str(), p.drift_ppm,
                               p.bounds.lo ? signed_duration(*p.bounds.lo - p.offset_ns).c_str() : "unbounded",
                               p.bounds.hi ? signed_duration(*p.bounds.hi - p.offset_ns).c_str() : "unbounded");
                 out += line;
