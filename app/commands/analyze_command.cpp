@@ -64,7 +64,7 @@ int run_analyze(hashtrace::cli::Args& args) {
     std::optional<clock_analysis::TimeBase> base;  // by_edges: the clocks from the messages
     std::vector<std::string> correction_warnings;
     if (by_edges) {
-        base = cli::estimate_clocks_stage(samples, spec, pipeline, estimate);
+        base = cli::estimate_clocks_stage(samples, spec, pipeline, estimate, /*keep_hash_ids=*/true);  // relinked below
         graph::correct_times(samples, clock_analysis::edge_time_correction(*base, samples, correction_warnings));
         timings.mark("estimate");
     }

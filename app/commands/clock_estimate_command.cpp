@@ -36,7 +36,7 @@ int run_clock_estimate(hashtrace::cli::Args& args) {
     timings.mark("load");
     cli::report_input_health(samples);
     for (const auto& w : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    const auto base = cli::estimate_clocks_stage(samples, spec, pipeline, estimate);
+    const auto base = cli::estimate_clocks_stage(samples, spec, pipeline, estimate, /*keep_hash_ids=*/false);
     timings.mark("estimate");
 
     std::fputs(clock_analysis::render_estimate_text(base, samples).c_str(), stdout);

@@ -139,12 +139,17 @@ ClockEstimateOptions read_clock_estimate_options(Args& args) {
 }
 
 clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options,
-                                               const ClockEstimateOptions& estimate) {
-    PipelineOptions wide = options;
-    wide.tolerance_ms = std::max(options.tolerance_ms, estimate.max_offset_ms);
-    const auto graph = link_stage(samples, spec, wide, /*keep_hash_ids=*/true);
+                                               const ClockEstimateOptions& estimate, bool keep_hash_ids) {
     try {
-        return clock_analysis::estimate_from_graph(samples, graph, estimate.reference);
+        const bool may_widen = estimate.max_offset_ms > options.tolerance_ms;
+        const auto graph = link_stage(samples, spec, options, keep_hash_ids || may_widen);
+        auto base = clock_analysis::estimate_from_graph(samples, graph, estimate.reference);
+        // Warnings: an instance not placed, or constraints refused.
+        if (!may_widen || base.warnings.empty() || graph.unlinked_inputs * 100 <= graph.edges.size()) return base;
+        PipelineOptions wide = options;
+        wide.tolerance_ms = estimate.max_offset_ms;
+        const auto wide_graph = link_stage(samples, spec, wide, keep_hash_ids);
+        return clock_analysis::estimate_from_graph(samples, wide_graph, estimate.reference, &graph);
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }

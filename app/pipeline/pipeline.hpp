@@ -43,9 +43,13 @@ std::vector<std::string> check_spec_stage(const graph::AnalysisSpec& spec, const
 graph::Graph link_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options, bool keep_hash_ids);
 
 // Clocks from causality (`clock estimate`, `analyze --clock-correct edges`):
-// links with a tolerance of --max-offset-ms (clocks may be that far apart, so
-// a receive may precede its send) and estimates every instance's clock from
-// the message edges. Keeps the samples' hash ids (the caller relinks).
+// links as the clocks say and estimates every instance's clock from the
+// message edges. Clocks far apart hide a direction (its receives precede
+// their sends and stay unlinked): when an instance is then not placed and
+// more than 1% of the inputs are unlinked, it links again with a tolerance of
+// --max-offset-ms and estimates from the edges the first linking does not
+// contradict (a reused hash may link a later producer within the tolerance).
+// keep_hash_ids: for a caller that relinks.
 struct ClockEstimateOptions {
     double max_offset_ms = 1000;
     std::optional<std::string> reference;  // --reference NODE[/INSTANCE]
@@ -53,7 +57,7 @@ struct ClockEstimateOptions {
 ClockEstimateOptions read_clock_estimate_options(Args& args);
 extern const char* const kClockEstimateOptionsHelp;
 clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options,
-                                               const ClockEstimateOptions& estimate);
+                                               const ClockEstimateOptions& estimate, bool keep_hash_ids);
 
 // Bad records skipped and torn tails, one line per file, for stderr.
 void report_input_health(const graph::SampleSet& samples);

@@ -10,25 +10,31 @@ __int128 cross(const Point& o, const Point& a, const Point& b) {
     return static_cast<__int128>(a.x - o.x) * (b.y - o.y) - static_cast<__int128>(a.y - o.y) * (b.x - o.x);
 }
 
+}  // namespace
+
 // Andrew's monotone chain; sign +1 keeps left turns (lower chain), -1 right turns (upper chain).
-std::vector<Point> chain(std::span<const Point> sorted, int sign) {
-    std::vector<Point> out;
-    for (const Point& p : sorted) {
-        // Of several points at one x only the extreme one binds.
-        if (!out.empty() && out.back().x == p.x) {
-            if ((sign > 0) ? p.y >= out.back().y : p.y <= out.back().y) continue;
-            out.pop_back();
-        }
-        while (out.size() >= 2 && sign * cross(out[out.size() - 2], out.back(), p) <= 0) out.pop_back();
-        out.push_back(p);
+void ChainBuilder::add(const Point& p) {
+    // Of several points at one x only the extreme one binds.
+    if (!chain_.empty() && chain_.back().x == p.x) {
+        if ((sign_ > 0) ? p.y >= chain_.back().y : p.y <= chain_.back().y) return;
+        chain_.pop_back();
     }
-    return out;
+    while (chain_.size() >= 2 && sign_ * cross(chain_[chain_.size() - 2], chain_.back(), p) <= 0) chain_.pop_back();
+    chain_.push_back(p);
+}
+
+namespace {
+
+std::vector<Point> chain(std::span<const Point> sorted, bool lower) {
+    ChainBuilder builder(lower);
+    for (const Point& p : sorted) builder.add(p);
+    return builder.take();
 }
 
 }  // namespace
 
-std::vector<Point> lower_chain(std::span<const Point> sorted) { return chain(sorted, +1); }
-std::vector<Point> upper_chain(std::span<const Point> sorted) { return chain(sorted, -1); }
+std::vector<Point> lower_chain(std::span<const Point> sorted) { return chain(sorted, true); }
+std::vector<Point> upper_chain(std::span<const Point> sorted) { return chain(sorted, false); }
 
 std::optional<long double> chain_at(std::span<const Point> chain, std::int64_t x) {
     if (chain.empty() || x < chain.front().x || x > chain.back().x) return std::nullopt;

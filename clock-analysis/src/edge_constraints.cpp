@@ -1,6 +1,7 @@
 #include "hashtrace/clock_analysis/edge_constraints.hpp"
 
 #include <algorithm>
+#include <thread>
 
 namespace hashtrace::clock_analysis {
 namespace {
@@ -9,23 +10,49 @@ bool by_x(const Point& a, const Point& b) { return a.x < b.x; }
 
 }  // namespace
 
-std::vector<InstanceMessages> message_times(const graph::SampleSet& samples, const graph::Graph& graph) {
+std::vector<InstanceMessages> message_times(const graph::SampleSet& samples, const graph::Graph& graph, const graph::Graph* confirmed_by,
+                                            unsigned threads) {
     const std::size_t n = samples.instances.size();
     std::vector<std::uint32_t> instance_of(samples.tracepoints.size());
     for (std::size_t i = 0; i < samples.tracepoints.size(); ++i) instance_of[i] = samples.tracepoints[i].instance_id;
-    // A dense table of lists: runs have a handful of instances (n^2 slots
-    // are cheap), and each edge then costs one index, not a map lookup.
-    std::vector<std::vector<Message>> lists(n * n);
-    for (std::size_t e = 0; e < graph.edges.size(); ++e) {
-        const graph::Edge edge = graph.edges[e];
-        const std::uint32_t from = instance_of[samples.tracepoint[edge.from]], to = instance_of[samples.tracepoint[edge.to]];
-        if (from == to) continue;
-        lists[from * n + to].push_back({samples.time_ns[edge.from], samples.time_ns[edge.to]});
-    }
+    // Dense tables of lists: runs have a handful of instances (n^2 slots are
+    // cheap), and each edge then costs one index, not a map lookup. Each
+    // worker takes a contiguous range of edges (in send order), so joining
+    // the workers' lists in order keeps every list in send order.
+    const std::size_t edges = graph.edges.size();
+    const unsigned workers = static_cast<unsigned>(
+        std::clamp<std::size_t>(threads ? threads : std::max(1u, std::thread::hardware_concurrency()), 1, edges / 65536 + 1));
+    std::vector<std::vector<std::vector<Message>>> parts(workers, std::vector<std::vector<Message>>(n * n));
+    const auto collect = [&](unsigned w) {
+        auto& lists = parts[w];
+        for (std::size_t e = edges * w / workers, end = edges * (w + 1) / workers; e < end; ++e) {
+            const graph::Edge edge = graph.edges[e];
+            const std::uint32_t from = instance_of[samples.tracepoint[edge.from]], to = instance_of[samples.tracepoint[edge.to]];
+            if (from == to) continue;
+            if (confirmed_by) {
+                bool contradicted = false;
+                confirmed_by->for_each_in(edge.to, [&](const graph::Edge& c) {
+                    contradicted = contradicted || (c.from != edge.from && instance_of[samples.tracepoint[c.from]] == from);
+                });
+                if (contradicted) continue;
+            }
+            lists[from * n + to].push_back({samples.time_ns[edge.from], samples.time_ns[edge.to]});
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(collect, w);
+    collect(0);
+    for (auto& t : pool) t.join();
     std::vector<InstanceMessages> out;
-    for (std::size_t i = 0; i < lists.size(); ++i)
-        if (!lists[i].empty())
-            out.push_back({static_cast<std::uint32_t>(i / n), static_cast<std::uint32_t>(i % n), std::move(lists[i])});
+    for (std::size_t i = 0; i < n * n; ++i) {
+        std::size_t total = 0;
+        for (const auto& part : parts) total += part[i].size();
+        if (!total) continue;
+        InstanceMessages m{static_cast<std::uint32_t>(i / n), static_cast<std::uint32_t>(i % n), std::move(parts[0][i])};
+        m.messages.reserve(total);
+        for (unsigned w = 1; w < workers; ++w) m.messages.insert(m.messages.end(), parts[w][i].begin(), parts[w][i].end());
+        out.push_back(std::move(m));
+    }
     return out;
 }
 

@@ -98,8 +98,8 @@ std::uint32_t resolve_reference(const graph::SampleSet& samples, const std::vect
 }
 
 TimeBase estimate_from_graph(const graph::SampleSet& samples, const graph::Graph& graph, const std::optional<std::string>& reference,
-                             const FitOptions& fit) {
-    const auto messages = message_times(samples, graph);
+                             const graph::Graph* confirmed_by, const FitOptions& fit) {
+    const auto messages = message_times(samples, graph, confirmed_by);
     EstimateOptions options;
     options.fit = fit;
     if (reference) options.reference = resolve_reference(samples, messages, *reference);

@@ -70,24 +70,29 @@ std::span<const Point> within(std::span<const Point> sorted, std::int64_t first,
     return {b, e};
 }
 
-PairPiece make_piece(std::span<const Point> upper, std::span<const Point> lower, std::int64_t origin_ns) {
+PairPiece piece_from_chains(std::vector<Point> ceiling, std::vector<Point> floor, std::size_t upper_count, std::size_t lower_count,
+                            std::int64_t origin_ns) {
     PairPiece piece;
-    piece.upper_count = upper.size();
-    piece.lower_count = lower.size();
+    piece.upper_count = upper_count;
+    piece.lower_count = lower_count;
     piece.first_ns = std::numeric_limits<std::int64_t>::max();
     piece.last_ns = std::numeric_limits<std::int64_t>::min();
-    for (const auto side : {upper, lower}) {
-        if (side.empty()) continue;
-        piece.first_ns = std::min(piece.first_ns, side.front().x);
-        piece.last_ns = std::max(piece.last_ns, side.back().x);
+    for (const auto* side : {&ceiling, &floor}) {
+        if (side->empty()) continue;
+        piece.first_ns = std::min(piece.first_ns, side->front().x);
+        piece.last_ns = std::max(piece.last_ns, side->back().x);
     }
-    piece.ceiling = lower_chain(upper);
-    piece.floor = upper_chain(lower);
-    piece.region = feasible_region(piece.ceiling, piece.floor, origin_ns);
+    piece.region = feasible_region(ceiling, floor, origin_ns);
+    piece.ceiling = std::move(ceiling);
+    piece.floor = std::move(floor);
     const bool bounded = !piece.region.empty() &&
                          std::none_of(piece.region.begin(), piece.region.end(), [](const RegionVertex& v) { return v.box != 0; });
     if (bounded) piece.estimate = centroid(piece.region);
     return piece;
+}
+
+PairPiece make_piece(std::span<const Point> upper, std::span<const Point> lower, std::int64_t origin_ns) {
+    return piece_from_chains(lower_chain(upper), upper_chain(lower), upper.size(), lower.size(), origin_ns);
 }
 
 }  // namespace
@@ -118,6 +123,17 @@ const PairPiece& PairFit::piece_at(std::int64_t x) const {
     std::size_t i = 0;
     while (i + 1 < pieces.size() && pieces[i + 1].first_ns <= x) ++i;
     return pieces[i];
+}
+
+std::optional<PairFit> fit_one_piece(std::vector<Point> ceiling, std::vector<Point> floor, std::size_t upper_count,
+                                     std::size_t lower_count, std::int64_t origin_ns) {
+    PairFit fit;
+    fit.origin_ns = origin_ns;
+    fit.messages = upper_count + lower_count;
+    if (upper_count + lower_count == 0) return fit;
+    fit.pieces.push_back(piece_from_chains(std::move(ceiling), std::move(floor), upper_count, lower_count, origin_ns));
+    if (fit.pieces.front().region.empty()) return std::nullopt;
+    return fit;
 }
 
 PairFit fit_pair(std::span<const Point> upper, std::span<const Point> lower, std::int64_t origin_ns, const FitOptions& options) {

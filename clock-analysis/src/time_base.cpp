@@ -58,6 +58,37 @@ std::vector<Message> compose(const Lists& lists, const std::vector<std::uint32_t
     return carried;
 }
 
+// The chain of points in any order without sorting them: the chain of each
+// ascending run, then the chain of those chains' vertices (the hull of a
+// union is the hull of its parts' hulls). Messages between two instances are
+// a few runs (a connection delivers in order), so this reads them once.
+template <typename PointAt>
+std::vector<Point> chain_of(std::size_t n, PointAt point_at, bool lower) {
+    std::vector<Point> vertices;
+    ChainBuilder run(lower);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Point p = point_at(i);
+        if (!run.chain().empty() && p.x < run.chain().back().x) {
+            vertices.insert(vertices.end(), run.chain().begin(), run.chain().end());
+            run = ChainBuilder(lower);
+        }
+        run.add(p);
+    }
+    if (vertices.empty()) return run.take();
+    vertices.insert(vertices.end(), run.chain().begin(), run.chain().end());
+    std::sort(vertices.begin(), vertices.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+    return lower ? lower_chain(vertices) : upper_chain(vertices);
+}
+
+// theta = other - axis from the messages each way: from the two chains when
+// one line fits (no array of points), else from all the points (pieces).
+PairFit fit_messages(const std::vector<Message>& out, const std::vector<Message>& in, std::int64_t origin_ns, const FitOptions& options) {
+    auto ceiling = chain_of(out.size(), [&](std::size_t i) { return Point{out[i].send_ns, out[i].receive_ns - out[i].send_ns}; }, true);
+    auto floor = chain_of(in.size(), [&](std::size_t i) { return Point{in[i].receive_ns, in[i].send_ns - in[i].receive_ns}; }, false);
+    if (auto fit = fit_one_piece(std::move(ceiling), std::move(floor), out.size(), in.size(), origin_ns)) return std::move(*fit);
+    return fit_pair(upper_points(out), lower_points(in), origin_ns, options);
+}
+
 std::optional<long double> add(std::optional<long double> a, std::optional<long double> b) {
     return a && b ? std::optional<long double>(*a + *b) : std::nullopt;
 }
@@ -190,7 +221,7 @@ TimeBase estimate_time_base(const std::vector<InstanceMessages>& messages, const
             DirectedFit d;
             d.axis = axis;
             d.other = other;
-            d.fit = fit_pair(upper_points(out), lower_points(in), base.origin_ns, options.fit);
+            d.fit = fit_messages(out, in, base.origin_ns, options.fit);
             const bool out_direct = from_x ? to_y != nullptr : to_x != nullptr, in_direct = from_x ? to_x != nullptr : to_y != nullptr;
             (out_direct ? d.direct_upper : d.cycle_upper) = out.size();
             (in_direct ? d.direct_lower : d.cycle_lower) = in.size();

@@ -19,6 +19,20 @@ struct Point {
     std::int64_t y = 0;  // ns
 };
 
+// A chain grown one point at a time, x never decreasing: what the batch
+// functions below do, for callers that stream their points (no array of them).
+class ChainBuilder {
+public:
+    explicit ChainBuilder(bool lower) : sign_(lower ? 1 : -1) {}
+    void add(const Point& p);
+    const std::vector<Point>& chain() const noexcept { return chain_; }
+    std::vector<Point> take() noexcept { return std::move(chain_); }
+
+private:
+    int sign_;
+    std::vector<Point> chain_;
+};
+
 // Points sorted by x (ties in any order). Orientation tests are exact
 // (128-bit cross products), so the chains do not depend on rounding.
 std::vector<Point> lower_chain(std::span<const Point> sorted);  // convex: the binding upper constraints

@@ -27,7 +27,16 @@ struct InstanceMessages {
 
 // One list per ordered pair of instances with at least one message edge,
 // ordered by (from, to). Pure: reads the samples' times and the graph.
-std::vector<InstanceMessages> message_times(const graph::SampleSet& samples, const graph::Graph& graph);
+//
+// With `confirmed_by`: `graph` was linked with a tolerance for clock offsets
+// (a receive may precede its send) and `confirmed_by` as the clocks say, on
+// the same samples. A reused hash then may link a later producer within the
+// tolerance, so an edge a -> b is kept only where `confirmed_by` does not
+// link b to another producer of a's instance (it links the same one, or,
+// where the offset hid it, none).
+// threads: workers over the edges (0 = all cores).
+std::vector<InstanceMessages> message_times(const graph::SampleSet& samples, const graph::Graph& graph,
+                                            const graph::Graph* confirmed_by = nullptr, unsigned threads = 0);
 
 // The constraints on theta = other - axis (pair_estimate.hpp): upper points
 // (s, r - s) from axis -> other messages, lower points (r', s' - r') from

@@ -28,8 +28,9 @@ std::string instance_name(const graph::SampleSet& samples, std::uint32_t instanc
 std::uint32_t resolve_reference(const graph::SampleSet& samples, const std::vector<InstanceMessages>& messages,
                                 const std::string& reference);
 
-TimeBase estimate_from_graph(const graph::SampleSet& samples, const graph::Graph& graph,
-                             const std::optional<std::string>& reference, const FitOptions& fit = {});
+// confirmed_by: see message_times.
+TimeBase estimate_from_graph(const graph::SampleSet& samples, const graph::Graph& graph, const std::optional<std::string>& reference,
+                             const graph::Graph* confirmed_by = nullptr, const FitOptions& fit = {});
 
 // Conventions (docs/clock-sync.md): offset_ns = instance clock - reference
 // clock at the reference's first sample; drift_ppm = (rate / reference rate

@@ -85,4 +85,11 @@ struct FitOptions {
 PairFit fit_pair(std::span<const Point> upper, std::span<const Point> lower, std::int64_t origin_ns,
                  const FitOptions& options = {});
 
+// The same fit from the two chains alone (ceiling = lower_chain(upper),
+// floor = upper_chain(lower)) when one line meets every constraint; nullopt
+// when none does: then fit_pair, which needs the points, finds the pieces.
+// For callers that stream their points into chains (time_base.cpp).
+std::optional<PairFit> fit_one_piece(std::vector<Point> ceiling, std::vector<Point> floor, std::size_t upper_count,
+                                     std::size_t lower_count, std::int64_t origin_ns);
+
 }  // namespace hashtrace::clock_analysis
