@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <utility>
 
 namespace hashtrace::clock_analysis {
 namespace {
@@ -15,16 +16,15 @@ std::vector<InstanceMessages> message_times(const graph::SampleSet& samples, con
     const std::size_t n = samples.instances.size();
     std::vector<std::uint32_t> instance_of(samples.tracepoints.size());
     for (std::size_t i = 0; i < samples.tracepoints.size(); ++i) instance_of[i] = samples.tracepoints[i].instance_id;
-    // Dense tables of lists: runs have a handful of instances (n^2 slots are
+    // Dense tables per pair: runs have a handful of instances (n^2 slots are
     // cheap), and each edge then costs one index, not a map lookup. Each
-    // worker takes a contiguous range of edges (in send order), so joining
-    // the workers' lists in order keeps every list in send order.
+    // worker takes a contiguous range of edges (in send order) and counts,
+    // then writes its messages at its offset in each pair's list: the lists
+    // come out in send order, written once, never regrown or joined.
     const std::size_t edges = graph.edges.size();
     const unsigned workers = static_cast<unsigned>(
         std::clamp<std::size_t>(threads ? threads : std::max(1u, std::thread::hardware_concurrency()), 1, edges / 65536 + 1));
-    std::vector<std::vector<std::vector<Message>>> parts(workers, std::vector<std::vector<Message>>(n * n));
-    const auto collect = [&](unsigned w) {
-        auto& lists = parts[w];
+    const auto for_each_message = [&](unsigned w, auto&& f) {
         for (std::size_t e = edges * w / workers, end = edges * (w + 1) / workers; e < end; ++e) {
             const graph::Edge edge = graph.edges[e];
             const std::uint32_t from = instance_of[samples.tracepoint[edge.from]], to = instance_of[samples.tracepoint[edge.to]];
@@ -36,23 +36,32 @@ std::vector<InstanceMessages> message_times(const graph::SampleSet& samples, con
                 });
                 if (contradicted) continue;
             }
-            lists[from * n + to].push_back({samples.time_ns[edge.from], samples.time_ns[edge.to]});
+            f(from * n + to, edge);
         }
     };
-    std::vector<std::thread> pool;
-    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(collect, w);
-    collect(0);
-    for (auto& t : pool) t.join();
-    std::vector<InstanceMessages> out;
-    for (std::size_t i = 0; i < n * n; ++i) {
+    const auto in_parallel = [&](auto&& work) {
+        std::vector<std::thread> pool;
+        for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
+        work(0);
+        for (auto& t : pool) t.join();
+    };
+    std::vector<std::vector<std::size_t>> at(workers, std::vector<std::size_t>(n * n, 0));  // counts, then offsets
+    in_parallel([&](unsigned w) { for_each_message(w, [&](std::size_t pair, const graph::Edge&) { ++at[w][pair]; }); });
+    std::vector<std::vector<Message>> lists(n * n);
+    for (std::size_t pair = 0; pair < n * n; ++pair) {
         std::size_t total = 0;
-        for (const auto& part : parts) total += part[i].size();
-        if (!total) continue;
-        InstanceMessages m{static_cast<std::uint32_t>(i / n), static_cast<std::uint32_t>(i % n), std::move(parts[0][i])};
-        m.messages.reserve(total);
-        for (unsigned w = 1; w < workers; ++w) m.messages.insert(m.messages.end(), parts[w][i].begin(), parts[w][i].end());
-        out.push_back(std::move(m));
+        for (unsigned w = 0; w < workers; ++w) total += std::exchange(at[w][pair], total);
+        lists[pair].resize(total);
     }
+    in_parallel([&](unsigned w) {
+        for_each_message(w, [&](std::size_t pair, const graph::Edge& edge) {
+            lists[pair][at[w][pair]++] = {samples.time_ns[edge.from], samples.time_ns[edge.to]};
+        });
+    });
+    std::vector<InstanceMessages> out;
+    for (std::size_t pair = 0; pair < n * n; ++pair)
+        if (!lists[pair].empty())
+            out.push_back({static_cast<std::uint32_t>(pair / n), static_cast<std::uint32_t>(pair % n), std::move(lists[pair])});
     return out;
 }
 

@@ -58,26 +58,37 @@ std::vector<Message> compose(const Lists& lists, const std::vector<std::uint32_t
     return carried;
 }
 
-// The chain of points in any order without sorting them: the chain of each
-// ascending run, then the chain of those chains' vertices (the hull of a
-// union is the hull of its parts' hulls). Messages between two instances are
-// a few runs (a connection delivers in order), so this reads them once.
+// The chain of points in any order without an array of them: messages that
+// overtake each other make the stream nearly sorted, and a small min-heap by
+// x sorts it; the few points later than the heap can hold are chained at the
+// end with the chain's vertices (the hull of a union is the hull of its
+// parts' hulls).
 template <typename PointAt>
 std::vector<Point> chain_of(std::size_t n, PointAt point_at, bool lower) {
-    std::vector<Point> vertices;
-    ChainBuilder run(lower);
+    constexpr std::size_t kWindow = 64;
+    const auto later = [](const Point& a, const Point& b) { return a.x > b.x; };
+    ChainBuilder chain(lower);
+    std::vector<Point> heap, late;
+    heap.reserve(kWindow + 1);
+    const auto emit = [&](const Point& p) {
+        if (!chain.chain().empty() && p.x < chain.chain().back().x) late.push_back(p);  // the chain ends at the largest x so far
+        else chain.add(p);
+    };
     for (std::size_t i = 0; i < n; ++i) {
-        const Point p = point_at(i);
-        if (!run.chain().empty() && p.x < run.chain().back().x) {
-            vertices.insert(vertices.end(), run.chain().begin(), run.chain().end());
-            run = ChainBuilder(lower);
+        heap.push_back(point_at(i));
+        std::push_heap(heap.begin(), heap.end(), later);
+        if (heap.size() > kWindow) {
+            std::pop_heap(heap.begin(), heap.end(), later);
+            emit(heap.back());
+            heap.pop_back();
         }
-        run.add(p);
     }
-    if (vertices.empty()) return run.take();
-    vertices.insert(vertices.end(), run.chain().begin(), run.chain().end());
-    std::sort(vertices.begin(), vertices.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
-    return lower ? lower_chain(vertices) : upper_chain(vertices);
+    std::sort_heap(heap.begin(), heap.end(), later);  // descending x
+    for (auto it = heap.rbegin(); it != heap.rend(); ++it) emit(*it);
+    if (late.empty()) return chain.take();
+    late.insert(late.end(), chain.chain().begin(), chain.chain().end());
+    std::sort(late.begin(), late.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+    return lower ? lower_chain(late) : upper_chain(late);
 }
 
 // theta = other - axis from the messages each way: from the two chains when
