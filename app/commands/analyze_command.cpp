@@ -1,6 +1,7 @@
 // `hashtrace analyze`: logs of a run -> causality graph -> the paper's metrics.
 #include "command.hpp"
 #include "hashtrace/clock_analysis/clock_analysis.hpp"
+#include "hashtrace/clock_analysis/edge_estimate.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/metrics/render.hpp"
 #include "html_report_option.hpp"
@@ -21,7 +22,10 @@ constexpr const char* kUsage =
     "  --keep-all-targets   intervals: every reachable `to` sample, not only the earliest per instance\n"
     "  --clock-correct      correct each log's times by its clock's offset and drift, from the\n"
     "                       clock-*.htclock records next to the logs (docs/clock-sync.md); those\n"
-    "                       records are always reported, with a warning for latencies below the clock error\n";
+    "                       records are always reported, with a warning for latencies below the clock error\n"
+    "  --clock-correct edges  instead, estimate every clock from the messages themselves (`hashtrace clock\n"
+    "                       estimate`), correct onto the reference's clock, report each cross-node latency\n"
+    "                       with its clock error bound, and check recorded PTP/PPS corrections against it\n";
 
 int run_analyze(hashtrace::cli::Args& args) {
     using namespace hashtrace;
@@ -32,7 +36,9 @@ int run_analyze(hashtrace::cli::Args& args) {
     const auto html = cli::read_html_option(args);
     metrics::MetricOptions measure;
     measure.keep_all_targets = args.flag("--keep-all-targets");
-    const bool clock_correct = args.flag("--clock-correct");
+    const auto clock_correct = args.flag_or_word("--clock-correct", {"records", "edges"});
+    const bool by_records = clock_correct && *clock_correct != "edges", by_edges = clock_correct && *clock_correct == "edges";
+    const auto estimate = by_edges ? cli::read_clock_estimate_options(args) : cli::ClockEstimateOptions{};
     measure.threads = pipeline.threads;
     const auto inputs = args.positionals();
     args.finish();
@@ -44,7 +50,14 @@ int run_analyze(hashtrace::cli::Args& args) {
     timings.mark("load");
     cli::report_input_health(samples);
     const auto clocks = clocksync::load_clock_analysis(samples);
-    if (clock_correct) graph::correct_times(samples, clocksync::time_correction(clocks));
+    if (by_records) graph::correct_times(samples, clocksync::time_correction(clocks));
+    std::optional<clock_analysis::TimeBase> base;  // by_edges: the clocks from the messages
+    std::vector<std::string> correction_warnings;
+    if (by_edges) {
+        base = cli::estimate_clocks_stage(samples, spec, pipeline, estimate, /*keep_hash_ids=*/true);  // relinked below
+        graph::correct_times(samples, clock_analysis::edge_time_correction(*base, samples, correction_warnings));
+        timings.mark("estimate");
+    }
     const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
     timings.mark("checks");
     // Only the HTML report reads the hash ids after linking (8 bytes a sample).
@@ -52,7 +65,12 @@ int run_analyze(hashtrace::cli::Args& args) {
     timings.mark("link");
     auto result = metrics::analyze(samples, graph, spec, measure);
     result.warnings = warnings;
-    clocksync::add_clock_report(clocks, samples, clock_correct, result);
+    clocksync::add_clock_report(clocks, samples, by_records, result);
+    if (base) {
+        result.warnings.insert(result.warnings.end(), correction_warnings.begin(), correction_warnings.end());
+        const auto faults = clock_analysis::check_recorded_clocks(*base, samples, clocks, result.first_time_ns, result.last_time_ns);
+        clock_analysis::add_edge_clock_report(*base, samples, faults, result);
+    }
     timings.mark("metrics");
 
     std::fputs(metrics::render_table(result).c_str(), stdout);
@@ -68,4 +86,5 @@ int run_analyze(hashtrace::cli::Args& args) {
 }  // namespace
 
 HASHTRACE_COMMAND("analyze", "link logs into a causality graph and print the paper's metrics", run_analyze,
-                  kUsage, hashtrace::cli::kHtmlOptionsHelp, hashtrace::cli::kPipelineOptionsHelp);
+                  kUsage, hashtrace::cli::kHtmlOptionsHelp, hashtrace::cli::kPipelineOptionsHelp,
+                  hashtrace::cli::kClockEstimateOptionsHelp);

@@ -1,5 +1,6 @@
 #include "pipeline.hpp"
 
+#include "hashtrace/clock_analysis/edge_estimate.hpp"
 #include "hashtrace/logio/reader.hpp"
 
 #include <algorithm>
@@ -123,6 +124,36 @@ graph::Graph link_stage(graph::SampleSet& samples, const graph::AnalysisSpec& sp
     auto joined = graph::join(samples, spec, link);
     if (!keep_hash_ids) samples.drop_hash_ids();
     return graph::place(std::move(joined));
+}
+
+const char* const kClockEstimateOptionsHelp =
+    "  --reference NODE     the clock the others are given against: a node (its instance with the most\n"
+    "                       messages) or NODE/INSTANCE; default: the instance with the most messages\n"
+    "  --max-offset-ms X    link receives up to X ms before their sends (clocks that far apart); default 1000\n";
+
+ClockEstimateOptions read_clock_estimate_options(Args& args) {
+    ClockEstimateOptions o;
+    o.max_offset_ms = args.number("--max-offset-ms", o.max_offset_ms);
+    if (!(o.max_offset_ms >= 0) || !std::isfinite(o.max_offset_ms)) throw UsageError("--max-offset-ms must be a finite number >= 0");
+    o.reference = args.option("--reference");
+    return o;
+}
+
+clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options,
+                                               const ClockEstimateOptions& estimate, bool keep_hash_ids) {
+    try {
+        const bool may_widen = estimate.max_offset_ms > options.tolerance_ms;
+        const auto graph = link_stage(samples, spec, options, keep_hash_ids || may_widen);
+        auto base = clock_analysis::estimate_from_graph(samples, graph, estimate.reference);
+        // Warnings: an instance not placed, or constraints refused.
+        if (!may_widen || base.warnings.empty() || graph.unlinked_inputs * 100 <= graph.edges.size()) return base;
+        PipelineOptions wide = options;
+        wide.tolerance_ms = estimate.max_offset_ms;
+        const auto wide_graph = link_stage(samples, spec, wide, keep_hash_ids);
+        return clock_analysis::estimate_from_graph(samples, wide_graph, estimate.reference, &graph);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
 }
 
 void report_input_health(const graph::SampleSet& samples) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "hashtrace/args/args.hpp"
+#include "hashtrace/clock_analysis/time_base.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
 #include "hashtrace/graph/spec.hpp"
@@ -41,6 +42,23 @@ std::vector<std::string> check_spec_stage(const graph::AnalysisSpec& spec, const
 // report read them later), frees their hash-id columns as soon as the join
 // has read them, before the graph's rows are laid out (graph::join/place).
 graph::Graph link_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options, bool keep_hash_ids);
+
+// Clocks from causality (`clock estimate`, `analyze --clock-correct edges`):
+// links as the clocks say and estimates every instance's clock from the
+// message edges. Clocks far apart hide a direction (its receives precede
+// their sends and stay unlinked): when an instance is then not placed and
+// more than 1% of the inputs are unlinked, it links again with a tolerance of
+// --max-offset-ms and estimates from the edges the first linking does not
+// contradict (a reused hash may link a later producer within the tolerance).
+// keep_hash_ids: for a caller that relinks.
+struct ClockEstimateOptions {
+    double max_offset_ms = 1000;
+    std::optional<std::string> reference;  // --reference NODE[/INSTANCE]
+};
+ClockEstimateOptions read_clock_estimate_options(Args& args);
+extern const char* const kClockEstimateOptionsHelp;
+clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options,
+                                               const ClockEstimateOptions& estimate, bool keep_hash_ids);
 
 // Bad records skipped, torn tails and logs not closed cleanly, one line per file, for stderr.
 void report_input_health(const graph::SampleSet& samples);

@@ -1,5 +1,6 @@
 #include "hashtrace/args/args.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -53,6 +54,25 @@ std::optional<std::string> Args::option(std::string_view name) {
     if (all.empty()) return std::nullopt;
     if (all.size() > 1) throw UsageError(std::string(name) + " given more than once");
     return all.front();
+}
+
+std::optional<std::string> Args::flag_or_word(std::string_view name, std::initializer_list<std::string_view> words) {
+    const auto i = find(name);
+    if (!i) return std::nullopt;
+    used_[*i] = true;
+    const auto is_word = [&](std::string_view w) { return std::find(words.begin(), words.end(), w) != words.end(); };
+    std::optional<std::string> value;
+    if (argv_[*i].size() > name.size()) {
+        value = argv_[*i].substr(name.size() + 1);
+        if (!is_word(*value)) throw UsageError(std::string(name) + ": unknown value '" + *value + "'");
+    } else if (*i + 1 < argv_.size() && !used_[*i + 1] && is_word(argv_[*i + 1])) {
+        used_[*i + 1] = true;
+        value = argv_[*i + 1];
+    } else {
+        value = "";
+    }
+    if (find(name)) throw UsageError(std::string(name) + " given more than once");
+    return value;
 }
 
 std::string Args::option_or(std::string_view name, std::string fallback) {

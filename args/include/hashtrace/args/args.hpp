@@ -10,6 +10,7 @@
 // Mistakes throw UsageError; main() prints it with the command's usage.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,9 @@ public:
 
     bool flag(std::string_view name);
     std::optional<std::string> option(std::string_view name);
+    // A flag that may be followed by one of a few words ("--clock-correct" or
+    // "--clock-correct edges"): nullopt when absent, "" when given alone.
+    std::optional<std::string> flag_or_word(std::string_view name, std::initializer_list<std::string_view> words);
     std::vector<std::string> option_all(std::string_view name);
     std::string option_or(std::string_view name, std::string fallback);
     double number(std::string_view name, double fallback);

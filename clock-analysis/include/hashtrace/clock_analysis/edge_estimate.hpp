@@ -1,0 +1,69 @@
+// hashtrace/clock_analysis/edge_estimate.hpp - the time base of a linked run
+// for the commands: `hashtrace clock estimate` (text, JSON) and
+// `hashtrace analyze --clock-correct edges` (correction, latency bounds, and
+// the check of recorded PTP/PPS corrections against the messages).
+//
+//   auto base = estimate_from_graph(samples, graph, options);   // link with a tolerance first
+//   graph::correct_times(samples, edge_time_correction(base, samples, warnings));
+//   ... link again, analyze ...
+//   add_edge_clock_report(base, samples, records, result);
+#pragma once
+
+#include "hashtrace/clock_analysis/clock_analysis.hpp"
+#include "hashtrace/clock_analysis/time_base.hpp"
+#include "hashtrace/graph/sample_set.hpp"
+#include "hashtrace/metrics/analysis.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hashtrace::clock_analysis {
+
+// "Node/instance".
+std::string instance_name(const graph::SampleSet& samples, std::uint32_t instance);
+
+// --reference NODE or NODE/INSTANCE: of a node's instances, the one with the
+// most messages. Throws std::invalid_argument when nothing matches.
+std::uint32_t resolve_reference(const graph::SampleSet& samples, const std::vector<InstanceMessages>& messages,
+                                const std::string& reference);
+
+// confirmed_by: see message_times.
+TimeBase estimate_from_graph(const graph::SampleSet& samples, const graph::Graph& graph, const std::optional<std::string>& reference,
+                             const graph::Graph* confirmed_by = nullptr, const FitOptions& fit = {});
+
+// Conventions (docs/clock-sync.md): offset_ns = instance clock - reference
+// clock at the reference's first sample; drift_ppm = (rate / reference rate
+// - 1) x 1e6; offset_lo_ns / offset_hi_ns bound offset_ns (null: unbounded).
+std::string render_estimate_text(const TimeBase& base, const graph::SampleSet& samples);
+std::string render_estimate_json(const TimeBase& base, const graph::SampleSet& samples);  // {"reference", "origin_ns", "clock_estimates", "warnings"}
+
+// Per file: its instance's timestamps on the reference's clock. Files whose
+// instance is not placed (or that mix instances) are left as they are, with
+// a warning each.
+graph::TimeCorrection edge_time_correction(const TimeBase& base, const graph::SampleSet& samples, std::vector<std::string>& warnings);
+
+// A recorded (PTP/PPS) correction that disagrees with the messages: over
+// [first_ns, last_ns] the records' offset of the instance from the reference
+// lies outside the bounds the messages allow, so correcting by the records
+// would put receives before sends.
+struct ClockFault {
+    std::uint32_t instance = 0;
+    std::int64_t first_ns = 0, last_ns = 0;
+    long double worst_outside_ns = 0;  // the largest distance outside the bounds
+};
+// Checked every `step_ns` over the run. Instances whose clock has no recorded
+// correction are not checked; the reference's recorded offset (0 for a
+// grandmaster) is subtracted.
+std::vector<ClockFault> check_recorded_clocks(const TimeBase& base, const graph::SampleSet& samples,
+                                              const clocksync::ClockAnalysis& records, std::int64_t first_ns,
+                                              std::int64_t last_ns, std::int64_t step_ns = 1'000'000'000);
+
+// The "clock_edges" section of `analyze --clock-correct edges`: every
+// instance's estimate, every cross-node latency (node latency matrix) with
+// its clock error bound, and the faults; warnings for latencies not larger
+// than their bound and for the faults.
+void add_edge_clock_report(const TimeBase& base, const graph::SampleSet& samples, const std::vector<ClockFault>& faults,
+                           metrics::AnalysisResult& result);
+
+}  // namespace hashtrace::clock_analysis

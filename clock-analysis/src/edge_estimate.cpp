@@ -1,0 +1,285 @@
+#include "hashtrace/clock_analysis/edge_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace hashtrace::clock_analysis {
+namespace {
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) {
+            char buffer[8];
+            std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+            out += buffer;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+// Guaranteed bounds round outwards.
+std::string json_lo(const std::optional<long double>& v) { return v ? std::to_string(static_cast<long long>(std::floor(*v))) : "null"; }
+std::string json_hi(const std::optional<long double>& v) { return v ? std::to_string(static_cast<long long>(std::ceil(*v))) : "null"; }
+std::string json_ns(const std::optional<long double>& v) { return v ? std::to_string(std::llround(*v)) : "null"; }
+std::string json_ppm(const std::optional<long double>& v) {
+    if (!v) return "null";
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "%.4Lf", *v);
+    return buffer;
+}
+
+std::string duration(long double ns) { return clocksync::format_duration_ns(static_cast<double>(ns)); }
+std::string signed_duration(long double ns) { return (ns < 0 ? "-" : "+") + duration(std::fabs(ns)); }
+
+std::string seconds(std::int64_t ns) {
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "%lld.%09lld", static_cast<long long>(ns / 1'000'000'000), static_cast<long long>(ns % 1'000'000'000));
+    return buffer;
+}
+
+std::string offset_text(long double ns) {
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "%+.6Lf ms", ns * 1e-6L);
+    return buffer;
+}
+
+std::string bounds_text(const InstanceClock& c) {
+    const auto side = [&](const std::optional<long double>& b) {
+        if (!b) return std::string("unbounded");
+        return c.offset_ns ? signed_duration(*b - *c.offset_ns) : signed_duration(*b) + " (absolute)";
+    };
+    return "[" + side(c.bounds.lo) + ", " + side(c.bounds.hi) + "]";
+}
+
+std::vector<std::string> instance_names(const graph::SampleSet& samples) {
+    std::vector<std::string> names;
+    for (std::uint32_t i = 0; i < samples.instances.size(); ++i) names.push_back(instance_name(samples, i));
+    return names;
+}
+
+// The instance of each file; nullopt for a file mixing instances.
+std::vector<std::optional<std::uint32_t>> instance_of_files(const graph::SampleSet& samples) {
+    std::vector<std::optional<std::uint32_t>> of(samples.files.size());
+    std::vector<bool> mixed(samples.files.size(), false);
+    for (const auto& tp : samples.tracepoints) {
+        auto& o = of[tp.file];
+        if (o && *o != tp.instance_id) mixed[tp.file] = true;
+        o = tp.instance_id;
+    }
+    for (std::size_t f = 0; f < of.size(); ++f)
+        if (mixed[f]) of[f].reset();
+    return of;
+}
+
+}  // namespace
+
+std::string instance_name(const graph::SampleSet& samples, std::uint32_t instance) {
+    const auto& i = samples.instances.at(instance);
+    return i.node_name + "/" + i.instance;
+}
+
+std::uint32_t resolve_reference(const graph::SampleSet& samples, const std::vector<InstanceMessages>& messages, const std::string& reference) {
+    std::vector<std::size_t> links(samples.instances.size(), 0);
+    for (const auto& m : messages) links[m.from] += m.messages.size(), links[m.to] += m.messages.size();
+    std::optional<std::uint32_t> best;
+    for (std::uint32_t i = 0; i < samples.instances.size(); ++i) {
+        const auto& inst = samples.instances[i];
+        if (inst.node_name != reference && instance_name(samples, i) != reference) continue;
+        if (!best || links[i] > links[*best]) best = i;
+    }
+    if (!best) throw std::invalid_argument("--reference: no node or node/instance '" + reference + "' in the logs");
+    return *best;
+}
+
+TimeBase estimate_from_graph(const graph::SampleSet& samples, const graph::Graph& graph, const std::optional<std::string>& reference,
+                             const graph::Graph* confirmed_by, const FitOptions& fit) {
+    const auto messages = message_times(samples, graph, confirmed_by);
+    EstimateOptions options;
+    options.fit = fit;
+    if (reference) options.reference = resolve_reference(samples, messages, *reference);
+    return estimate_time_base(messages, first_sample_ns(samples), instance_names(samples), options);
+}
+
+std::string render_estimate_text(const TimeBase& base, const graph::SampleSet& samples) {
+    std::string out;
+    char line[512];
+    std::snprintf(line, sizeof line, "reference: %s; offsets at its first sample (%s), bounds guaranteed if every link is right\n",
+                  instance_name(samples, base.reference).c_str(), seconds(base.origin_ns).c_str());
+    out += line;
+    std::snprintf(line, sizeof line, "%-24s %16s %14s %36s %10s %9s %6s\n", "instance", "offset", "drift", "bounds (from the offset)",
+                  "width", "messages", "pieces");
+    out += line;
+    for (const InstanceClock& c : base.clocks) {
+        const std::string width = c.bounds.lo && c.bounds.hi ? duration(*c.bounds.hi - *c.bounds.lo) : "-";
+        char drift[32] = "-";
+        if (c.drift_ppm) std::snprintf(drift, sizeof drift, "%+.3Lf ppm", *c.drift_ppm);
+        std::snprintf(line, sizeof line, "%-24s %16s %14s %36s %10s %9zu %6zu\n", instance_name(samples, c.instance).c_str(),
+                      c.offset_ns ? offset_text(*c.offset_ns).c_str() : "not placed", drift, bounds_text(c).c_str(), width.c_str(),
+                      c.messages_used, c.pieces.size());
+        out += line;
+        if (c.pieces.size() > 1)
+            for (const ClockPiece& p : c.pieces) {
+                std::snprintf(line, sizeof line, "    piece from %+.6f s: offset %s, drift %+.3Lf ppm, bounds [%s, %s]\n",
+                              static_cast<double>(p.from_ns - base.origin_ns) * 1e-9, offset_text(p.offset_ns).c_str(), p.drift_ppm,
+                              p.bounds.lo ? signed_duration(*p.bounds.lo - p.offset_ns).c_str() : "unbounded",
+                              p.bounds.hi ? signed_duration(*p.bounds.hi - p.offset_ns).c_str() : "unbounded");
+                out += line;
+            }
+    }
+    for (const auto& w : base.warnings) out += "warning: " + w + "\n";
+    return out;
+}
+
+std::string render_estimate_json(const TimeBase& base, const graph::SampleSet& samples) {
+    const std::string reference = json_string(instance_name(samples, base.reference));
+    std::string j = "{\"reference\":" + reference + ",\"origin_ns\":" + std::to_string(base.origin_ns) + ",\"clock_estimates\":[";
+    for (std::size_t i = 0; i < base.clocks.size(); ++i) {
+        const InstanceClock& c = base.clocks[i];
+        const auto& inst = samples.instances[c.instance];
+        j += (i ? "," : "") + std::string("{\"node\":") + json_string(inst.node_name) + ",\"instance\":" + json_string(inst.instance) +
+             ",\"reference\":" + reference + ",\"offset_ns\":" + json_ns(c.offset_ns) + ",\"drift_ppm\":" + json_ppm(c.drift_ppm) +
+             ",\"offset_lo_ns\":" + json_lo(c.bounds.lo) + ",\"offset_hi_ns\":" + json_hi(c.bounds.hi) +
+             ",\"messages_used\":" + std::to_string(c.messages_used) + ",\"pieces\":[";
+        for (std::size_t p = 0; p < c.pieces.size(); ++p) {
+            const ClockPiece& piece = c.pieces[p];
+            j += (p ? "," : "") + std::string("{\"from_ns\":") + std::to_string(piece.from_ns) + ",\"offset_ns\":" +
+                 json_ns(piece.offset_ns) + ",\"drift_ppm\":" + json_ppm(piece.drift_ppm) + ",\"offset_lo_ns\":" + json_lo(piece.bounds.lo) +
+                 ",\"offset_hi_ns\":" + json_hi(piece.bounds.hi) + "}";
+        }
+        j += "]";
+        if (!c.placed) j += ",\"note\":" + json_string(c.note);
+        j += "}";
+    }
+    j += "],\"warnings\":[";
+    for (std::size_t i = 0; i < base.warnings.size(); ++i) j += (i ? "," : "") + json_string(base.warnings[i]);
+    return j + "]}";
+}
+
+graph::TimeCorrection edge_time_correction(const TimeBase& base, const graph::SampleSet& samples, std::vector<std::string>& warnings) {
+    const auto of = instance_of_files(samples);
+    for (std::size_t f = 0; f < of.size(); ++f) {
+        if (!of[f]) warnings.push_back("--clock-correct edges: " + samples.files[f].path + " holds several instances; its times are not corrected");
+        else if (!base.clocks[*of[f]].placed)
+            warnings.push_back("--clock-correct edges: " + samples.files[f].path + " (" + instance_name(samples, *of[f]) +
+                               ") is not placed on the reference's clock; its times are not corrected");
+    }
+    return [&base, of](std::size_t file, std::int64_t t) {
+        const auto& instance = of[file];
+        if (!instance) return t;
+        return base.to_reference(*instance, t).value_or(t);
+    };
+}
+
+std::vector<ClockFault> check_recorded_clocks(const TimeBase& base, const graph::SampleSet& samples, const clocksync::ClockAnalysis& records,
+                                              std::int64_t first_ns, std::int64_t last_ns, std::int64_t step_ns) {
+    const auto of = instance_of_files(samples);
+    // The recorded correction of each instance: its files' track (one track for all of them, else none).
+    std::vector<std::optional<std::size_t>> track(samples.instances.size());
+    std::vector<bool> known(samples.instances.size(), true);
+    for (std::size_t f = 0; f < of.size(); ++f) {
+        if (!of[f]) continue;
+        const auto& r = records.clocks.report_of_log.at(f);
+        if (!r || (track[*of[f]] && *track[*of[f]] != *r)) known[*of[f]] = false;
+        else track[*of[f]] = r;
+    }
+    const auto recorded = [&](std::uint32_t i, std::int64_t t) -> std::optional<double> {
+        if (!known[i] || !track[i]) return std::nullopt;
+        const auto& report = records.clocks.reports[*track[i]];
+        if (report.is_reference) return 0.0;
+        if (!report.correction) return std::nullopt;
+        return report.correction->offset_at(t);
+    };
+    std::vector<ClockFault> faults;
+    for (std::uint32_t i = 0; i < base.clocks.size(); ++i) {
+        if (i == base.reference || !base.clocks[i].placed) continue;
+        std::optional<ClockFault> open;
+        for (std::int64_t t = first_ns; t <= last_ns; t += step_ns) {
+            const auto mine = recorded(i, t), theirs = recorded(base.reference, t);
+            const ClockAt at = base.at(i, t);
+            long double outside = 0;
+            if (mine && theirs && at.bounds.lo && at.bounds.hi) {
+                const long double d = *mine - *theirs;
+                outside = std::max(*at.bounds.lo - d, d - *at.bounds.hi);
+            }
+            if (outside > 0) {
+                if (!open) open = ClockFault{i, t, t, 0};
+                open->last_ns = t;
+                open->worst_outside_ns = std::max(open->worst_outside_ns, outside);
+            } else if (open) {
+                faults.push_back(*open);
+                open.reset();
+            }
+            if (last_ns - t < step_ns && t != last_ns) t = last_ns - step_ns;  // always check the end
+        }
+        if (open) faults.push_back(*open);
+    }
+    return faults;
+}
+
+void add_edge_clock_report(const TimeBase& base, const graph::SampleSet& samples, const std::vector<ClockFault>& faults,
+                           metrics::AnalysisResult& result) {
+    metrics::ExtraSection section;
+    section.key = "clock_edges";
+    section.title = "Clocks estimated from the messages (times corrected onto " + instance_name(samples, base.reference) + "'s clock)";
+    const std::string estimate = render_estimate_text(base, samples);
+    for (std::size_t b = 0, e; b < estimate.size(); b = e + 1) {
+        e = estimate.find('\n', b);
+        if (e == std::string::npos) e = estimate.size();
+        section.text_lines.push_back(estimate.substr(b, e - b));
+    }
+    std::string json = render_estimate_json(base, samples);
+    json.pop_back();  // the object stays open for the latencies and faults
+    // A node's clock error over the run: its worst instance.
+    std::map<std::string, std::optional<long double>> node_bound;
+    for (std::uint32_t i = 0; i < base.clocks.size(); ++i) {
+        const std::string& node = samples.instances[i].node_name;
+        const auto bound = base.error_bound(i, result.first_time_ns, result.last_time_ns);
+        auto [it, fresh] = node_bound.emplace(node, bound);
+        if (!fresh) it->second = it->second && bound ? std::optional<long double>(std::max(*it->second, *bound)) : std::nullopt;
+    }
+    json += ",\"latencies\":[";
+    section.text_lines.push_back("cross-node latencies (node latency matrix) with their clock error bound:");
+    bool first = true;
+    for (const auto& l : result.node_latency) {
+        const auto a = node_bound[l.from], b = node_bound[l.to];
+        const bool known = a && b;
+        const long double sum = known ? *a + *b : 0;
+        const std::optional<long double> bound = known ? std::optional<long double>(sum) : std::nullopt;
+        char line[256];
+        std::snprintf(line, sizeof line, "  %s -> %s: mean %.3f ms +- %s", l.from.c_str(), l.to.c_str(), l.mean_ms,
+                      known ? duration(sum).c_str() : "unknown (an instance is not placed)");
+        section.text_lines.push_back(line);
+        char mean[32];
+        std::snprintf(mean, sizeof mean, "%.6f", l.mean_ms);
+        json += (first ? "" : ",") + std::string("{\"from\":") + json_string(l.from) + ",\"to\":" + json_string(l.to) +
+                ",\"mean_ms\":" + mean + ",\"clock_error_bound_ns\":" + json_hi(bound) + "}";
+        first = false;
+        if (known && l.mean_ms * 1e6 <= static_cast<double>(sum))
+            result.warnings.push_back("cross-node latency " + l.from + " -> " + l.to + " (mean " + duration(l.mean_ms * 1e6L) +
+                                      ") is not larger than its clock error bound from the messages (" + duration(sum) + ")");
+    }
+    json += "],\"faults\":[";
+    for (std::size_t f = 0; f < faults.size(); ++f) {
+        const ClockFault& fault = faults[f];
+        const std::string name = instance_name(samples, fault.instance);
+        const std::string text = "clock fault: the recorded (PTP/PPS) correction of " + name + " lies up to " +
+                                 duration(fault.worst_outside_ns) + " outside the bounds its messages allow (it would put receives before sends) from " +
+                                 seconds(fault.first_ns) + " to " + seconds(fault.last_ns);
+        result.warnings.push_back(text);
+        section.text_lines.push_back(text);
+        json += (f ? "," : "") + std::string("{\"node\":") + json_string(samples.instances[fault.instance].node_name) + ",\"instance\":" +
+                json_string(samples.instances[fault.instance].instance) + ",\"from_ns\":" + std::to_string(fault.first_ns) +
+                ",\"to_ns\":" + std::to_string(fault.last_ns) + ",\"worst_outside_ns\":" + json_hi(fault.worst_outside_ns) + "}";
+    }
+    section.json = json + "]}";
+    for (const auto& w : base.warnings) result.warnings.push_back("clock estimate: " + w);
+    result.extra.push_back(std::move(section));
+}
+
+}  // namespace hashtrace::clock_analysis
