@@ -15,8 +15,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: hashtrace analyze LOGS... [--spec FILE] [--json FILE] [--markdown FILE] [--csv FILE] [--html FILE] [options]\n"
     "  Collates the logs (files or directories of *.csv / *.htlog, any mix), links samples by hash\n"
-    "  (SPEC.md section 4) and prints M3, M4, M5, M8, M11, M12 and the node latency matrix.\n"
-    "  --json FILE          write the SPEC.md 5b JSON\n"
+    "  (docs/spec.md section 4) and prints M3, M4, M5, M8, M11, M12 and the node latency matrix.\n"
+    "  --json FILE          write the docs/spec.md section 5b JSON\n"
     "  --markdown FILE      write the tables as Markdown\n"
     "  --csv FILE           write every statistic as section,name,statistic,value rows\n"
     "  --keep-all-targets   intervals: every reachable `to` sample, not only the earliest per instance\n"

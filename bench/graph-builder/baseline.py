@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The benchmark baseline: the linking of SPEC.md section 4 and one interval
+"""The benchmark baseline: the linking of docs/spec.md section 4 and one interval
 (M4.3 Chai force to send), done the way a user without hashtrace would - a
 pandas merge, or an SQLite self-join - on a directory of CSV logs.
 

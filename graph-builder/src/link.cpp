@@ -1,4 +1,4 @@
-// Linking (SPEC.md section 4) as a partitioned hash join, per unit of the
+// Linking (docs/spec.md section 4) as a partitioned hash join, per unit of the
 // hash ids (units sized for a core's L2 cache, joined in parallel, largest
 // first):
 //   1. gather producers (samples with an output hash) and consumers (samples
@@ -494,7 +494,7 @@ JoinedEdges::~JoinedEdges() = default;
 
 JoinedEdges join(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions& options) {
     // A negative tolerance would demand producers strictly before their
-    // consumers by some margin: not what SPEC 4's tolerance means (and the
+    // consumers by some margin: not what docs/spec.md section 4's tolerance means (and the
     // join's limit arithmetic assumes >= 0).
     if (options.tolerance_ns < 0) throw std::invalid_argument("link: tolerance_ns must be >= 0, not " + std::to_string(options.tolerance_ns));
     const unsigned threads = std::min(parallel::thread_count(options.threads), 64u);

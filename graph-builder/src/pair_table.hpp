@@ -1,4 +1,4 @@
-// pair_table.hpp - which sources may link (SPEC.md section 3 [[pair]] rules),
+// pair_table.hpp - which sources may link (docs/spec.md section 3 [[pair]] rules),
 // resolved once per analysis from names to source ids so the linking loop
 // pays one byte load per candidate run.
 #pragma once

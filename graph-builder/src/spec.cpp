@@ -1,4 +1,4 @@
-// The analysis spec (SPEC.md section 3): TOML via toml++, strict about keys so
+// The analysis spec (docs/spec.md section 3): TOML via toml++, strict about keys so
 // a typo ("scpoe") is an error with its line instead of a silently ignored rule.
 #include "hashtrace/graph/spec.hpp"
 

@@ -35,7 +35,7 @@ double ms_between(const SampleSet& s, SampleIndex a, SampleIndex b) { return dou
 
 // One question: from each start sample, the earliest reachable sample of
 // each target class. An interval's classes are the node instances of its
-// `to` tracepoints (SPEC 5: the earliest per instance reached); the matrix's
+// `to` tracepoints (docs/spec.md section 5: the earliest per instance reached); the matrix's
 // are the nodes, from every sample without incoming edge.
 // Intervals with the same `from` tracepoints share one question (one search
 // per start sample serves all of them), each owning a range of its classes.

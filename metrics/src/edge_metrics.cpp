@@ -29,7 +29,7 @@ std::vector<double> in_flight_on_grid(std::span<const std::int64_t> time, const 
     return samples;
 }
 
-// In flight at time t means start <= t < end (SPEC 5, M3). `change[v]` is
+// In flight at time t means start <= t < end (docs/spec.md section 5, M3). `change[v]` is
 // the number of edges starting at sample v minus those ending there;
 // samples are in time order. The integrals of the count and its square are
 // summed exactly in integers (the count only changes at samples, and spans

@@ -1,4 +1,4 @@
-// The render stage. The JSON keeps SPEC.md 5b's keys and order (ordered_json)
+// The render stage. The JSON keeps docs/spec.md section 5b's keys and order (ordered_json)
 // so diffs between runs stay readable; extra keys are documented in docs/analysis.md.
 #include "hashtrace/metrics/render.hpp"
 
@@ -186,7 +186,7 @@ std::string render_json(const AnalysisResult& r) {
     for (const auto& n : r.node_latency)
         matrix.push_back({{"from", n.from}, {"to", n.to}, {"count", n.count}, {"mean_ms", n.mean_ms}, {"max_ms", n.max_ms}});
     j["node_latency_matrix"] = std::move(matrix);
-    // Beyond SPEC 5b: the linking leftovers and input health.
+    // Beyond docs/spec.md section 5b: the linking leftovers and input health.
     j["local_edges"] = r.local_edges;
     j["unlinked_inputs"] = r.unlinked_inputs;
     j["unconsumed_outputs"] = r.unconsumed_outputs;

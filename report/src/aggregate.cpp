@@ -8,7 +8,7 @@ namespace hashtrace::report {
 
 namespace {
 
-// SPEC.md 5b nearest rank: the value at 1-based rank ceil(p/100 * N).
+// docs/spec.md section 5b nearest rank: the value at 1-based rank ceil(p/100 * N).
 double nearest_rank(const std::vector<double>& sorted, double p) {
     const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * double(sorted.size())));
     return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];

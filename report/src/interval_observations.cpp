@@ -15,7 +15,7 @@ std::vector<IntervalObservation> interval_observations(const graph::SampleSet& s
                                                        const graph::IntervalSpec& interval) {
     std::vector<graph::SampleIndex> from;
     std::vector<bool> from_tracepoint(s.tracepoints.size());
-    // SPEC 5: the earliest `to` per node instance reached, so one target set per instance.
+    // docs/spec.md section 5: the earliest `to` per node instance reached, so one target set per instance.
     std::map<std::uint32_t, metrics::detail::TracepointSet> to_by_instance;
     for (std::size_t t = 0; t < s.tracepoints.size(); ++t) {
         const auto& tp = s.tracepoints[t];

@@ -17,7 +17,7 @@ struct ValueSummary {
     std::size_t count = 0;
     double mean = 0, sd = 0, p50 = 0, p99 = 0, max = 0;
 };
-// Population sd; nearest-rank percentiles (as SPEC.md 5b).
+// Population sd; nearest-rank percentiles (as docs/spec.md section 5b).
 ValueSummary summarize_values(std::vector<double> values);
 
 class RunStats {

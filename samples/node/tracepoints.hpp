@@ -1,6 +1,6 @@
 // samples/node/tracepoints.hpp - the tracepoints every node shares: one per
 // step a message takes (created, sent, received, queued, processed). What each
-// hashes decides what links (SPEC.md section 4), so the choices are here in one
+// hashes decides what links (docs/spec.md section 4), so the choices are here in one
 // place:
 //   loop      the creating loop's counter: step/force sample -> MessageCreated
 //   messageid the message id: created -> sent, received -> queued -> processed

@@ -39,7 +39,7 @@ TEST(PayloadHash, TextIsLengthPrefixedUtf8AsTheSdkHashesStrings) {
 }
 
 TEST(PayloadHash, IntegersAreHashedAtTheirWidth) {
-    const std::string canonical("\x2a\x00\x00\x00", 4);  // SPEC section 2: uint32_t 42
+    const std::string canonical("\x2a\x00\x00\x00", 4);  // docs/spec.md section 2: uint32_t 42
     EXPECT_EQ(payload_hash(parse_payload_mapping("int:32"), "42"),
               hash_canonical_bytes(HashFunction::md5, canonical.data(), canonical.size()));
     EXPECT_EQ(payload_hash(parse_payload_mapping("int:8"), "255"), hash_of(HashFunction::md5, std::uint8_t{255}));

@@ -1,5 +1,5 @@
 // The whole Graph of link() - both CSR directions, their order and the
-// leftover counts - against a brute-force reading of SPEC 4 on random runs
+// leftover counts - against a brute-force reading of docs/spec.md section 4 on random runs
 // large enough to be joined in several units (105k samples; a unit holds
 // about 64k records): several node instances and threads, [[pair]] rules
 // with wildcards and every scope, hash values reused by many sources (so the

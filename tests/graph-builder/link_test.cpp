@@ -1,4 +1,4 @@
-// SPEC.md section 4, rule by rule, on hand-made logs. Each test states the
+// docs/spec.md section 4, rule by rule, on hand-made logs. Each test states the
 // expected edges worked out by hand from the rows above it.
 #include "hashtrace/graph/link.hpp"
 #include "test_logs.hpp"
@@ -101,7 +101,7 @@ TEST(Link, HappenedBeforeWithTolerance) {
     tolerant.tolerance_ns = 2'000'000;
     EXPECT_EQ(link(s, {}, tolerant).edges.size(), 1u);
     tolerant.tolerance_ns = -1;
-    EXPECT_THROW(link(s, {}, tolerant), std::invalid_argument) << "a negative tolerance has no meaning in SPEC 4";
+    EXPECT_THROW(link(s, {}, tolerant), std::invalid_argument) << "a negative tolerance has no meaning in docs/spec.md section 4";
 }
 
 // The largest tolerance admits every producer, however late: the consumer's
@@ -241,7 +241,7 @@ TEST(Link, DifferentHashFunctionsNeverLink) {
     EXPECT_TRUE(link(s, {}).edges.empty());
 }
 
-// Logs without a thread column: local means same instance (SPEC 5).
+// Logs without a thread column: local means same instance (docs/spec.md section 5).
 TEST(Link, LocalAndMessageEdges) {
     CsvLog a, b(false);
     a.row("A", "1", "Send", 100.000, "", "m1", 1);
@@ -363,7 +363,7 @@ TEST(Link, PlacingAfterTheHashIdsAreDroppedGivesLinksGraph) {
 }
 
 // The partitioned join on a random run large enough to be split (>= 100k
-// samples), against SPEC 4 checked directly for a sample of consumers: per
+// samples), against docs/spec.md section 4 checked directly for a sample of consumers: per
 // source, the latest producer with the consumer's hash at or before its time
 // (+ tolerance), itself excluded; keep-all: every such producer.
 TEST(Link, PartitionedJoinMatchesTheRulesOnARandomRun) {

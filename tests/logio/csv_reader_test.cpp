@@ -1,4 +1,4 @@
-// The CSV reader against SPEC.md section 1: what it accepts, what it rejects
+// The CSV reader against docs/spec.md section 1: what it accepts, what it rejects
 // (with file, line and reason), and what a torn tail does.
 #include <hashtrace/logio/reader.hpp>
 

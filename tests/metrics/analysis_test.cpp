@@ -1,4 +1,4 @@
-// SPEC.md section 5 metrics on a hand-made two-message run whose answers are
+// docs/spec.md section 5 metrics on a hand-made two-message run whose answers are
 // worked out in the comments.
 #include "../graph-builder/test_logs.hpp"
 #include "hashtrace/metrics/analysis.hpp"

@@ -2,7 +2,7 @@
 // brute-force reference (a depth-first search from every start sample), so
 // that the fast reachability code (metrics/src/reach.cpp) can change without
 // changing a single result; the edge metrics (M3, M8, M11, M12) likewise,
-// against the definitions of SPEC 5 evaluated edge by edge. The runs have hash reuse, fan-out, fan-in, equal
+// against the definitions of docs/spec.md section 5 evaluated edge by edge. The runs have hash reuse, fan-out, fan-in, equal
 // times and, with a tolerance, edges that run backwards in time.
 #include "../graph-builder/test_logs.hpp"
 #include "hashtrace/metrics/analysis.hpp"
@@ -118,7 +118,7 @@ private:
 
 double ms(const graph::SampleSet& s, SampleIndex a, SampleIndex b) { return double(s.time_ns[b] - s.time_ns[a]) / 1e6; }
 
-// SPEC 5: per `from` sample (in time order), per node instance (in id order),
+// docs/spec.md section 5: per `from` sample (in time order), per node instance (in id order),
 // the earliest reachable `to` sample.
 std::vector<Summary> reference_intervals(const RandomRun& run) {
     const auto& s = run.samples;

@@ -26,7 +26,7 @@ AnalysisResult example() {
     return r;
 }
 
-// SPEC.md 5b: the required keys, with the values of the result.
+// docs/spec.md section 5b: the required keys, with the values of the result.
 TEST(Render, JsonHasSpecKeys) {
     const auto j = nlohmann::json::parse(render_json(example()));
     EXPECT_EQ(j["samples"], 12);

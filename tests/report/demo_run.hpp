@@ -1,4 +1,4 @@
-// demo_run.hpp - a small run written as CSV logs (SPEC.md section 1), loaded,
+// demo_run.hpp - a small run written as CSV logs (docs/spec.md section 1), loaded,
 // linked and analysed by the real pipeline: Chai computes a force and sends it
 // from its network thread; Unity receives and renders it. Message i is slower
 // every 10th time, and both nodes pause together once.

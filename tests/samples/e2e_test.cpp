@@ -146,7 +146,7 @@ void expect_counts_and_intervals(const SystemRun& run) {
 
     const auto& a = run.analysis;
     EXPECT_EQ(a.at("samples").get<std::size_t>(), run.samples.size());
-    // One latency per `from` sample and reached instance (SPEC.md section 5).
+    // One latency per `from` sample and reached instance (docs/spec.md section 5).
     EXPECT_EQ(run.interval("M4.3").at("count").get<std::size_t>(), forces);
     EXPECT_EQ(run.interval("M5.1").at("count").get<std::size_t>(), forces);
     EXPECT_EQ(run.interval("M5.2").at("count").get<std::size_t>(), forces);

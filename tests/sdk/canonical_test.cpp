@@ -1,4 +1,4 @@
-// Canonical bytes (SPEC.md section 2) against hand-written expectations, and
+// Canonical bytes (docs/spec.md section 2) against hand-written expectations, and
 // both hash functions against published vectors.
 #include <hashtrace/canonical.hpp>
 

@@ -127,7 +127,7 @@ bool Connection::flush_outbox() {
             unsent_.insert(unsent_.end(), frame.begin(), frame.end());
             // Reported before the write: once the bytes are in the kernel the
             // peer may receive them at once, and a "sent" stamped after the
-            // receipt could not be linked to it (happened-before, SPEC.md 4).
+            // receipt could not be linked to it (happened-before, docs/spec.md section 4).
             handler_.on_sent(*this, batch[i]);
         }
     }

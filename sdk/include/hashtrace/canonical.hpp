@@ -1,5 +1,5 @@
 // hashtrace/canonical.hpp - the canonical bytes of developer state, and the
-// hashes of them (SPEC.md section 2).
+// hashes of them (docs/spec.md section 2).
 //
 // A C++ tracepoint, a tracepoint in another language and an external collector
 // (a QR code read off video) must agree on the hash of "message 42". They do

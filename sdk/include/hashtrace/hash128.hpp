@@ -14,7 +14,7 @@ namespace hashtrace {
 
 // The 16 digest bytes in the order the hash function emits them: for MD5 this
 // is the byte order `md5sum` prints, so the hex text in a CSV log can be
-// checked with ordinary tools (SPEC.md section 1).
+// checked with ordinary tools (docs/spec.md section 1).
 struct Hash128 {
     std::array<std::uint8_t, 16> bytes{};
 
@@ -33,7 +33,7 @@ struct Hash128 {
 };
 
 // Which function made a sample's hashes. Two samples link only when both were
-// made with the same function (SPEC.md section 2). The numeric values are
+// made with the same function (docs/spec.md section 2). The numeric values are
 // stored in binary logs: never renumber.
 enum class HashFunction : std::uint8_t {
     md5 = 0,       // RFC 1321 via OpenSSL: the default, and the paper's choice

@@ -37,7 +37,7 @@
 // hashtrace::set_enabled(false) turns recording off at run time for the cost
 // of one predictable branch per tracepoint.
 //
-// What a tracepoint hashes, and how (SPEC.md section 2): see canonical.hpp.
+// What a tracepoint hashes, and how (docs/spec.md section 2): see canonical.hpp.
 #pragma once
 
 #include "hashtrace/canonical.hpp"

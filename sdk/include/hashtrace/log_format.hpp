@@ -5,7 +5,7 @@ namespace hashtrace {
 
 enum class LogFormat {
     binary,  // compact, versioned, self-describing (docs/log-formats.md); file suffix .htlog
-    csv,     // the paper's interchange format (SPEC.md section 1); file suffix .csv
+    csv,     // the paper's interchange format (docs/spec.md section 1); file suffix .csv
 };
 
 inline const char* file_suffix(LogFormat f) noexcept { return f == LogFormat::csv ? ".csv" : ".htlog"; }

@@ -1,4 +1,4 @@
-// The CSV sample log reader (SPEC.md section 1): columns found by header name,
+// The CSV sample log reader (docs/spec.md section 1): columns found by header name,
 // unknown columns ignored, every field validated, errors with file and line.
 #include "hashtrace/detail/binary_format.hpp"
 #include "hashtrace/logio/reader.hpp"

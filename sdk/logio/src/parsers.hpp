@@ -11,7 +11,7 @@
 
 namespace hashtrace::logio::parsers {
 
-// The CSV log's columns (SPEC.md section 1), found by header name: the first
+// The CSV log's columns (docs/spec.md section 1), found by header name: the first
 // kRequiredCsvColumns must all be there, the others are optional.
 inline constexpr std::array<std::string_view, 12> kCsvColumnNames = {
     "node_name", "instance", "tracepoint_name", "input_hash_type", "output_hash_type", "sample_time",

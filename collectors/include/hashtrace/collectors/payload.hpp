@@ -1,7 +1,7 @@
 // hashtrace/collectors/payload.hpp - from the text an external sensor reads
 // (a QR code's payload) to the 128-bit hash a software tracepoint recorded.
 //
-// The mapping to SPEC.md section 2's canonical bytes is chosen by the user to
+// The mapping to docs/spec.md section 2's canonical bytes is chosen by the user to
 // match how the traced program hashed the same state:
 //
 //   text     the payload as a string: uint32 LE length + UTF-8 bytes

@@ -5,7 +5,7 @@
 // Samples (node `Photodiode`): DisplayBright for a rising edge, DisplayDark for
 // a falling one, at the edge's CLOCK_REALTIME time (the edge source maps the
 // kernel's stamps, sensors/clock_mapping.hpp). Input hash: the flash number as
-// SPEC.md canonical uint64 (type "flash"), the same state the display node
+// canonical uint64 (docs/spec.md section 2, type "flash"), the same state the display node
 // hashes as the output of its PatchFlashed tracepoint, so the analysis links
 // Display/PatchFlashed -> Photodiode/Display*. Flash n is the n-th edge since
 // the display started (first_flash is the number of the first edge recorded),

@@ -1,4 +1,4 @@
-// hashtrace/graph/link.hpp - the linking stage (SPEC.md section 4): samples
+// hashtrace/graph/link.hpp - the linking stage (docs/spec.md section 4): samples
 // become graph nodes, hash equality plus the spec's constraints make edges.
 #pragma once
 
@@ -32,7 +32,7 @@ struct Graph {
     Column<std::uint32_t> in_edges;    // edge indices sorted by (to, from)
     Column<std::uint32_t> in_offset;   // size samples+1: in_edges[in_offset[s] .. in_offset[s+1])
 
-    // SPEC 4 leftovers, reported by analyze.
+    // docs/spec.md section 4 leftovers, reported by analyze.
     std::uint64_t unlinked_inputs = 0;       // samples with an input hash and no incoming edge
     std::uint64_t unconsumed_outputs = 0;    // samples with an output hash and no outgoing edge
 
@@ -66,7 +66,7 @@ struct JoinedEdges {
 JoinedEdges join(const SampleSet& samples, const AnalysisSpec& spec, const LinkOptions& options = {});
 Graph place(JoinedEdges joined);
 
-// SPEC 5: an edge is local when both ends share node instance and thread (or
+// docs/spec.md section 5: an edge is local when both ends share node instance and thread (or
 // instance alone where the log has no thread column); otherwise a message edge.
 inline bool is_local(const SampleSet& s, const Edge& e) {
     return s.tracepoints[s.tracepoint[e.from]].instance_id == s.tracepoints[s.tracepoint[e.to]].instance_id &&

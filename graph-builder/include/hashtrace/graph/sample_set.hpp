@@ -37,7 +37,7 @@ inline constexpr std::uint32_t kNoThread = 0xFFFFFFFFu;  // the log has no threa
 struct Tracepoint : logio::TracepointInfo {
     std::uint32_t instance_id = 0;  // index into SampleSet::instances
     std::uint32_t node_id = 0;      // index into SampleSet::node_names
-    std::uint32_t source_id = 0;    // SPEC 4 rule 5 "source": (node, instance, tracepoint name)
+    std::uint32_t source_id = 0;    // docs/spec.md section 4 rule 5 "source": (node, instance, tracepoint name)
     std::uint32_t file = 0;         // index into SampleSet::files
 };
 

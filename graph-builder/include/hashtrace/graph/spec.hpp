@@ -1,4 +1,4 @@
-// hashtrace/graph/spec.hpp - the analysis spec of SPEC.md section 3 (TOML):
+// hashtrace/graph/spec.hpp - the analysis spec of docs/spec.md section 3 (TOML):
 // which tracepoint pairs may link, and the named semantic intervals.
 #pragma once
 

@@ -1,5 +1,5 @@
 // hashtrace/metrics/analysis.hpp - the measure stage: SampleSet + Graph + spec
-// -> AnalysisResult (SPEC.md section 5). Pure: no clock, no disk.
+// -> AnalysisResult (docs/spec.md section 5). Pure: no clock, no disk.
 //
 //   auto result = hashtrace::metrics::analyze(samples, graph, spec);
 //   std::cout << hashtrace::metrics::render_table(result);   // render.hpp

@@ -1,4 +1,4 @@
-// hashtrace/metrics/statistics.hpp - descriptive statistics as SPEC.md 5b fixes
+// hashtrace/metrics/statistics.hpp - descriptive statistics as docs/spec.md section 5b fixes
 // them: population standard deviation, nearest-rank percentiles.
 #pragma once
 

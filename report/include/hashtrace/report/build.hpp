@@ -47,7 +47,7 @@ struct ReportOptions {
     graph::RouteOptions route{16, 200};
 };
 
-// One observation of an interval (SPEC.md 5): the `from` sample and the
+// One observation of an interval (docs/spec.md section 5): the `from` sample and the
 // earliest `to` sample reached from it on one node instance.
 struct IntervalObservation {
     graph::SampleIndex from = 0;

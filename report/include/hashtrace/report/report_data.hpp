@@ -14,7 +14,7 @@
 
 namespace hashtrace::report {
 
-struct Statistics {  // milliseconds, as SPEC.md 5b defines them
+struct Statistics {  // milliseconds, as docs/spec.md section 5b defines them
     std::uint64_t count = 0;
     double mean = 0, sd = 0, min = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;
 };

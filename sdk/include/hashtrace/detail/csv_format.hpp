@@ -1,4 +1,4 @@
-// hashtrace/detail/csv_format.hpp - the CSV sample log of SPEC.md section 1:
+// hashtrace/detail/csv_format.hpp - the CSV sample log of docs/spec.md section 1:
 // the paper's eight columns, then thread, seq, hash_function and dropped.
 // A row whose `dropped` is non-zero is a drop record, not a sample.
 #pragma once

@@ -80,7 +80,7 @@ public:
         }
     }
     void thread(std::uint32_t id, std::int64_t os_tid, std::string_view name, std::int64_t time_hint_ns) {
-        if (!binary_) return;  // SPEC's CSV has no place for thread names
+        if (!binary_) return;  // the CSV log (docs/spec.md section 1) has no place for thread names
         threads_[id] = {os_tid, std::string(name)};
         open_block(time_hint_ns);
         binary_->thread(id, os_tid, name);
