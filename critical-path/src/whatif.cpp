@@ -1,0 +1,186 @@
+#include "hashtrace/critical_path/whatif.hpp"
+
+#include "hashtrace/critical_path/critical_path.hpp"
+#include "hashtrace/critical_path/instances.hpp"
+#include "hashtrace/metrics/statistics.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace hashtrace::critpath {
+namespace {
+
+constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
+
+// Which changes apply to the constraints between two tracepoints, resolved
+// once per pair of tracepoints.
+class ChangeTable {
+public:
+    ChangeTable(const graph::SampleSet& s, const std::vector<Change>& changes) : s_(s), changes_(changes) {}
+
+    const std::vector<std::uint32_t>& of(SampleIndex y, SampleIndex x) {
+        const std::uint64_t key = (std::uint64_t{s_.tracepoint[y]} << 32) | s_.tracepoint[x];
+        auto [it, added] = table_.try_emplace(key);
+        if (added)
+            for (std::uint32_t c = 0; c < changes_.size(); ++c)
+                if (changes_[c].matches(s_.tracepoint_of(y), s_.tracepoint_of(x))) it->second.push_back(c);
+        return it->second;
+    }
+
+private:
+    const graph::SampleSet& s_;
+    const std::vector<Change>& changes_;
+    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> table_;
+};
+
+struct Queued {
+    std::int64_t arrival;
+    SampleIndex producer;
+    bool operator>(const Queued& o) const { return arrival != o.arrival ? arrival > o.arrival : producer > o.producer; }
+};
+
+RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_edges, std::int64_t window_ns) {
+    const metrics::Summary s = metrics::summarize(latencies_ms);
+    return {s.count, s.mean, s.p50, s.p95, s.p99, window_ns > 0 ? double(message_edges) / (double(window_ns) / 1e9) : 0};
+}
+
+}  // namespace
+
+Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
+    const auto& s = model.samples();
+    const auto& g = model.graph();
+    const std::size_t n = s.size();
+    ChangeTable table(s, changes);
+    Replay r;
+    r.changed_segments.assign(changes.size(), 0);
+    r.time_ns.assign(n, kNoTime);
+    r.served_slot.assign(n, kNone);
+
+    // The slots: samples taking exactly one input from a queue. A queue is
+    // (node instance, consumer thread, consumer tracepoint). Samples whose
+    // queue input a change matches are not slots: their wait is set.
+    std::vector<std::uint32_t> queue_of(n, kNone);
+    std::vector<SampleIndex> slot_input(n, kNone);
+    std::unordered_map<std::uint64_t, std::uint32_t> queue_ids;
+    for (SampleIndex x = 0; x < n; ++x) {
+        SampleIndex input = kNone;
+        int queue_inputs = 0;
+        g.for_each_in(x, [&](const graph::Edge& e) {
+            if (e.from < x && model.kind_of_hash_edge(e.from, x) == SegmentKind::queue) {
+                input = e.from;
+                ++queue_inputs;
+            }
+        });
+        if (queue_inputs != 1 || !table.of(input, x).empty()) continue;
+        const std::uint64_t key = (std::uint64_t{s.tracepoint[x]} << 32) | s.thread[x];
+        auto [it, added] = queue_ids.try_emplace(key, std::uint32_t(r.queues.size()));
+        if (added) r.queues.push_back({model.labels()[model.label_of(x)], 0, 0, 0});
+        queue_of[x] = it->second;
+        slot_input[x] = input;
+        ++r.queues[it->second].slots;
+    }
+    std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending(r.queues.size());
+
+    auto changed = [&](SampleIndex y, SampleIndex x, std::int64_t ns) {
+        for (std::uint32_t c : table.of(y, x)) {
+            ns = changes[c].apply(ns);
+            ++r.changed_segments[c];
+        }
+        return ns;
+    };
+    for (SampleIndex x = 0; x < n; ++x) {
+        std::int64_t t = model.external(x) ? s.time_ns[x] : kNoTime;
+        bool wait_set = false;
+        model.for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
+            if (y >= x) {
+                ++r.backward_constraints;
+                return;
+            }
+            if (y == slot_input[x]) return;  // served from its queue below
+            if (kind == SegmentKind::queue && !table.of(y, x).empty()) {
+                // The wait in this queue is what changes.
+                t = r.time_ns[y] + changed(y, x, std::max<std::int64_t>(0, graph::elapsed_ns(s.time_ns[y], s.time_ns[x])));
+                wait_set = true;
+                return;
+            }
+            if (!wait_set) t = std::max(t, r.time_ns[y] + changed(y, x, model.own_duration(y, x, kind)));
+        });
+        if (queue_of[x] != kNone) {
+            QueueNote& note = r.queues[queue_of[x]];
+            auto& waiting = pending[queue_of[x]];
+            const Queued served = waiting.top();  // never empty: x's own input was queued before x
+            waiting.pop();
+            if (served.arrival > t && model.determined_by(x) != slot_input[x]) ++note.starved;
+            if (served.producer != slot_input[x]) {
+                ++note.reordered;
+                ++r.reorderings;
+                r.served_slot[served.producer] = x;
+            }
+            t = std::max(t, served.arrival);
+        }
+        if (t == kNoTime) t = s.time_ns[x];  // every input recorded after it
+        if (model.external(x) && t > s.time_ns[x]) ++r.delayed_external;
+        r.time_ns[x] = t;
+        for (const graph::Edge& e : g.out(x))
+            if (slot_input[e.to] == x)
+                pending[queue_of[e.to]].push({t + model.own_duration(x, e.to, SegmentKind::queue), x});
+    }
+    std::erase_if(r.queues, [](const QueueNote& q) { return q.reordered == 0 && q.starved == 0; });
+    return r;
+}
+
+WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& interval, const std::vector<Change>& changes) {
+    const auto& s = model.samples();
+    for (const Change& c : changes)
+        for (const graph::Selector* selector : {&c.from, &c.to}) {
+            const bool any = std::any_of(s.tracepoints.begin(), s.tracepoints.end(),
+                                         [&](const graph::Tracepoint& t) { return selector->matches(t.node_name, t.tracepoint_name); });
+            if (!any) throw std::invalid_argument("'" + c.text + "': selector '" + selector->text() + "' matches no tracepoint");
+        }
+    const Replay rep = replay(model, changes);
+    for (std::size_t c = 0; c < changes.size(); ++c)
+        if (rep.changed_segments[c] == 0)
+            throw std::invalid_argument("'" + changes[c].text + "': no segment of the run goes from '" + changes[c].from.text() + "' to '" +
+                                        changes[c].to.text() + "'");
+
+    WhatIfResult out;
+    out.interval = interval.name;
+    for (const Change& c : changes) out.changes.push_back(c.text);
+    out.changed_segments = rep.changed_segments;
+    out.reorderings = rep.reorderings;
+    out.queues = rep.queues;
+    out.delayed_external = rep.delayed_external;
+    out.backward_constraints = rep.backward_constraints;
+
+    const IntervalInstances instances = interval_instances(s, model.graph(), interval);
+    out.unreached_starts = instances.unreached_starts;
+    std::vector<double> recorded, predicted;
+    PathFinder finder(model);
+    std::vector<PathStep> path;
+    for (const IntervalInstance& i : instances.list) {
+        recorded.push_back(double(graph::elapsed_ns(s.time_ns[i.from], s.time_ns[i.to])) / 1e6);
+        std::int64_t latency = rep.time_ns[i.to] - rep.time_ns[i.from];
+        // An input served by another slot: the instance continues from there.
+        if (rep.reorderings > 0 && finder.critical_path(i, path))
+            for (const PathStep& step : path)
+                if (step.kind == SegmentKind::queue && rep.served_slot[step.from] != kNone)
+                    latency += rep.time_ns[rep.served_slot[step.from]] - rep.time_ns[step.to];
+        predicted.push_back(double(latency) / 1e6);
+    }
+    std::uint64_t message_edges = 0;
+    for (const graph::Edge& e : model.graph().edges) message_edges += !graph::is_local(s, e);
+    std::int64_t first = 0, last = 0;
+    if (s.size() > 0) {
+        const auto [lo, hi] = std::minmax_element(rep.time_ns.begin(), rep.time_ns.end());
+        first = *lo;
+        last = *hi;
+    }
+    out.baseline = figures_of(std::move(recorded), message_edges, s.size() ? graph::elapsed_ns(s.time_ns.front(), s.time_ns.back()) : 0);
+    out.predicted = figures_of(std::move(predicted), message_edges, last - first);
+    return out;
+}
+
+}  // namespace hashtrace::critpath
