@@ -30,6 +30,7 @@ Change parse_change(std::string_view text) {
     while (number_begin > 0 && (std::isdigit(static_cast<unsigned char>(rest[number_begin - 1])) || rest[number_begin - 1] == '.')) --number_begin;
     if (number_begin == rest.size() || number_begin == 0) fail("expected FROM->TO followed by *F, +D or -D (e.g. *0.5, +2ms, -300us)");
     const char op = rest[number_begin - 1];
+    if (op == '-' && unit.empty() && number_begin >= 2 && rest[number_begin - 2] == '*') fail("the factor must be > 0");
     const std::string_view number = rest.substr(number_begin);
     double value = 0;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);

@@ -91,6 +91,10 @@ std::int64_t DependenceModel::floor_of(const SegmentClass& c) const {
 std::int64_t DependenceModel::own_duration(SampleIndex y, SampleIndex x, SegmentKind kind) const {
     const std::int64_t recorded = std::max<std::int64_t>(0, graph::elapsed_ns(samples_.time_ns[y], samples_.time_ns[x]));
     if (determined_by_[x] == y) return recorded;
+    // A sample started from outside waited for that, not for its thread: a
+    // loop that overran its tick starts the next iteration at once (the
+    // floor of that gap would be its shortest sleep).
+    if (kind == SegmentKind::thread && external(x)) return 0;
     return std::min(recorded, floor_of(class_of(y, x, kind)));
 }
 

@@ -36,10 +36,17 @@ private:
     std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> table_;
 };
 
+// An input in a queue, served in its new arrival order: its recorded place
+// in the queue's order (the time of the slot that took it) moved by as much
+// as its producer moved, so an unchanged run keeps its recorded order (a
+// queue with several producers need not be first-in first-out by time) and
+// an input that now comes later overtakes those it then follows. Ready for
+// its consumer after its own recorded hand-off.
 struct Queued {
-    std::int64_t arrival;
+    std::int64_t enqueued;
+    std::int64_t ready;
     SampleIndex producer;
-    bool operator>(const Queued& o) const { return arrival != o.arrival ? arrival > o.arrival : producer > o.producer; }
+    bool operator>(const Queued& o) const { return enqueued != o.enqueued ? enqueued > o.enqueued : producer > o.producer; }
 };
 
 RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_edges, std::int64_t window_ns) {
@@ -113,20 +120,20 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
             auto& waiting = pending[queue_of[x]];
             const Queued served = waiting.top();  // never empty: x's own input was queued before x
             waiting.pop();
-            if (served.arrival > t && model.determined_by(x) != slot_input[x]) ++note.starved;
+            if (served.ready > t && model.determined_by(x) != slot_input[x]) ++note.starved;
             if (served.producer != slot_input[x]) {
                 ++note.reordered;
                 ++r.reorderings;
                 r.served_slot[served.producer] = x;
             }
-            t = std::max(t, served.arrival);
+            t = std::max(t, served.ready);
         }
         if (t == kNoTime) t = s.time_ns[x];  // every input recorded after it
         if (model.external(x) && t > s.time_ns[x]) ++r.delayed_external;
         r.time_ns[x] = t;
         for (const graph::Edge& e : g.out(x))
             if (slot_input[e.to] == x)
-                pending[queue_of[e.to]].push({t + model.own_duration(x, e.to, SegmentKind::queue), x});
+                pending[queue_of[e.to]].push({s.time_ns[e.to] + (t - s.time_ns[x]), t + model.own_duration(x, e.to, SegmentKind::queue), x});
     }
     std::erase_if(r.queues, [](const QueueNote& q) { return q.reordered == 0 && q.starved == 0; });
     return r;

@@ -10,7 +10,8 @@
 // that determined x's time; x's own duration after it is t(x) - t(that
 // constraint). For every other constraint c the model keeps the smallest
 // duration its segment class ever took in the run (its floor: the hand-off
-// alone, without waiting), capped at t(x) - t(c). So the recorded run is
+// alone, without waiting), capped at t(x) - t(c); an external sample's
+// thread predecessor keeps none (the thread was idle until the tick). So the recorded run is
 // reproduced exactly by
 //     t(x) = max over constraints c of (t(c) + own_duration(c -> x)),
 // and a change to a segment moves everything downstream of it as the
