@@ -98,8 +98,10 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
         }
         return ns;
     };
+    std::vector<std::int64_t> last_take(r.queues.size(), kNoTime);
     for (SampleIndex x = 0; x < n; ++x) {
-        std::int64_t t = model.external(x) ? s.time_ns[x] : kNoTime;
+        std::int64_t started = model.external(x) ? s.time_ns[x] : kNoTime;  // by its tick or device
+        std::int64_t t = kNoTime;
         bool wait_set = false;
         model.for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
             if (y >= x) {
@@ -110,23 +112,36 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
             if (kind == SegmentKind::queue && !table.of(y, x).empty()) {
                 // The wait in this queue is what changes.
                 t = r.time_ns[y] + changed(y, x, std::max<std::int64_t>(0, graph::elapsed_ns(s.time_ns[y], s.time_ns[x])));
+                started = kNoTime;
                 wait_set = true;
                 return;
             }
             if (!wait_set) t = std::max(t, r.time_ns[y] + changed(y, x, model.own_duration(y, x, kind)));
         });
         if (queue_of[x] != kNone) {
-            QueueNote& note = r.queues[queue_of[x]];
-            auto& waiting = pending[queue_of[x]];
-            const Queued served = waiting.top();  // never empty: x's own input was queued before x
-            waiting.pop();
-            if (served.ready > t && model.determined_by(x) != slot_input[x]) ++note.starved;
+            const std::uint32_t q = queue_of[x];
+            QueueNote& note = r.queues[q];
+            const Queued served = pending[q].top();  // never empty: x's own input was queued before x
+            pending[q].pop();
+            // An input that was in the queue while the thread still took
+            // from it would have been taken then, not at the next tick.
+            if (started != kNoTime && last_take[q] != kNoTime && served.ready <= last_take[q]) started = kNoTime;
+            t = std::max(t, started);
+            const bool blocking = model.determined_by(x) == slot_input[x];  // the recorded take waited for its input
+            if (!blocking && served.ready > t) {
+                ++note.starved;
+                t = served.ready;
+            } else {
+                t = std::max(t, served.ready);
+            }
+            last_take[q] = t;
             if (served.producer != slot_input[x]) {
                 ++note.reordered;
                 ++r.reorderings;
                 r.served_slot[served.producer] = x;
             }
-            t = std::max(t, served.ready);
+        } else {
+            t = std::max(t, started);
         }
         if (t == kNoTime) t = s.time_ns[x];  // every input recorded after it
         if (model.external(x) && t > s.time_ns[x]) ++r.delayed_external;

@@ -17,8 +17,13 @@
 // the instances it carries by the difference of the two slots' new times.
 // Where a slot's input now arrives after the thread was ready for it, the
 // real thread would have found its queue empty and done something else,
-// which the trace does not say: the model makes it wait, and counts it
-// (starved). A change on a queue segment itself changes the wait in that
+// which the trace does not say (starved, counted): the model makes the take
+// wait for it. (A loop that polls its inbox once per tick would end its
+// batch there and take the input at its next tick; moving it there without
+// samples of the batches the real loop then runs predicted worse than
+// waiting, docs/analysis.md.) A polling take whose input was already queued
+// while the thread still took from the queue (a longer batch) is not held
+// until its tick. A change on a queue segment itself changes the wait in that
 // queue: the consumer is then assumed to keep up (its thread order no longer
 // holds those samples back).
 #pragma once
