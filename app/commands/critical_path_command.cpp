@@ -59,8 +59,7 @@ int run_critical_path(hashtrace::cli::Args& args) {
     const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/false);
     timings.mark("link");
     const critpath::DependenceModel model(samples, graph);
-    std::vector<critpath::IntervalCriticalPath> paths;
-    for (const auto* interval : intervals) paths.push_back(critpath::critical_path_of(model, *interval, {pipeline.threads}));
+    const auto paths = critpath::critical_paths(model, intervals, {pipeline.threads});
     timings.mark("critical path");
 
     std::fputs(critpath::render_table(paths).c_str(), stdout);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -15,32 +16,32 @@
 namespace hashtrace::critpath {
 namespace {
 
-constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max();
-
 std::size_t rank_index(double p, std::size_t n) {
     return std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(p / 100.0 * double(n)))) - 1;
 }
 
 // One segment class's figures over a share of the instances.
 struct Accumulator {
-    SegmentClass segment;
     std::int64_t sum_ns = 0;
     std::uint64_t on_path = 0;
     std::int64_t at_rank_ns[3] = {0, 0, 0};  // in the p50, p95, p99 instance
     std::vector<float> slack_ms;
 };
 
+// Per class of the model, and the instances not followed.
 struct Accumulators {
-    std::unordered_map<std::uint64_t, std::size_t> index;
-    std::vector<Accumulator> list;
+    std::vector<Accumulator> of_class;
     std::uint64_t not_followed = 0;
+};
 
-    std::size_t index_of(const SegmentClass& c) {
-        auto [it, added] = index.try_emplace(c.key(), list.size());
-        if (added) list.push_back({c, 0, 0, {0, 0, 0}, {}});
-        return it->second;
+// A few classes with a value each (a path holds a handful): a small list beats a map.
+struct PerInstance {
+    std::vector<std::pair<std::uint32_t, std::int64_t>> entries;
+    std::pair<std::uint32_t, std::int64_t>& of(std::uint32_t c, std::int64_t initial) {
+        for (auto& e : entries)
+            if (e.first == c) return e;
+        return entries.emplace_back(c, initial);
     }
-    Accumulator& of(const SegmentClass& c) { return list[index_of(c)]; }
 };
 
 }  // namespace
@@ -89,27 +90,6 @@ bool PathFinder::critical_path(const IntervalInstance& instance, std::vector<Pat
     return true;
 }
 
-void PathFinder::for_each_slack(const IntervalInstance& instance, const std::function<void(const PathStep&, std::int64_t)>& f) {
-    // Latest time each sample may take without moving `to`, backwards over
-    // the instance's samples: L(to) = t(to), L(y) = min over its dependents
-    // x of L(x) - own_duration(y -> x).
-    std::sort(marked_.begin(), marked_.end(), std::greater<>());
-    const auto& time = model_.samples().time_ns;
-    for (SampleIndex y : marked_) latest_allowed_[y] = kUnbounded;
-    latest_allowed_[instance.to] = time[instance.to];
-    for (SampleIndex y : marked_) {
-        if (y == instance.to) continue;
-        std::int64_t allowed = kUnbounded;
-        model_.for_each_dependent(y, [&](SampleIndex x, SegmentKind kind) {
-            if (stamp_[x] != generation_ || latest_allowed_[x] == kUnbounded || x <= y) return;
-            const std::int64_t own = model_.own_duration(y, x, kind);
-            allowed = std::min(allowed, latest_allowed_[x] - own);
-            f(PathStep{y, x, kind}, std::max<std::int64_t>(0, latest_allowed_[x] - own - time[y]));
-        });
-        latest_allowed_[y] = allowed;
-    }
-}
-
 std::vector<const graph::IntervalSpec*> select_intervals(const graph::AnalysisSpec& spec, const std::vector<std::string>& names) {
     for (const std::string& name : names)
         if (std::none_of(spec.intervals.begin(), spec.intervals.end(), [&](const graph::IntervalSpec& i) { return i.name == name; })) {
@@ -124,9 +104,14 @@ std::vector<const graph::IntervalSpec*> select_intervals(const graph::AnalysisSp
     return out;
 }
 
-IntervalCriticalPath critical_path_of(const DependenceModel& model, const graph::IntervalSpec& interval, const CriticalPathOptions& options) {
+namespace {
+
+// One interval; finders[k] is worker k's (made on first use: each holds
+// marks the size of the run, which are not zeroed again per interval).
+IntervalCriticalPath critical_path_of(const DependenceModel& model, const graph::IntervalSpec& interval, unsigned max_threads,
+                                      InstanceFinder& instance_finder, std::vector<std::unique_ptr<PathFinder>>& finders) {
     const auto& s = model.samples();
-    const IntervalInstances instances = interval_instances(s, model.graph(), interval);
+    const IntervalInstances instances = instance_finder.find(interval);
     const auto& list = instances.list;
     IntervalCriticalPath out;
     out.name = interval.name;
@@ -145,44 +130,48 @@ IntervalCriticalPath critical_path_of(const DependenceModel& model, const graph:
     if (!list.empty()) {
         std::vector<std::size_t> order(list.size());
         std::iota(order.begin(), order.end(), std::size_t{0});
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return latency_ms[a] < latency_ms[b]; });
+        const auto by_latency = [&](std::size_t a, std::size_t b) { return latency_ms[a] != latency_ms[b] ? latency_ms[a] < latency_ms[b] : a < b; };
         const double ranks[3] = {50, 95, 99};
-        for (int r = 0; r < 3; ++r) at_rank[r] = order[rank_index(ranks[r], list.size())];
+        for (int r = 0; r < 3; ++r) {
+            const auto nth = order.begin() + std::ptrdiff_t(rank_index(ranks[r], list.size()));
+            std::nth_element(order.begin(), nth, order.end(), by_latency);
+            at_rank[r] = *nth;
+        }
     }
 
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::clamp<std::size_t>(list.size() / 256, 1, threads));
+    const auto threads = static_cast<unsigned>(std::clamp<std::size_t>(list.size() / 256, 1, max_threads));
+    if (finders.size() < threads) finders.resize(threads);
+    for (unsigned k = 0; k < threads; ++k)
+        if (!finders[k]) finders[k] = std::make_unique<PathFinder>(model);
     std::vector<Accumulators> parts(threads);
     auto work = [&](unsigned part) {
         Accumulators& acc = parts[part];
-        PathFinder finder(model);
+        acc.of_class.resize(model.classes().size());
+        PathFinder& finder = *finders[part];
         std::vector<PathStep> path;
-        std::unordered_map<std::uint64_t, std::pair<std::size_t, std::int64_t>> in_instance;  // per class: its accumulator; its sum, or min slack
+        PerInstance in_instance;  // per class: its sum, or its least slack
         for (std::size_t i = list.size() * part / threads, end = list.size() * (part + 1) / threads; i < end; ++i) {
             if (!finder.critical_path(list[i], path)) {
                 ++acc.not_followed;
                 continue;
             }
-            in_instance.clear();
-            for (const PathStep& step : path) {
-                const SegmentClass c = model.class_of(step.from, step.to, step.kind);
-                auto [it, added] = in_instance.try_emplace(c.key(), acc.index_of(c), 0);
-                it->second.second += graph::elapsed_ns(s.time_ns[step.from], s.time_ns[step.to]);
-            }
-            for (auto& [key, entry] : in_instance) {
-                Accumulator& a = acc.list[entry.first];
-                a.sum_ns += entry.second;
+            in_instance.entries.clear();
+            for (const PathStep& step : path)
+                in_instance.of(model.class_index(step.from, step.to, step.kind), 0).second +=
+                    graph::elapsed_ns(s.time_ns[step.from], s.time_ns[step.to]);
+            for (const auto& [c, sum] : in_instance.entries) {
+                Accumulator& a = acc.of_class[c];
+                a.sum_ns += sum;
                 ++a.on_path;
                 for (int r = 0; r < 3; ++r)
-                    if (at_rank[r] == i) a.at_rank_ns[r] = entry.second;
+                    if (at_rank[r] == i) a.at_rank_ns[r] = sum;
             }
-            in_instance.clear();
+            in_instance.entries.clear();
             finder.for_each_slack(list[i], [&](const PathStep& step, std::int64_t slack) {
-                const SegmentClass c = model.class_of(step.from, step.to, step.kind);
-                auto [it, added] = in_instance.try_emplace(c.key(), acc.index_of(c), slack);
-                if (!added) it->second.second = std::min(it->second.second, slack);
+                auto& entry = in_instance.of(model.class_index(step.from, step.to, step.kind), slack);
+                entry.second = std::min(entry.second, slack);
             });
-            for (auto& [key, entry] : in_instance) acc.list[entry.first].slack_ms.push_back(float(double(entry.second) / 1e6));
+            for (const auto& [c, slack] : in_instance.entries) acc.of_class[c].slack_ms.push_back(float(double(slack) / 1e6));
         }
     };
     {
@@ -191,11 +180,23 @@ IntervalCriticalPath critical_path_of(const DependenceModel& model, const graph:
         work(0);
     }
 
+    // Classes of the model are per tracepoint pair; a segment is per label
+    // pair ("node/tracepoint" of several instances): merged here.
     Accumulators all;
+    std::unordered_map<std::uint64_t, std::size_t> segment_of;
+    std::vector<SegmentClass> segments;
     for (Accumulators& part : parts) {
         all.not_followed += part.not_followed;
-        for (Accumulator& a : part.list) {
-            Accumulator& into = all.of(a.segment);
+        for (std::size_t c = 0; c < part.of_class.size(); ++c) {
+            Accumulator& a = part.of_class[c];
+            if (a.on_path == 0 && a.slack_ms.empty()) continue;
+            const SegmentClass& segment = model.classes()[c];
+            auto [it, added] = segment_of.try_emplace(segment.key(), segments.size());
+            if (added) {
+                segments.push_back(segment);
+                all.of_class.emplace_back();
+            }
+            Accumulator& into = all.of_class[it->second];
             into.sum_ns += a.sum_ns;
             into.on_path += a.on_path;
             for (int r = 0; r < 3; ++r) into.at_rank_ns[r] += a.at_rank_ns[r];
@@ -204,11 +205,12 @@ IntervalCriticalPath critical_path_of(const DependenceModel& model, const graph:
     }
     out.not_followed = all.not_followed;
     const std::size_t followed = out.count - out.not_followed;
-    for (Accumulator& a : all.list) {
+    for (std::size_t k = 0; k < segments.size(); ++k) {
+        Accumulator& a = all.of_class[k];
         SegmentSummary seg;
-        seg.from = model.labels()[a.segment.from_label];
-        seg.to = model.labels()[a.segment.to_label];
-        seg.kind = a.segment.kind;
+        seg.from = model.labels()[segments[k].from_label];
+        seg.to = model.labels()[segments[k].to_label];
+        seg.kind = segments[k].kind;
         if (followed > 0) {
             seg.on_path_fraction = double(a.on_path) / double(followed);
             seg.mean_ms = double(a.sum_ns) / 1e6 / double(followed);
@@ -229,6 +231,18 @@ IntervalCriticalPath critical_path_of(const DependenceModel& model, const graph:
         if (a.slack_ms != b.slack_ms) return a.slack_ms < b.slack_ms;
         return std::tie(a.from, a.to) < std::tie(b.from, b.to);
     });
+    return out;
+}
+
+}  // namespace
+
+std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, const std::vector<const graph::IntervalSpec*>& intervals,
+                                                 const CriticalPathOptions& options) {
+    const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    InstanceFinder instance_finder(model.samples(), model.graph());
+    std::vector<std::unique_ptr<PathFinder>> finders;
+    std::vector<IntervalCriticalPath> out;
+    for (const graph::IntervalSpec* interval : intervals) out.push_back(critical_path_of(model, *interval, threads, instance_finder, finders));
     return out;
 }
 

@@ -6,7 +6,18 @@
 
 namespace hashtrace::critpath {
 
-IntervalInstances interval_instances(const graph::SampleSet& s, const graph::Graph& g, const graph::IntervalSpec& interval) {
+struct InstanceFinder::Passes {
+    metrics::detail::TracepointGraph tracepoints;
+    metrics::detail::EarliestReach reach;
+    Passes(const graph::SampleSet& s, const graph::Graph& g) : tracepoints(s, g), reach(s, g, tracepoints) {}
+};
+
+InstanceFinder::InstanceFinder(const graph::SampleSet& samples, const graph::Graph& graph)
+    : samples_(samples), passes_(std::make_unique<Passes>(samples, graph)) {}
+InstanceFinder::~InstanceFinder() = default;
+
+IntervalInstances InstanceFinder::find(const graph::IntervalSpec& interval) {
+    const graph::SampleSet& s = samples_;
     using metrics::detail::TracepointSet;
     TracepointSet from(s.tracepoints.size()), to(s.tracepoints.size());
     std::vector<bool> target_instance(s.instances.size(), false);
@@ -22,8 +33,7 @@ IntervalInstances interval_instances(const graph::SampleSet& s, const graph::Gra
 
     IntervalInstances out;
     std::vector<std::uint8_t> reached_any(starts.size(), 0);
-    const metrics::detail::TracepointGraph tracepoints(s, g);
-    metrics::detail::EarliestReach reach(s, g, tracepoints);
+    metrics::detail::EarliestReach& reach = passes_->reach;
     // One class per node instance of the `to` tracepoints, in instance order (as analyze).
     for (std::uint32_t instance = 0; instance < s.instances.size(); ++instance) {
         if (!target_instance[instance]) continue;

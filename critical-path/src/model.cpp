@@ -1,6 +1,7 @@
 #include "hashtrace/critical_path/model.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace hashtrace::critpath {
 
@@ -39,12 +40,15 @@ DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::G
         }
     }
 
-    // Floors: the shortest duration each segment class took anywhere.
+    // The classes, and their floors: the shortest duration each took anywhere.
+    const std::size_t tracepoints = samples.tracepoints.size();
+    if (tracepoints <= kDenseTracepoints) dense_index_.assign(tracepoints * tracepoints * 4, kNone);
     for (SampleIndex x = 0; x < n; ++x)
         for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
             const std::int64_t d = std::max<std::int64_t>(0, graph::elapsed_ns(samples.time_ns[y], samples.time_ns[x]));
-            auto [it, added] = floors_.try_emplace(class_of(y, x, kind).key(), d);
-            if (!added) it->second = std::min(it->second, d);
+            std::uint32_t c = class_index(y, x, kind);
+            if (c == kNone) c = add_class(samples.tracepoint[y], samples.tracepoint[x], kind);
+            floors_[c] = std::min(floors_[c], d);
         });
 
     // Which constraint determined each sample's time.
@@ -62,10 +66,23 @@ DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::G
             }
         });
         if (latest_kind == SegmentKind::queue &&
-            graph::elapsed_ns(samples.time_ns[latest], samples.time_ns[x]) > floor_of(class_of(latest, x, latest_kind)) + kPollingSlackNs)
+            graph::elapsed_ns(samples.time_ns[latest], samples.time_ns[x]) > floors_[class_index(latest, x, latest_kind)] + kPollingSlackNs)
             continue;  // a polling consumer: its tick started it
         determined_by_[x] = latest;
     }
+}
+
+std::uint32_t DependenceModel::add_class(graph::TracepointId from, graph::TracepointId to, SegmentKind kind) {
+    const SegmentClass c{label_of_tracepoint_[from], label_of_tracepoint_[to], kind};
+    auto [it, added] = class_of_key_.try_emplace(c.key(), std::uint32_t(classes_.size()));
+    if (added) {
+        classes_.push_back(c);
+        floors_.push_back(std::numeric_limits<std::int64_t>::max());
+    }
+    const std::uint64_t key = (std::uint64_t{from} * samples_.tracepoints.size() + to) * 4 + std::uint64_t(kind);
+    if (!dense_index_.empty()) dense_index_[key] = it->second;
+    else sparse_index_.emplace(key, it->second);
+    return it->second;
 }
 
 SegmentKind DependenceModel::kind_of_hash_edge(SampleIndex y, SampleIndex x) const {
@@ -84,8 +101,8 @@ SegmentKind DependenceModel::kind_of_edge(SampleIndex y, SampleIndex x) const {
 }
 
 std::int64_t DependenceModel::floor_of(const SegmentClass& c) const {
-    const auto it = floors_.find(c.key());
-    return it == floors_.end() ? 0 : it->second;
+    const auto it = class_of_key_.find(c.key());
+    return it == class_of_key_.end() ? 0 : floors_[it->second];
 }
 
 std::int64_t DependenceModel::own_duration(SampleIndex y, SampleIndex x, SegmentKind kind) const {
@@ -95,7 +112,7 @@ std::int64_t DependenceModel::own_duration(SampleIndex y, SampleIndex x, Segment
     // loop that overran its tick starts the next iteration at once (the
     // floor of that gap would be its shortest sleep).
     if (kind == SegmentKind::thread && external(x)) return 0;
-    return std::min(recorded, floor_of(class_of(y, x, kind)));
+    return std::min(recorded, floors_[class_index(y, x, kind)]);
 }
 
 }  // namespace hashtrace::critpath

@@ -15,25 +15,29 @@ namespace {
 
 constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
 
-// Which changes apply to the constraints between two tracepoints, resolved
-// once per pair of tracepoints.
+// Which changes apply to a constraint, resolved once per segment class of
+// the model (a class is one pair of "node/tracepoint" labels).
 class ChangeTable {
 public:
-    ChangeTable(const graph::SampleSet& s, const std::vector<Change>& changes) : s_(s), changes_(changes) {}
+    ChangeTable(const DependenceModel& model, const std::vector<Change>& changes)
+        : model_(model), changes_(changes), table_(model.classes().size()), resolved_(model.classes().size(), 0) {}
 
-    const std::vector<std::uint32_t>& of(SampleIndex y, SampleIndex x) {
-        const std::uint64_t key = (std::uint64_t{s_.tracepoint[y]} << 32) | s_.tracepoint[x];
-        auto [it, added] = table_.try_emplace(key);
-        if (added)
-            for (std::uint32_t c = 0; c < changes_.size(); ++c)
-                if (changes_[c].matches(s_.tracepoint_of(y), s_.tracepoint_of(x))) it->second.push_back(c);
-        return it->second;
+    const std::vector<std::uint32_t>& of(SampleIndex y, SampleIndex x, SegmentKind kind) {
+        const std::uint32_t c = model_.class_index(y, x, kind);
+        if (!resolved_[c]) {
+            resolved_[c] = 1;
+            const auto& s = model_.samples();
+            for (std::uint32_t k = 0; k < changes_.size(); ++k)
+                if (changes_[k].matches(s.tracepoint_of(y), s.tracepoint_of(x))) table_[c].push_back(k);
+        }
+        return table_[c];
     }
 
 private:
-    const graph::SampleSet& s_;
+    const DependenceModel& model_;
     const std::vector<Change>& changes_;
-    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> table_;
+    std::vector<std::vector<std::uint32_t>> table_;
+    std::vector<std::uint8_t> resolved_;
 };
 
 // An input in a queue, served in its new arrival order: its recorded place
@@ -60,7 +64,7 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
     const auto& s = model.samples();
     const auto& g = model.graph();
     const std::size_t n = s.size();
-    ChangeTable table(s, changes);
+    ChangeTable table(model, changes);
     Replay r;
     r.changed_segments.assign(changes.size(), 0);
     r.time_ns.assign(n, kNoTime);
@@ -81,7 +85,7 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
                 ++queue_inputs;
             }
         });
-        if (queue_inputs != 1 || !table.of(input, x).empty()) continue;
+        if (queue_inputs != 1 || !table.of(input, x, SegmentKind::queue).empty()) continue;
         const std::uint64_t key = (std::uint64_t{s.tracepoint[x]} << 32) | s.thread[x];
         auto [it, added] = queue_ids.try_emplace(key, std::uint32_t(r.queues.size()));
         if (added) r.queues.push_back({model.labels()[model.label_of(x)], 0, 0, 0});
@@ -91,8 +95,8 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
     }
     std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending(r.queues.size());
 
-    auto changed = [&](SampleIndex y, SampleIndex x, std::int64_t ns) {
-        for (std::uint32_t c : table.of(y, x)) {
+    auto changed = [&](SampleIndex y, SampleIndex x, SegmentKind kind, std::int64_t ns) {
+        for (std::uint32_t c : table.of(y, x, kind)) {
             ns = changes[c].apply(ns);
             ++r.changed_segments[c];
         }
@@ -109,14 +113,14 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
                 return;
             }
             if (y == slot_input[x]) return;  // served from its queue below
-            if (kind == SegmentKind::queue && !table.of(y, x).empty()) {
+            if (kind == SegmentKind::queue && !table.of(y, x, kind).empty()) {
                 // The wait in this queue is what changes.
-                t = r.time_ns[y] + changed(y, x, std::max<std::int64_t>(0, graph::elapsed_ns(s.time_ns[y], s.time_ns[x])));
+                t = r.time_ns[y] + changed(y, x, kind, std::max<std::int64_t>(0, graph::elapsed_ns(s.time_ns[y], s.time_ns[x])));
                 started = kNoTime;
                 wait_set = true;
                 return;
             }
-            if (!wait_set) t = std::max(t, r.time_ns[y] + changed(y, x, model.own_duration(y, x, kind)));
+            if (!wait_set) t = std::max(t, r.time_ns[y] + changed(y, x, kind, model.own_duration(y, x, kind)));
         });
         if (queue_of[x] != kNone) {
             const std::uint32_t q = queue_of[x];
@@ -177,7 +181,7 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     out.delayed_external = rep.delayed_external;
     out.backward_constraints = rep.backward_constraints;
 
-    const IntervalInstances instances = interval_instances(s, model.graph(), interval);
+    const IntervalInstances instances = InstanceFinder(s, model.graph()).find(interval);
     out.unreached_starts = instances.unreached_starts;
     std::vector<double> recorded, predicted;
     PathFinder finder(model);

@@ -78,7 +78,7 @@ TEST_F(FanIn, TheCriticalPathTakesTheInputThatArrivedLast) {
 }
 
 TEST_F(FanIn, AggregatesShareAndSlackPerSegment) {
-    const IntervalCriticalPath p = critical_path_of(model, run.interval("start to use"), {1});
+    const IntervalCriticalPath p = critical_paths(model, {&run.interval("start to use")}, {1}).front();
     EXPECT_EQ(p.count, 2u);
     EXPECT_DOUBLE_EQ(p.mean_ms, 3.25);
     const auto* to_b = segment(p, "S/Start", "B/Make");
@@ -139,7 +139,7 @@ to = "Q/Apply"
 };
 
 TEST_F(Backlog, TheWaitInTheQueueIsItsOwnSegmentNotTheOtherWork) {
-    const IntervalCriticalPath p = critical_path_of(model, run.interval("put to apply"), {1});
+    const IntervalCriticalPath p = critical_paths(model, {&run.interval("put to apply")}, {1}).front();
     ASSERT_EQ(p.count, 3u);
     const auto* queue = segment(p, "Q/Put", "Q/Take");
     const auto* apply = segment(p, "Q/Take", "Q/Apply");

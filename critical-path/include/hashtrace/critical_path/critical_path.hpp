@@ -20,7 +20,9 @@
 #include "hashtrace/graph/spec.hpp"
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -40,16 +42,38 @@ public:
     // (path empty) when it cannot be followed (from never leads to `to`).
     bool critical_path(const IntervalInstance& instance, std::vector<PathStep>& path);
     // After critical_path(): every constraint y -> x among the instance's
-    // samples with a path on to `to`, and its slack in ns.
-    void for_each_slack(const IntervalInstance& instance, const std::function<void(const PathStep&, std::int64_t slack_ns)>& f);
+    // samples with a path on to `to`, and its slack in ns: f(step, slack_ns).
+    template <typename F> void for_each_slack(const IntervalInstance& instance, F&& f);
 
 private:
+    static constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max();
     const DependenceModel& model_;
     std::vector<std::uint32_t> stamp_;
     std::uint32_t generation_ = 0;
     std::vector<SampleIndex> marked_;
     std::vector<std::int64_t> latest_allowed_;
 };
+
+template <typename F> void PathFinder::for_each_slack(const IntervalInstance& instance, F&& f) {
+    // Latest time each sample may take without moving `to`, backwards over
+    // the instance's samples: L(to) = t(to), L(y) = min over its dependents
+    // x of L(x) - own_duration(y -> x).
+    std::sort(marked_.begin(), marked_.end(), std::greater<>());
+    const auto& time = model_.samples().time_ns;
+    for (SampleIndex y : marked_) latest_allowed_[y] = kUnbounded;
+    latest_allowed_[instance.to] = time[instance.to];
+    for (SampleIndex y : marked_) {
+        if (y == instance.to) continue;
+        std::int64_t allowed = kUnbounded;
+        model_.for_each_dependent(y, [&](SampleIndex x, SegmentKind kind) {
+            if (stamp_[x] != generation_ || latest_allowed_[x] == kUnbounded || x <= y) return;
+            const std::int64_t own = model_.own_duration(y, x, kind);
+            allowed = std::min(allowed, latest_allowed_[x] - own);
+            f(PathStep{y, x, kind}, std::max<std::int64_t>(0, latest_allowed_[x] - own - time[y]));
+        });
+        latest_allowed_[y] = allowed;
+    }
+}
 
 struct SegmentSummary {
     std::string from, to;  // "node/tracepoint"
@@ -78,7 +102,7 @@ struct CriticalPathOptions {
 // empty), in spec order. Throws std::invalid_argument naming an unknown one.
 std::vector<const graph::IntervalSpec*> select_intervals(const graph::AnalysisSpec& spec, const std::vector<std::string>& names);
 
-IntervalCriticalPath critical_path_of(const DependenceModel& model, const graph::IntervalSpec& interval,
-                                      const CriticalPathOptions& options = {});
+std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, const std::vector<const graph::IntervalSpec*>& intervals,
+                                                 const CriticalPathOptions& options = {});
 
 }  // namespace hashtrace::critpath

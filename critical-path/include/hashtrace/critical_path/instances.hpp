@@ -10,6 +10,7 @@
 #include "hashtrace/graph/spec.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace hashtrace::critpath {
@@ -23,6 +24,18 @@ struct IntervalInstances {
     std::uint64_t unreached_starts = 0;   // `from` samples that reach no `to` sample at all
 };
 
-IntervalInstances interval_instances(const graph::SampleSet& samples, const graph::Graph& graph, const graph::IntervalSpec& interval);
+// Answers for several intervals of one run: the tracepoint graph and the
+// passes' buffers (the size of the run) are made once.
+class InstanceFinder {
+public:
+    InstanceFinder(const graph::SampleSet& samples, const graph::Graph& graph);
+    ~InstanceFinder();
+    IntervalInstances find(const graph::IntervalSpec& interval);
+
+private:
+    struct Passes;
+    const graph::SampleSet& samples_;
+    std::unique_ptr<Passes> passes_;
+};
 
 }  // namespace hashtrace::critpath

@@ -83,6 +83,13 @@ public:
     std::int64_t own_duration(SampleIndex y, SampleIndex x, SegmentKind kind) const;
     std::int64_t floor_of(const SegmentClass& c) const;
 
+    // The segment classes that occur in the run, numbered (dense, for
+    // tables indexed by class); class_index of a constraint of the run.
+    const std::vector<SegmentClass>& classes() const { return classes_; }
+    std::uint32_t class_index(SampleIndex y, SampleIndex x, SegmentKind kind) const {
+        return class_index_of(samples_.tracepoint[y], samples_.tracepoint[x], kind);
+    }
+
     std::uint32_t label_of(SampleIndex x) const { return label_of_tracepoint_[samples_.tracepoint[x]]; }
     const std::vector<std::string>& labels() const { return labels_; }
     std::uint32_t label_of_tracepoint(graph::TracepointId t) const { return label_of_tracepoint_[t]; }
@@ -96,12 +103,27 @@ public:
     SegmentKind kind_of_hash_edge(SampleIndex y, SampleIndex x) const;
 
 private:
+    std::uint32_t class_index_of(graph::TracepointId from, graph::TracepointId to, SegmentKind kind) const {
+        const std::uint64_t key = (std::uint64_t{from} * samples_.tracepoints.size() + to) * 4 + std::uint64_t(kind);
+        if (!dense_index_.empty()) return dense_index_[key];
+        const auto it = sparse_index_.find(key);
+        return it == sparse_index_.end() ? kNone : it->second;
+    }
+    std::uint32_t add_class(graph::TracepointId from, graph::TracepointId to, SegmentKind kind);
+
     const graph::SampleSet& samples_;
     const graph::Graph& graph_;
     std::vector<std::string> labels_;
     std::vector<std::uint32_t> label_of_tracepoint_;
     std::vector<SampleIndex> thread_prev_, thread_next_, determined_by_;
-    std::unordered_map<std::uint64_t, std::int64_t> floors_;
+    // Class of each (from tracepoint, to tracepoint, kind): a table when
+    // the run has at most kDenseTracepoints tracepoints, a hash map beyond.
+    static constexpr std::size_t kDenseTracepoints = 1024;
+    std::vector<std::uint32_t> dense_index_;
+    std::unordered_map<std::uint64_t, std::uint32_t> sparse_index_;
+    std::unordered_map<std::uint64_t, std::uint32_t> class_of_key_;  // SegmentClass::key() -> index
+    std::vector<SegmentClass> classes_;
+    std::vector<std::int64_t> floors_;  // per class
 };
 
 template <typename F> void DependenceModel::for_each_constraint(SampleIndex x, F&& f) const {
