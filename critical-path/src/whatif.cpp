@@ -102,7 +102,6 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
         }
         return ns;
     };
-    std::vector<std::int64_t> last_take(r.queues.size(), kNoTime);
     for (SampleIndex x = 0; x < n; ++x) {
         std::int64_t started = model.external(x) ? s.time_ns[x] : kNoTime;  // by its tick or device
         std::int64_t t = kNoTime;
@@ -127,9 +126,14 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
             QueueNote& note = r.queues[q];
             const Queued served = pending[q].top();  // never empty: x's own input was queued before x
             pending[q].pop();
-            // An input that was in the queue while the thread still took
-            // from it would have been taken then, not at the next tick.
-            if (started != kNoTime && last_take[q] != kNoTime && served.ready <= last_take[q]) started = kNoTime;
+            // A polling take whose input is now queued before its thread
+            // finished the work before it (it came while the thread was
+            // still busy, in the recording after) would have been taken
+            // then, in that batch, not at the next tick.
+            if (const SampleIndex pred = model.thread_predecessor(x); started != kNoTime && pred != kNone && pred < x) {
+                const std::int64_t recorded_ready = served.ready - (r.time_ns[served.producer] - s.time_ns[served.producer]);
+                if (served.ready <= r.time_ns[pred] && recorded_ready > s.time_ns[pred]) started = kNoTime;
+            }
             t = std::max(t, started);
             const bool blocking = model.determined_by(x) == slot_input[x];  // the recorded take waited for its input
             if (!blocking && served.ready > t) {
@@ -138,7 +142,6 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
             } else {
                 t = std::max(t, served.ready);
             }
-            last_take[q] = t;
             if (served.producer != slot_input[x]) {
                 ++note.reordered;
                 ++r.reorderings;

@@ -271,6 +271,33 @@ to = "N/Done"
     EXPECT_NEAR(a.predicted.mean_ms, 2.7, 1e-9);
 }
 
+// A consumer polling its queue once per tick (thread 2, ticks at 1.0 and
+// 2.0) takes what is there and applies each in 0.2 ms:
+//   Put 0.0 -> Take 1.0 (tick), Apply 1.2; Put 1.19 -> Take 1.21, Apply 1.41
+//   Put 1.45 (after the batch ended) -> Take 2.0 (next tick), Apply 2.2
+// With Apply 0.1 ms slower the batch runs to 1.61: the third input (1.45 +
+// the 0.02 hand-off) is there before the thread is done, so it is taken at
+// once (1.61, Apply 1.91), not held until the tick at 2.0.
+TEST(Polling, AnInputArrivingDuringALongerBatchIsTakenInIt) {
+    CsvLog q;
+    const double put[] = {0, 1.19, 1.45}, take[] = {1.0, 1.21, 2.0};
+    for (int i = 0; i < 3; ++i) {
+        const std::string m = "m" + std::to_string(i), p = "p" + std::to_string(i);
+        q.row("Q", "1", "Put", 1 + put[i] * ms, "", m, 1);
+        q.row("Q", "1", "Take", 1 + take[i] * ms, m, p, 2);
+        q.row("Q", "1", "Apply", 1 + (take[i] + 0.2) * ms, p, "", 2);
+    }
+    RecordedRun run({{"q.csv", q.text()}}, "[[interval]]\nname = \"i\"\nfrom = \"Q/Put\"\nto = \"Q/Apply\"\n");
+    DependenceModel model(run.samples, run.graph);
+    EXPECT_TRUE(model.external(run.at("Q", "Take", 1.001)));
+    EXPECT_TRUE(model.external(run.at("Q", "Take", 1.002)));
+    EXPECT_FALSE(model.external(run.at("Q", "Take", 1.00121)));
+    const Replay unchanged = replay(model, {});
+    for (SampleIndex x = 0; x < run.samples.size(); ++x) EXPECT_EQ(unchanged.time_ns[x], run.samples.time_ns[x]) << x;
+    const WhatIfResult r = what_if(model, run.interval("i"), {parse_change("Q/Take->Q/Apply+0.1ms")});
+    EXPECT_NEAR(r.predicted.mean_ms, (1.3 + 0.42 + 0.46) / 3, 1e-9);
+}
+
 TEST(Changes, ParseScaleAddAndRemove) {
     const Change scale = parse_change("Haptics/Message*->Haptics/Scene**0.5");
     EXPECT_EQ(scale.from.text(), "Haptics/Message*");

@@ -21,9 +21,9 @@
 // wait for it. (A loop that polls its inbox once per tick would end its
 // batch there and take the input at its next tick; moving it there without
 // samples of the batches the real loop then runs predicted worse than
-// waiting, docs/analysis.md.) A polling take whose input was already queued
-// while the thread still took from the queue (a longer batch) is not held
-// until its tick. A change on a queue segment itself changes the wait in that
+// waiting, docs/analysis.md.) A polling take whose input now comes before
+// its thread finished the work preceding it (in the recording, after) is not
+// held until its tick: a longer batch takes it. A change on a queue segment itself changes the wait in that
 // queue: the consumer is then assumed to keep up (its thread order no longer
 // holds those samples back).
 #pragma once
