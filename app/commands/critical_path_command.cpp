@@ -59,6 +59,7 @@ int run_critical_path(hashtrace::cli::Args& args) {
     const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/false);
     timings.mark("link");
     const critpath::DependenceModel model(samples, graph);
+    timings.mark("model");
     const auto paths = critpath::critical_paths(model, intervals, {pipeline.threads});
     timings.mark("critical path");
 

@@ -68,6 +68,7 @@ int run_whatif(hashtrace::cli::Args& args) {
     const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/false);
     timings.mark("link");
     const critpath::DependenceModel model(samples, graph);
+    timings.mark("model");
     critpath::WhatIfResult result;
     try {
         result = critpath::what_if(model, *interval, changes);
