@@ -92,19 +92,6 @@ SegmentKind DependenceModel::kind_of_hash_edge(SampleIndex y, SampleIndex x) con
     return samples_.thread[y] == samples_.thread[x] ? SegmentKind::local : SegmentKind::queue;
 }
 
-SegmentKind DependenceModel::kind_of_edge(SampleIndex y, SampleIndex x) const {
-    SegmentKind kind = SegmentKind::thread;
-    for_each_constraint(x, [&](SampleIndex c, SegmentKind k) {
-        if (c == y) kind = k;
-    });
-    return kind;
-}
-
-std::int64_t DependenceModel::floor_of(const SegmentClass& c) const {
-    const auto it = class_of_key_.find(c.key());
-    return it == class_of_key_.end() ? 0 : floors_[it->second];
-}
-
 std::int64_t DependenceModel::own_duration(SampleIndex y, SampleIndex x, SegmentKind kind) const {
     const std::int64_t recorded = std::max<std::int64_t>(0, graph::elapsed_ns(samples_.time_ns[y], samples_.time_ns[x]));
     if (determined_by_[x] == y) return recorded;

@@ -21,7 +21,6 @@
 
 #include <cstdint>
 #include <algorithm>
-#include <functional>
 #include <limits>
 #include <string>
 #include <vector>

@@ -73,15 +73,8 @@ public:
     SampleIndex determined_by(SampleIndex x) const { return determined_by_[x]; }
     bool external(SampleIndex x) const { return determined_by_[x] == kNone; }
 
-    // The kind of the hash edge y -> x, or of program order when y is x's
-    // thread predecessor and not one of its hash inputs.
-    SegmentKind kind_of_edge(SampleIndex y, SampleIndex x) const;
-    SegmentClass class_of(SampleIndex y, SampleIndex x, SegmentKind kind) const {
-        return {label_of_tracepoint_[samples_.tracepoint[y]], label_of_tracepoint_[samples_.tracepoint[x]], kind};
-    }
     // x's own duration after constraint y (see above), in ns.
     std::int64_t own_duration(SampleIndex y, SampleIndex x, SegmentKind kind) const;
-    std::int64_t floor_of(const SegmentClass& c) const;
 
     // The segment classes that occur in the run, numbered (dense, for
     // tables indexed by class); class_index of a constraint of the run.
