@@ -15,6 +15,8 @@
 #   PORT_BASE        first of 4 TCP ports (default: derived from this script's pid)
 #   NETEM_DELAY      remote-router only: added one-way delay on the veth link (default 1ms)
 #   HASHTRACE_FORMAT binary | csv (default binary)
+#   HAPTICS_ARGS, PHYSICS_ARGS, RENDER_ARGS  more options for that node, e.g.
+#                    RENDER_ARGS="--extra-work apply=0.2" (bench/critical-path)
 #
 # Every process is started here and stopped here with SIGINT (the way an
 # operator stops them), so the shutdown path is exercised on every run. On
@@ -89,14 +91,17 @@ start_router() {  # router: no --stats
 
 bug=()
 [ "${BUG:-0}" = 1 ] && bug=(--bug)
+read -r -a haptics_args <<<"${HAPTICS_ARGS:-}"
+read -r -a physics_args <<<"${PHYSICS_ARGS:-}"
+read -r -a render_args <<<"${RENDER_ARGS:-}"
 p_haptics=$((port_base)) p_physics=$((port_base + 1)) p_render=$((port_base + 2)) p_router=$((port_base + 3))
 
 case "$config" in
   mesh)
     # Every node talks to every other directly; a sender duplicates its messages.
-    start render "$bin" render --listen 127.0.0.1:$p_render --accept 2
-    start physics "$bin" physics --listen 127.0.0.1:$p_physics --accept 1 --connect 127.0.0.1:$p_render
-    start haptics "$bin" haptics --connect 127.0.0.1:$p_physics --connect 127.0.0.1:$p_render "${bug[@]}"
+    start render "$bin" render --listen 127.0.0.1:$p_render --accept 2 "${render_args[@]}"
+    start physics "$bin" physics --listen 127.0.0.1:$p_physics --accept 1 --connect 127.0.0.1:$p_render "${physics_args[@]}"
+    start haptics "$bin" haptics --connect 127.0.0.1:$p_physics --connect 127.0.0.1:$p_render "${bug[@]}" "${haptics_args[@]}"
     ;;
   local-router | remote-router)
     router_host=127.0.0.1
@@ -126,10 +131,9 @@ case "$config" in
       router_cmd=(ip netns exec "$netns")
     fi
     start_router "${router_cmd[@]}" "$bin" router --listen $router_host:$p_router --accept 3
-    for node in render physics; do
-      start $node "$bin" $node --connect $router_host:$p_router --wait-start
-    done
-    start haptics "$bin" haptics --connect $router_host:$p_router --wait-start "${bug[@]}"
+    start render "$bin" render --connect $router_host:$p_router --wait-start "${render_args[@]}"
+    start physics "$bin" physics --connect $router_host:$p_router --wait-start "${physics_args[@]}"
+    start haptics "$bin" haptics --connect $router_host:$p_router --wait-start "${bug[@]}" "${haptics_args[@]}"
     ;;
 esac
 

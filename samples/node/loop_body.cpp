@@ -6,11 +6,30 @@
 
 namespace hashtrace::samples {
 
+std::int64_t monotonic_ns() noexcept {
+    timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 std::int64_t realtime_ns() noexcept {
     timespec ts;
     ::clock_gettime(CLOCK_REALTIME, &ts);
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
+
+namespace {
+
+// Burns CPU for `ms` of wall time: work that holds the thread, as a slower
+// stage would (a sleep would free the core and model nothing real).
+void busy_for(double ms) {
+    const std::int64_t until = monotonic_ns() + static_cast<std::int64_t>(ms * 1e6);
+    volatile std::uint64_t sink = 0;
+    while (monotonic_ns() < until)
+        for (int i = 0; i < 64; ++i) sink = sink * 6364136223846793005u + 1442695040888963407u;
+}
+
+}  // namespace
 
 LoopBody::LoopBody(NodeContext context)
     : ctx_(context), scene_(context.options.objects), inbox_token_(context.inbox) {}
@@ -19,6 +38,7 @@ std::optional<msg::SceneMessage> LoopBody::take_message() {
     msg::SceneMessage m;
     if (!ctx_.inbox.try_dequeue(inbox_token_, m)) return std::nullopt;
     trace_processed(m);
+    if (ctx_.options.extra_apply_ms > 0) busy_for(ctx_.options.extra_apply_ms);
     return m;
 }
 

@@ -53,5 +53,6 @@ std::unique_ptr<LoopBody> make_render(NodeContext context);
 // CLOCK_REALTIME in nanoseconds: the clock the SDK stamps samples with, so the
 // nodes' own latency figures and the trace's agree.
 std::int64_t realtime_ns() noexcept;
+std::int64_t monotonic_ns() noexcept;
 
 }  // namespace hashtrace::samples

@@ -2,6 +2,8 @@
 
 #include "hashtrace/args/args.hpp"
 
+#include <string>
+
 namespace hashtrace::samples {
 
 const char* const kNodeUsage =
@@ -15,6 +17,8 @@ const char* const kNodeUsage =
     "  --objects N          physics: simulated objects, one transform message each per step (5)\n"
     "  --duration S         stop after S seconds (default: at SIGINT/SIGTERM)\n"
     "  --bug                haptics: read only one message per loop iteration (case study 1's bug)\n"
+    "  --extra-work apply=MS  busy CPU for MS ms per message applied (between MessageProcessed and\n"
+    "                       SceneGraphUpdated), to check what-if predictions\n"
     "  --stats FILE         write loop rate and message latency figures as JSON at exit\n"
     "  --connect-timeout S  give up connecting after S seconds (20)\n"
     "  --drain-timeout S    at shutdown, wait at most S seconds for peers to finish (10)\n";
@@ -28,6 +32,29 @@ double default_rate_hz(msg::NodeId role) noexcept {
     }
     return 0;
 }
+
+namespace {
+
+// "apply=MS" -> MS; the only stage so far is the loop's per-message apply.
+double parse_extra_work(const std::string& text) {
+    using cli::UsageError;
+    const auto eq = text.find('=');
+    if (eq == std::string::npos) throw UsageError("--extra-work '" + text + "': expected STAGE=MS (e.g. apply=0.5)");
+    const std::string stage = text.substr(0, eq), amount = text.substr(eq + 1);
+    if (stage != "apply") throw UsageError("--extra-work '" + text + "': unknown stage '" + stage + "' (apply)");
+    std::size_t used = 0;
+    double ms = 0;
+    try {
+        ms = std::stod(amount, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != amount.size() || !(ms >= 0 && ms <= 1000))
+        throw UsageError("--extra-work '" + text + "': MS must be a number of milliseconds in [0, 1000]");
+    return ms;
+}
+
+}  // namespace
 
 NodeOptions parse_node_options(const std::vector<std::string>& argv) {
     using cli::UsageError;
@@ -49,6 +76,7 @@ NodeOptions parse_node_options(const std::vector<std::string>& argv) {
     o.objects = static_cast<int>(args.integer("--objects", o.objects));
     o.duration_s = args.number("--duration", 0);
     o.bug = args.flag("--bug");
+    for (const auto& work : args.option_all("--extra-work")) o.extra_apply_ms = parse_extra_work(work);
     o.stats_file = args.option_or("--stats", "");
     o.connect_timeout_s = args.number("--connect-timeout", o.connect_timeout_s);
     o.drain_timeout_s = args.number("--drain-timeout", o.drain_timeout_s);

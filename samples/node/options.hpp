@@ -20,6 +20,11 @@ struct NodeOptions {
     int objects = 5;                         // physics: simulated objects (one transform message each per step)
     double duration_s = 0;                   // 0 = until SIGINT/SIGTERM
     bool bug = false;                        // haptics: read one message per iteration (case study 1)
+    // --extra-work apply=MS: busy CPU (a spin on the monotonic clock, not a
+    // sleep) for MS milliseconds per message the loop applies, between its
+    // MessageProcessed and SceneGraphUpdated: real work of a known size, to
+    // check what-if predictions against (bench/critical-path).
+    double extra_apply_ms = 0;
     std::string stats_file;                  // loop-rate and latency figures, JSON, written at exit
     double connect_timeout_s = 20;
     double drain_timeout_s = 10;

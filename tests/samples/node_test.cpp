@@ -26,6 +26,15 @@ std::string usage_error(const std::vector<std::string>& argv) {
 
 }  // namespace
 
+TEST(NodeOptions, ExtraWorkPerAppliedMessage) {
+    EXPECT_EQ(samples::parse_node_options({"haptics", "--connect", "h:1"}).extra_apply_ms, 0);
+    EXPECT_DOUBLE_EQ(samples::parse_node_options({"render", "--connect", "h:1", "--extra-work", "apply=0.25"}).extra_apply_ms, 0.25);
+    EXPECT_NE(usage_error({"render", "--connect", "h:1", "--extra-work", "send=1"}).find("unknown stage 'send'"), std::string::npos);
+    EXPECT_NE(usage_error({"render", "--connect", "h:1", "--extra-work", "apply"}).find("STAGE=MS"), std::string::npos);
+    EXPECT_NE(usage_error({"render", "--connect", "h:1", "--extra-work", "apply=-1"}).find("[0, 1000]"), std::string::npos);
+    EXPECT_NE(usage_error({"render", "--connect", "h:1", "--extra-work", "apply=2x"}).find("[0, 1000]"), std::string::npos);
+}
+
 TEST(NodeOptions, ParsesAMeshNodeWithDefaultsForItsRole) {
     const auto o = samples::parse_node_options(
         {"physics", "--listen", "127.0.0.1:4001", "--accept", "1", "--connect", "127.0.0.1:4002"});

@@ -1,0 +1,67 @@
+// `hashtrace critical-path`: which segments decide each interval's latency.
+#include "command.hpp"
+#include "output.hpp"
+#include "hashtrace/critical_path/critical_path.hpp"
+#include "hashtrace/critical_path/render.hpp"
+#include "pipeline.hpp"
+
+#include <cstdio>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: hashtrace critical-path LOGS... --spec FILE [--interval NAME]... [--json FILE] [--markdown FILE] [options]\n"
+    "  For every instance of each interval of the spec (or each one named), the critical path: from the\n"
+    "  `to` sample back to the `from` sample along the input that arrived last (hash edges and the\n"
+    "  thread's program order), as segments node/tracepoint -> node/tracepoint of kind local, queue,\n"
+    "  message or thread. Per interval and segment: how often it is on the path, its mean contribution\n"
+    "  (ms and share of the mean latency), its contribution in the p50, p95 and p99 instances, and its\n"
+    "  slack (how much it could grow before the instance's end moves; median over instances).\n"
+    "  --interval NAME      only this interval (repeatable)\n"
+    "  --json FILE          write {\"critical_path\": [...]}\n"
+    "  --markdown FILE      write the tables as Markdown\n";
+
+int run_critical_path(hashtrace::cli::Args& args) {
+    using namespace hashtrace;
+    const auto pipeline = cli::read_pipeline_options(args);
+    const auto names = args.option_all("--interval");
+    const auto json = args.option("--json");
+    const auto markdown = args.option("--markdown");
+    const auto inputs = args.positionals();
+    args.finish();
+    if (inputs.empty()) throw cli::UsageError("give the logs to analyze (files or directories)");
+    if (!pipeline.spec_file) throw cli::UsageError("--spec FILE is required (the intervals come from it)");
+
+    cli::StageTimings timings(pipeline.timings);
+    const auto spec = cli::spec_stage(pipeline);
+    std::vector<const graph::IntervalSpec*> intervals;
+    try {
+        intervals = critpath::select_intervals(spec, names);
+    } catch (const std::invalid_argument& e) {
+        throw cli::UsageError(e.what());
+    }
+    if (intervals.empty()) throw cli::UsageError("the spec " + spec.file + " defines no interval");
+    auto samples = cli::load_stage(inputs, pipeline);
+    timings.mark("load");
+    cli::report_input_health(samples);
+    for (const auto& w : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    timings.mark("checks");
+    const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/false);
+    timings.mark("link");
+    const critpath::DependenceModel model(samples, graph);
+    timings.mark("model");
+    const auto paths = critpath::critical_paths(model, intervals, {pipeline.threads});
+    timings.mark("critical path");
+
+    std::fputs(critpath::render_table(paths).c_str(), stdout);
+    if (json) cli::write_file(*json, critpath::render_json(paths));
+    if (markdown) cli::write_file(*markdown, critpath::render_markdown(paths));
+    timings.mark("output");
+    timings.print();
+    return 0;
+}
+
+}  // namespace
+
+HASHTRACE_COMMAND("critical-path", "which segments decide each interval's latency (critical path, slack)", run_critical_path,
+                  kUsage, hashtrace::cli::kPipelineOptionsHelp);

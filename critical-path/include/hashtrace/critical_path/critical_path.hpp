@@ -1,0 +1,107 @@
+// hashtrace/critical_path/critical_path.hpp - which segments decide an
+// interval's latency.
+//
+// For one instance (from -> to) the critical path is found by walking back
+// from `to` along the constraint that arrived last (model.hpp), among the
+// samples the instance's `from` sample led to (its hash-edge closure up to
+// `to`), until `from`: a chain of segments whose durations add up to the
+// instance's latency exactly. A sample whose latest constraint lies outside
+// the instance (its thread busy with other work: a backlog) is reached
+// through its input from the instance, so that wait shows on that segment
+// (a `queue` segment for an inbox), not as the other work.
+//
+// Per interval the instances' paths are aggregated (CRISP-style) per segment
+// class, and each segment's slack is found (Mystery Machine): how much its
+// duration could grow in an instance before that instance's `to` moves.
+#pragma once
+
+#include "hashtrace/critical_path/instances.hpp"
+#include "hashtrace/critical_path/model.hpp"
+#include "hashtrace/graph/spec.hpp"
+
+#include <cstdint>
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace hashtrace::critpath {
+
+struct PathStep {
+    SampleIndex from, to;
+    SegmentKind kind;
+};
+
+// Walks instances, reusing its marks across calls (one per thread).
+class PathFinder {
+public:
+    explicit PathFinder(const DependenceModel& model);
+
+    // The instance's critical path in forward order, into `path`; false
+    // (path empty) when it cannot be followed (from never leads to `to`).
+    bool critical_path(const IntervalInstance& instance, std::vector<PathStep>& path);
+    // After critical_path(): every constraint y -> x among the instance's
+    // samples with a path on to `to`, and its slack in ns: f(step, slack_ns).
+    template <typename F> void for_each_slack(const IntervalInstance& instance, F&& f);
+
+private:
+    static constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max();
+    const DependenceModel& model_;
+    std::vector<std::uint32_t> stamp_;
+    std::uint32_t generation_ = 0;
+    std::vector<SampleIndex> marked_;
+    std::vector<std::int64_t> latest_allowed_;
+};
+
+template <typename F> void PathFinder::for_each_slack(const IntervalInstance& instance, F&& f) {
+    // Latest time each sample may take without moving `to`, backwards over
+    // the instance's samples: L(to) = t(to), L(y) = min over its dependents
+    // x of L(x) - own_duration(y -> x).
+    std::sort(marked_.begin(), marked_.end(), std::greater<>());
+    const auto& time = model_.samples().time_ns;
+    for (SampleIndex y : marked_) latest_allowed_[y] = kUnbounded;
+    latest_allowed_[instance.to] = time[instance.to];
+    for (SampleIndex y : marked_) {
+        if (y == instance.to) continue;
+        std::int64_t allowed = kUnbounded;
+        model_.for_each_dependent(y, [&](SampleIndex x, SegmentKind kind) {
+            if (stamp_[x] != generation_ || latest_allowed_[x] == kUnbounded || x <= y) return;
+            const std::int64_t own = model_.own_duration(y, x, kind);
+            allowed = std::min(allowed, latest_allowed_[x] - own);
+            f(PathStep{y, x, kind}, std::max<std::int64_t>(0, latest_allowed_[x] - own - time[y]));
+        });
+        latest_allowed_[y] = allowed;
+    }
+}
+
+struct SegmentSummary {
+    std::string from, to;  // "node/tracepoint"
+    SegmentKind kind = SegmentKind::local;
+    double on_path_fraction = 0;  // of the instances whose critical path holds it
+    double mean_ms = 0;           // mean contribution per instance (0 where not on the path)
+    double share = 0;             // mean_ms / the interval's mean latency
+    double p50_ms = 0, p95_ms = 0, p99_ms = 0;  // its contribution in the p50 / p95 / p99 instance
+    double slack_ms = 0;          // median over the instances holding it of its slack there
+};
+
+struct IntervalCriticalPath {
+    std::string name;
+    std::size_t count = 0;      // instances
+    double mean_ms = 0, p50_ms = 0, p95_ms = 0, p99_ms = 0;
+    std::uint64_t unreached_starts = 0;  // `from` samples that reach no `to`
+    std::uint64_t not_followed = 0;      // instances whose path could not be followed
+    std::vector<SegmentSummary> segments;  // by mean contribution, then slack
+};
+
+struct CriticalPathOptions {
+    unsigned threads = 0;  // 0 = hardware concurrency
+};
+
+// The spec's intervals with these names (all of them when `names` is
+// empty), in spec order. Throws std::invalid_argument naming an unknown one.
+std::vector<const graph::IntervalSpec*> select_intervals(const graph::AnalysisSpec& spec, const std::vector<std::string>& names);
+
+std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, const std::vector<const graph::IntervalSpec*>& intervals,
+                                                 const CriticalPathOptions& options = {});
+
+}  // namespace hashtrace::critpath

@@ -1,0 +1,215 @@
+#include "hashtrace/critical_path/whatif.hpp"
+
+#include "hashtrace/critical_path/critical_path.hpp"
+#include "hashtrace/critical_path/instances.hpp"
+#include "hashtrace/metrics/statistics.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace hashtrace::critpath {
+namespace {
+
+constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
+
+// Which changes apply to a constraint, resolved once per segment class of
+// the model (a class is one pair of "node/tracepoint" labels).
+class ChangeTable {
+public:
+    ChangeTable(const DependenceModel& model, const std::vector<Change>& changes)
+        : model_(model), changes_(changes), table_(model.classes().size()), resolved_(model.classes().size(), 0) {}
+
+    const std::vector<std::uint32_t>& of(SampleIndex y, SampleIndex x, SegmentKind kind) {
+        const std::uint32_t c = model_.class_index(y, x, kind);
+        if (!resolved_[c]) {
+            resolved_[c] = 1;
+            const auto& s = model_.samples();
+            for (std::uint32_t k = 0; k < changes_.size(); ++k)
+                if (changes_[k].matches(s.tracepoint_of(y), s.tracepoint_of(x))) table_[c].push_back(k);
+        }
+        return table_[c];
+    }
+
+private:
+    const DependenceModel& model_;
+    const std::vector<Change>& changes_;
+    std::vector<std::vector<std::uint32_t>> table_;
+    std::vector<std::uint8_t> resolved_;
+};
+
+// An input in a queue, served in its new arrival order: its recorded place
+// in the queue's order (the time of the slot that took it) moved by as much
+// as its producer moved, so an unchanged run keeps its recorded order (a
+// queue with several producers need not be first-in first-out by time) and
+// an input that now comes later overtakes those it then follows. Ready for
+// its consumer after its own recorded hand-off.
+struct Queued {
+    std::int64_t enqueued;
+    std::int64_t ready;
+    SampleIndex producer;
+    bool operator>(const Queued& o) const { return enqueued != o.enqueued ? enqueued > o.enqueued : producer > o.producer; }
+};
+
+RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_edges, std::int64_t window_ns) {
+    const metrics::Summary s = metrics::summarize(latencies_ms);
+    return {s.count, s.mean, s.p50, s.p95, s.p99, window_ns > 0 ? double(message_edges) / (double(window_ns) / 1e9) : 0};
+}
+
+}  // namespace
+
+Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
+    const auto& s = model.samples();
+    const auto& g = model.graph();
+    const std::size_t n = s.size();
+    ChangeTable table(model, changes);
+    Replay r;
+    r.changed_segments.assign(changes.size(), 0);
+    r.time_ns.assign(n, kNoTime);
+    r.served_slot.assign(n, kNone);
+
+    // The slots: samples taking exactly one input from a queue. A queue is
+    // (node instance, consumer thread, consumer tracepoint). Samples whose
+    // queue input a change matches are not slots: their wait is set.
+    std::vector<std::uint32_t> queue_of(n, kNone);
+    std::vector<SampleIndex> slot_input(n, kNone);
+    std::unordered_map<std::uint64_t, std::uint32_t> queue_ids;
+    for (SampleIndex x = 0; x < n; ++x) {
+        SampleIndex input = kNone;
+        int queue_inputs = 0;
+        g.for_each_in(x, [&](const graph::Edge& e) {
+            if (e.from < x && model.kind_of_hash_edge(e.from, x) == SegmentKind::queue) {
+                input = e.from;
+                ++queue_inputs;
+            }
+        });
+        if (queue_inputs != 1 || !table.of(input, x, SegmentKind::queue).empty()) continue;
+        const std::uint64_t key = (std::uint64_t{s.tracepoint[x]} << 32) | s.thread[x];
+        auto [it, added] = queue_ids.try_emplace(key, std::uint32_t(r.queues.size()));
+        if (added) r.queues.push_back({model.labels()[model.label_of(x)], 0, 0, 0});
+        queue_of[x] = it->second;
+        slot_input[x] = input;
+        ++r.queues[it->second].slots;
+    }
+    std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending(r.queues.size());
+
+    auto changed = [&](SampleIndex y, SampleIndex x, SegmentKind kind, std::int64_t ns) {
+        for (std::uint32_t c : table.of(y, x, kind)) {
+            ns = changes[c].apply(ns);
+            ++r.changed_segments[c];
+        }
+        return ns;
+    };
+    for (SampleIndex x = 0; x < n; ++x) {
+        std::int64_t started = model.external(x) ? s.time_ns[x] : kNoTime;  // by its tick or device
+        std::int64_t t = kNoTime;
+        bool wait_set = false;
+        model.for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
+            if (y >= x) {
+                ++r.backward_constraints;
+                return;
+            }
+            if (y == slot_input[x]) return;  // served from its queue below
+            if (kind == SegmentKind::queue && !table.of(y, x, kind).empty()) {
+                // The wait in this queue is what changes.
+                t = r.time_ns[y] + changed(y, x, kind, std::max<std::int64_t>(0, graph::elapsed_ns(s.time_ns[y], s.time_ns[x])));
+                started = kNoTime;
+                wait_set = true;
+                return;
+            }
+            if (!wait_set) t = std::max(t, r.time_ns[y] + changed(y, x, kind, model.own_duration(y, x, kind)));
+        });
+        if (queue_of[x] != kNone) {
+            const std::uint32_t q = queue_of[x];
+            QueueNote& note = r.queues[q];
+            const Queued served = pending[q].top();  // never empty: x's own input was queued before x
+            pending[q].pop();
+            // A polling take whose input is now queued before its thread
+            // finished the work before it (it came while the thread was
+            // still busy, in the recording after) would have been taken
+            // then, in that batch, not at the next tick.
+            if (const SampleIndex pred = model.thread_predecessor(x); started != kNoTime && pred != kNone && pred < x) {
+                const std::int64_t recorded_ready = served.ready - (r.time_ns[served.producer] - s.time_ns[served.producer]);
+                if (served.ready <= r.time_ns[pred] && recorded_ready > s.time_ns[pred]) started = kNoTime;
+            }
+            t = std::max(t, started);
+            const bool blocking = model.determined_by(x) == slot_input[x];  // the recorded take waited for its input
+            if (!blocking && served.ready > t) {
+                ++note.starved;
+                t = served.ready;
+            } else {
+                t = std::max(t, served.ready);
+            }
+            if (served.producer != slot_input[x]) {
+                ++note.reordered;
+                ++r.reorderings;
+                r.served_slot[served.producer] = x;
+            }
+        } else {
+            t = std::max(t, started);
+        }
+        if (t == kNoTime) t = s.time_ns[x];  // every input recorded after it
+        if (model.external(x) && t > s.time_ns[x]) ++r.delayed_external;
+        r.time_ns[x] = t;
+        for (const graph::Edge& e : g.out(x))
+            if (slot_input[e.to] == x)
+                pending[queue_of[e.to]].push({s.time_ns[e.to] + (t - s.time_ns[x]), t + model.own_duration(x, e.to, SegmentKind::queue), x});
+    }
+    std::erase_if(r.queues, [](const QueueNote& q) { return q.reordered == 0 && q.starved == 0; });
+    return r;
+}
+
+WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& interval, const std::vector<Change>& changes) {
+    const auto& s = model.samples();
+    for (const Change& c : changes)
+        for (const graph::Selector* selector : {&c.from, &c.to}) {
+            const bool any = std::any_of(s.tracepoints.begin(), s.tracepoints.end(),
+                                         [&](const graph::Tracepoint& t) { return selector->matches(t.node_name, t.tracepoint_name); });
+            if (!any) throw std::invalid_argument("'" + c.text + "': selector '" + selector->text() + "' matches no tracepoint");
+        }
+    const Replay rep = replay(model, changes);
+    for (std::size_t c = 0; c < changes.size(); ++c)
+        if (rep.changed_segments[c] == 0)
+            throw std::invalid_argument("'" + changes[c].text + "': no segment of the run goes from '" + changes[c].from.text() + "' to '" +
+                                        changes[c].to.text() + "'");
+
+    WhatIfResult out;
+    out.interval = interval.name;
+    for (const Change& c : changes) out.changes.push_back(c.text);
+    out.changed_segments = rep.changed_segments;
+    out.reorderings = rep.reorderings;
+    out.queues = rep.queues;
+    out.delayed_external = rep.delayed_external;
+    out.backward_constraints = rep.backward_constraints;
+
+    const IntervalInstances instances = InstanceFinder(s, model.graph()).find(interval);
+    out.unreached_starts = instances.unreached_starts;
+    std::vector<double> recorded, predicted;
+    PathFinder finder(model);
+    std::vector<PathStep> path;
+    for (const IntervalInstance& i : instances.list) {
+        recorded.push_back(double(graph::elapsed_ns(s.time_ns[i.from], s.time_ns[i.to])) / 1e6);
+        std::int64_t latency = rep.time_ns[i.to] - rep.time_ns[i.from];
+        // An input served by another slot: the instance continues from there.
+        if (rep.reorderings > 0 && finder.critical_path(i, path))
+            for (const PathStep& step : path)
+                if (step.kind == SegmentKind::queue && rep.served_slot[step.from] != kNone)
+                    latency += rep.time_ns[rep.served_slot[step.from]] - rep.time_ns[step.to];
+        predicted.push_back(double(latency) / 1e6);
+    }
+    std::uint64_t message_edges = 0;
+    for (const graph::Edge& e : model.graph().edges) message_edges += !graph::is_local(s, e);
+    std::int64_t first = 0, last = 0;
+    if (s.size() > 0) {
+        const auto [lo, hi] = std::minmax_element(rep.time_ns.begin(), rep.time_ns.end());
+        first = *lo;
+        last = *hi;
+    }
+    out.baseline = figures_of(std::move(recorded), message_edges, s.size() ? graph::elapsed_ns(s.time_ns.front(), s.time_ns.back()) : 0);
+    out.predicted = figures_of(std::move(predicted), message_edges, last - first);
+    return out;
+}
+
+}  // namespace hashtrace::critpath

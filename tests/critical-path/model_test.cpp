@@ -1,0 +1,350 @@
+// The dependence model, critical paths and the what-if replay on hand-made
+// runs whose answers are worked out in the comments (times in ms).
+#include "../graph-builder/test_logs.hpp"
+#include "hashtrace/critical_path/change.hpp"
+#include "hashtrace/critical_path/critical_path.hpp"
+#include "hashtrace/critical_path/whatif.hpp"
+#include "hashtrace/graph/link.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace hashtrace::critpath {
+namespace {
+
+using graph::testing::CsvLog;
+
+constexpr double ms = 1e-3;
+
+struct RecordedRun {
+    graph::SampleSet samples;
+    graph::AnalysisSpec spec;
+    graph::Graph graph;
+
+    RecordedRun(const std::vector<std::pair<std::string, std::string>>& logs, const std::string& spec_text)
+        : samples(graph::testing::load(logs)), spec(graph::parse_spec(spec_text, "run.toml")), graph(graph::link(samples, spec)) {}
+    SampleIndex at(const std::string& node, const std::string& tracepoint, double seconds) const {
+        const long s = graph::testing::find(samples, node, tracepoint, seconds);
+        EXPECT_GE(s, 0) << node << "/" << tracepoint << " at " << seconds;
+        return static_cast<SampleIndex>(s);
+    }
+    const graph::IntervalSpec& interval(const std::string& name) const { return *select_intervals(spec, {name}).front(); }
+};
+
+const SegmentSummary* segment(const IntervalCriticalPath& p, const std::string& from, const std::string& to) {
+    for (const auto& s : p.segments)
+        if (s.from == from && s.to == to) return &s;
+    return nullptr;
+}
+
+// Fan-in: S/Start (node S) feeds A/Make and B/Make (other nodes); both make
+// hash x, which C/Use takes (two incoming edges, one per source).
+//   round 1 (t = 0):   Start 0, A/Make 1, B/Make 3, C/Use 4   -> latency 4, B arrives last
+//   round 2 (t = 100): Start 100, A/Make 101, B/Make 102, C/Use 102.5 -> 2.5, B last
+// The critical path is Start -> B/Make -> C/Use in both.
+class FanIn : public ::testing::Test {
+protected:
+    static RecordedRun make() {
+        CsvLog s, a, b, c;
+        for (double t0 : {0.0, 0.100}) {
+            const bool first = t0 == 0;
+            s.row("S", "1", "Start", 1 + t0, "", first ? "s1" : "s2");
+            a.row("A", "2", "Make", 1 + t0 + 1 * ms, first ? "s1" : "s2", first ? "x1" : "x2");
+            b.row("B", "3", "Make", 1 + t0 + (first ? 3 : 2) * ms, first ? "s1" : "s2", first ? "x1" : "x2");
+            c.row("C", "4", "Use", 1 + t0 + (first ? 4 : 2.5) * ms, first ? "x1" : "x2", "");
+        }
+        return RecordedRun({{"s.csv", s.text()}, {"a.csv", a.text()}, {"b.csv", b.text()}, {"c.csv", c.text()}}, R"(
+[[interval]]
+name = "start to use"
+from = "S/Start"
+to = "C/Use"
+)");
+    }
+    RecordedRun run = make();
+    DependenceModel model{run.samples, run.graph};
+};
+
+TEST_F(FanIn, TheCriticalPathTakesTheInputThatArrivedLast) {
+    PathFinder finder(model);
+    std::vector<PathStep> path;
+    const IntervalInstance first{run.at("S", "Start", 1), run.at("C", "Use", 1.004)};
+    ASSERT_TRUE(finder.critical_path(first, path));
+    ASSERT_EQ(path.size(), 2u);
+    EXPECT_EQ(path[0].from, first.from);
+    EXPECT_EQ(path[0].to, run.at("B", "Make", 1.003));
+    EXPECT_EQ(path[0].kind, SegmentKind::message);
+    EXPECT_EQ(path[1].to, first.to);
+}
+
+TEST_F(FanIn, AggregatesShareAndSlackPerSegment) {
+    const IntervalCriticalPath p = critical_paths(model, {&run.interval("start to use")}, {1}).front();
+    EXPECT_EQ(p.count, 2u);
+    EXPECT_DOUBLE_EQ(p.mean_ms, 3.25);
+    const auto* to_b = segment(p, "S/Start", "B/Make");
+    const auto* b_to_c = segment(p, "B/Make", "C/Use");
+    const auto* a_to_c = segment(p, "A/Make", "C/Use");
+    ASSERT_TRUE(to_b && b_to_c && a_to_c);
+    EXPECT_DOUBLE_EQ(to_b->on_path_fraction, 1.0);
+    EXPECT_NEAR(to_b->mean_ms, 2.5, 1e-9);   // (3 + 2) / 2
+    EXPECT_NEAR(b_to_c->mean_ms, 0.75, 1e-9);  // (1 + 0.5) / 2
+    EXPECT_NEAR(to_b->share + b_to_c->share, 1.0, 1e-9);
+    EXPECT_DOUBLE_EQ(a_to_c->on_path_fraction, 0.0);
+    EXPECT_DOUBLE_EQ(a_to_c->mean_ms, 0.0);
+    // p50 instance (nearest rank 1 of 2) is round 2 (2.5 ms), p95/p99 round 1 (4 ms).
+    EXPECT_NEAR(to_b->p50_ms, 2.0, 1e-9);
+    EXPECT_NEAR(to_b->p95_ms, 3.0, 1e-9);
+    // A -> C's floor is 1.5 (round 2). Its slack: round 1 4 - 1.5 - 1 = 1.5,
+    // round 2 102.5 - 1.5 - 101 = 0; the median of two is the upper one.
+    EXPECT_NEAR(a_to_c->slack_ms, 1.5, 1e-6);
+    EXPECT_NEAR(b_to_c->slack_ms, 0.0, 1e-9);
+}
+
+TEST_F(FanIn, SlowingTheEarlierInputPastTheLaterMovesTheEnd) {
+    // A/Make -> C/Use own duration is its floor, 1.5: +2 ms makes it 3.5.
+    // Round 1: A arrives 1 + 3.5 = 4.5 > 4: latency 4.5. Round 2: 101 + 3.5 = 104.5: 4.5.
+    const WhatIfResult r = what_if(model, run.interval("start to use"), {parse_change("A/Make->C/Use+2ms")});
+    EXPECT_DOUBLE_EQ(r.baseline.mean_ms, 3.25);
+    EXPECT_NEAR(r.predicted.mean_ms, 4.5, 1e-9);
+    // Slowing it less than its slack changes nothing in round 1: +1 ms -> 2.5 (< 3), round 2: 3.5 > 2.5.
+    const WhatIfResult small = what_if(model, run.interval("start to use"), {parse_change("A/Make->C/Use+1ms")});
+    EXPECT_NEAR(small.predicted.mean_ms, (4.0 + 3.5) / 2, 1e-9);
+}
+
+// A queue in one node instance: Q/Put on thread 1, Q/Take on thread 2 (the
+// consumer), then Q/Apply (1 ms of work) on thread 2. Puts at 0, 0.1, 0.2;
+// the consumer is busy, so a backlog forms:
+//   Take 0.01 Apply 1.01 | Take 1.02 Apply 2.02 | Take 2.03 Apply 3.03
+// Put -> Apply latencies 1.01, 1.92, 2.83 (mean 1.92).
+class Backlog : public ::testing::Test {
+protected:
+    static RecordedRun make() {
+        CsvLog q;
+        const double put[] = {0, 0.1, 0.2}, take[] = {0.01, 1.02, 2.03};
+        for (int i = 0; i < 3; ++i) {
+            const std::string m = "m" + std::to_string(i), p = "p" + std::to_string(i);
+            q.row("Q", "1", "Put", 1 + put[i] * ms, "", m, 1);
+            q.row("Q", "1", "Take", 1 + take[i] * ms, m, p, 2);
+            q.row("Q", "1", "Apply", 1 + (take[i] + 1) * ms, p, "", 2);
+        }
+        return RecordedRun({{"q.csv", q.text()}}, R"(
+[[interval]]
+name = "put to apply"
+from = "Q/Put"
+to = "Q/Apply"
+)");
+    }
+    RecordedRun run = make();
+    DependenceModel model{run.samples, run.graph};
+};
+
+TEST_F(Backlog, TheWaitInTheQueueIsItsOwnSegmentNotTheOtherWork) {
+    const IntervalCriticalPath p = critical_paths(model, {&run.interval("put to apply")}, {1}).front();
+    ASSERT_EQ(p.count, 3u);
+    const auto* queue = segment(p, "Q/Put", "Q/Take");
+    const auto* apply = segment(p, "Q/Take", "Q/Apply");
+    ASSERT_TRUE(queue && apply);
+    EXPECT_EQ(queue->kind, SegmentKind::queue);
+    EXPECT_EQ(apply->kind, SegmentKind::local);
+    EXPECT_NEAR(queue->mean_ms, (0.01 + 0.92 + 1.83) / 3, 1e-9);
+    EXPECT_NEAR(apply->mean_ms, 1.0, 1e-9);
+    EXPECT_EQ(p.segments.size(), 2u);  // the previous Apply (program order) is not part of any instance
+    EXPECT_EQ(model.determined_by(run.at("Q", "Take", 1.00102)), run.at("Q", "Apply", 1.00101));
+}
+
+TEST_F(Backlog, UnchangedReplayReproducesTheRun) {
+    const Replay r = replay(model, {});
+    for (SampleIndex x = 0; x < run.samples.size(); ++x) EXPECT_EQ(r.time_ns[x], run.samples.time_ns[x]) << x;
+    EXPECT_EQ(r.reorderings, 0u);
+}
+
+TEST_F(Backlog, AFasterConsumerDrainsTheBacklog) {
+    // Apply halved to 0.5: Take 0.01 Apply 0.51 | Take 0.52 Apply 1.02 | Take 1.03 Apply 1.53
+    // -> 0.51, 0.92, 1.33: mean 0.92, not the naive 1.92 - 0.5 = 1.42.
+    const WhatIfResult r = what_if(model, run.interval("put to apply"), {parse_change("Q/Take->Q/Apply*0.5")});
+    EXPECT_NEAR(r.baseline.mean_ms, 1.92, 1e-9);
+    EXPECT_NEAR(r.predicted.mean_ms, 0.92, 1e-9);
+    EXPECT_NEAR(r.predicted.p99_ms, 1.33, 1e-9);
+    EXPECT_EQ(r.changed_segments, std::vector<std::uint64_t>{3});
+}
+
+TEST_F(Backlog, ASlowerConsumerBuildsIt) {
+    // Apply doubled: Take 0.01 Apply 2.01 | Take 2.02 Apply 4.02 | Take 4.03 Apply 6.03 -> 2.01, 3.92, 5.83.
+    const WhatIfResult r = what_if(model, run.interval("put to apply"), {parse_change("Q/Take->Q/Apply+1ms")});
+    EXPECT_NEAR(r.predicted.mean_ms, (2.01 + 3.92 + 5.83) / 3, 1e-9);
+}
+
+TEST_F(Backlog, AConsumerFasterThanItsInputsWaitsAndSaysSo) {
+    // Apply 0.05: Take 0.01 Apply 0.06; the next Take's thread is ready at
+    // 0.07 but its input was put at 0.1 (ready 0.11): the real thread would
+    // have found the queue empty; the model waits for it, and counts it.
+    const WhatIfResult r = what_if(model, run.interval("put to apply"), {parse_change("Q/Take->Q/Apply*0.05")});
+    EXPECT_NEAR(r.predicted.mean_ms, 0.06, 1e-9);
+    ASSERT_EQ(r.queues.size(), 1u);
+    EXPECT_EQ(r.queues[0].consumer, "Q/Take");
+    EXPECT_EQ(r.queues[0].starved, 2u);
+}
+
+TEST_F(Backlog, AChangedQueueWaitFreesTheConsumer) {
+    // The wait itself scaled: Take = Put + 0.1 x recorded wait (0.001, 0.092, 0.183).
+    const WhatIfResult r = what_if(model, run.interval("put to apply"), {parse_change("Q/Put->Q/Take*0.1")});
+    EXPECT_NEAR(r.predicted.mean_ms, 1 + (0.001 + 0.092 + 0.183) / 3, 1e-9);
+}
+
+// Program order: L/Tick is a timer (no input) at 0, 1, 2; L/Work 0.2 after
+// each on the same thread. Work +1.5 ms overruns the tick: the next tick
+// starts when the thread is free, and so on.
+TEST(ThreadOrder, ATimerSampleWaitsForItsBusyThread) {
+    CsvLog l;
+    for (int i = 0; i < 3; ++i) {
+        const std::string k = "k" + std::to_string(i);
+        l.row("L", "1", "Tick", 1 + i * ms, "", k, 1);
+        l.row("L", "1", "Work", 1 + (i + 0.2) * ms, k, "", 1);
+    }
+    RecordedRun run({{"l.csv", l.text()}}, "[[interval]]\nname = \"tick\"\nfrom = \"L/Tick\"\nto = \"L/Work\"\n");
+    DependenceModel model(run.samples, run.graph);
+    EXPECT_TRUE(model.external(run.at("L", "Tick", 1.001)));
+    // Work 1.7 | Tick max(1, 1.7) = 1.7, Work 3.4 | Tick 3.4, Work 5.1: every latency 1.7.
+    const WhatIfResult r = what_if(model, run.interval("tick"), {parse_change("L/Tick->L/Work+1500us")});
+    EXPECT_NEAR(r.predicted.mean_ms, 1.7, 1e-9);
+    EXPECT_NEAR(r.predicted.p99_ms, 1.7, 1e-9);
+    EXPECT_EQ(r.delayed_external, 2u);
+    const Replay replayed = replay(model, {parse_change("L/Tick->L/Work+1500us")});
+    EXPECT_EQ(replayed.time_ns[run.at("L", "Tick", 1.002)], 1'000'000'000 + 3'400'000);
+}
+
+// Program order inside an instance: S/Start's hash feeds S/First and
+// S/Second on the same thread; Second waits for First (its thread) more
+// than for Start, so the path runs Start -> First -> Second.
+TEST(ThreadOrder, AThreadSegmentOnThePath) {
+    CsvLog s;
+    s.row("S", "1", "Start", 1, "", "s", 1);
+    s.row("S", "1", "First", 1 + 1 * ms, "s", "", 1);
+    s.row("S", "1", "Second", 1 + 3 * ms, "s", "", 1);
+    RecordedRun run({{"s.csv", s.text()}}, "[[interval]]\nname = \"i\"\nfrom = \"S/Start\"\nto = \"S/Second\"\n");
+    DependenceModel model(run.samples, run.graph);
+    PathFinder finder(model);
+    std::vector<PathStep> path;
+    ASSERT_TRUE(finder.critical_path({run.at("S", "Start", 1), run.at("S", "Second", 1.003)}, path));
+    ASSERT_EQ(path.size(), 2u);
+    EXPECT_EQ(path[0].kind, SegmentKind::local);
+    EXPECT_EQ(path[1].kind, SegmentKind::thread);
+    EXPECT_EQ(path[1].from, run.at("S", "First", 1.001));
+}
+
+// Two producer threads feed one consumer (thread 3) of instance N:
+//   StartA 0 -> PutA 1.0 (thread 1); StartB 0 -> PutB 1.5 (thread 2)
+//   Take 1.6 (a), Done 1.7, Take 1.8 (b), Done 1.9 (thread 3)
+// Delaying A by 1 ms (PutA 2.0) makes b arrive first: the consumer serves b
+// at the first take (1.8, when b is ready), Done 1.9; then a at 2.6, Done 2.7.
+// Keeping the recorded order would give b 2.9.
+TEST(Reordering, QueuedInputsAreServedInTheirNewArrivalOrder) {
+    CsvLog n;
+    n.row("N", "1", "StartA", 1, "", "sa", 1);
+    n.row("N", "1", "StartB", 1, "", "sb", 2);
+    n.row("N", "1", "PutA", 1 + 1.0 * ms, "sa", "a", 1);
+    n.row("N", "1", "PutB", 1 + 1.5 * ms, "sb", "b", 2);
+    n.row("N", "1", "Take", 1 + 1.6 * ms, "a", "ta", 3);
+    n.row("N", "1", "Done", 1 + 1.7 * ms, "ta", "", 3);
+    n.row("N", "1", "Take", 1 + 1.8 * ms, "b", "tb", 3);
+    n.row("N", "1", "Done", 1 + 1.9 * ms, "tb", "", 3);
+    RecordedRun run({{"n.csv", n.text()}}, R"(
+[[interval]]
+name = "b"
+from = "N/StartB"
+to = "N/Done"
+[[interval]]
+name = "a"
+from = "N/StartA"
+to = "N/Done"
+)");
+    DependenceModel model(run.samples, run.graph);
+    const std::vector<Change> later_a{parse_change("N/StartA->N/PutA+1ms")};
+    const WhatIfResult b = what_if(model, run.interval("b"), later_a);
+    EXPECT_NEAR(b.baseline.mean_ms, 1.9, 1e-9);
+    EXPECT_NEAR(b.predicted.mean_ms, 1.9, 1e-9);
+    EXPECT_EQ(b.reorderings, 2u);
+    ASSERT_EQ(b.queues.size(), 1u);
+    EXPECT_EQ(b.queues[0].reordered, 2u);
+    const WhatIfResult a = what_if(model, run.interval("a"), later_a);
+    EXPECT_NEAR(a.baseline.mean_ms, 1.7, 1e-9);
+    EXPECT_NEAR(a.predicted.mean_ms, 2.7, 1e-9);
+}
+
+// A consumer polling its queue once per tick (thread 2, ticks at 1.0 and
+// 2.0) takes what is there and applies each in 0.2 ms:
+//   Put 0.0 -> Take 1.0 (tick), Apply 1.2; Put 1.19 -> Take 1.21, Apply 1.41
+//   Put 1.45 (after the batch ended) -> Take 2.0 (next tick), Apply 2.2
+// With Apply 0.1 ms slower the batch runs to 1.61: the third input (1.45 +
+// the 0.02 hand-off) is there before the thread is done, so it is taken at
+// once (1.61, Apply 1.91), not held until the tick at 2.0.
+TEST(Polling, AnInputArrivingDuringALongerBatchIsTakenInIt) {
+    CsvLog q;
+    const double put[] = {0, 1.19, 1.45}, take[] = {1.0, 1.21, 2.0};
+    for (int i = 0; i < 3; ++i) {
+        const std::string m = "m" + std::to_string(i), p = "p" + std::to_string(i);
+        q.row("Q", "1", "Put", 1 + put[i] * ms, "", m, 1);
+        q.row("Q", "1", "Take", 1 + take[i] * ms, m, p, 2);
+        q.row("Q", "1", "Apply", 1 + (take[i] + 0.2) * ms, p, "", 2);
+    }
+    RecordedRun run({{"q.csv", q.text()}}, "[[interval]]\nname = \"i\"\nfrom = \"Q/Put\"\nto = \"Q/Apply\"\n");
+    DependenceModel model(run.samples, run.graph);
+    EXPECT_TRUE(model.external(run.at("Q", "Take", 1.001)));
+    EXPECT_TRUE(model.external(run.at("Q", "Take", 1.002)));
+    EXPECT_FALSE(model.external(run.at("Q", "Take", 1.00121)));
+    const Replay unchanged = replay(model, {});
+    for (SampleIndex x = 0; x < run.samples.size(); ++x) EXPECT_EQ(unchanged.time_ns[x], run.samples.time_ns[x]) << x;
+    const WhatIfResult r = what_if(model, run.interval("i"), {parse_change("Q/Take->Q/Apply+0.1ms")});
+    EXPECT_NEAR(r.predicted.mean_ms, (1.3 + 0.42 + 0.46) / 3, 1e-9);
+}
+
+TEST(Changes, ParseScaleAddAndRemove) {
+    const Change scale = parse_change("Haptics/Message*->Haptics/Scene**0.5");
+    EXPECT_EQ(scale.from.text(), "Haptics/Message*");
+    EXPECT_EQ(scale.to.text(), "Haptics/Scene*");
+    EXPECT_DOUBLE_EQ(scale.factor, 0.5);
+    EXPECT_EQ(scale.apply(1000), 500);
+    const Change add = parse_change("a/b->c/d+2ms");
+    EXPECT_EQ(add.delta_ns, 2'000'000);
+    const Change remove = parse_change("a/b->c-d/e-300us");
+    EXPECT_EQ(remove.to.text(), "c-d/e");
+    EXPECT_EQ(remove.delta_ns, -300'000);
+    EXPECT_EQ(remove.apply(100'000), 0);  // never below zero
+    EXPECT_EQ(parse_change("a/b->c/d-1s").delta_ns, -1'000'000'000);
+}
+
+TEST(Changes, MalformedChangesAreRejectedWithTheReason) {
+    auto reason = [](const char* text) {
+        try {
+            parse_change(text);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(reason("a/b*2").find("FROM->TO"), std::string::npos);
+    EXPECT_NE(reason("a/b->c/d*0").find("must be > 0"), std::string::npos);
+    EXPECT_NE(reason("a/b->c/d*-1").find("must be > 0"), std::string::npos);
+    EXPECT_NE(reason("a/b->c/d+2").find("unit"), std::string::npos);
+    EXPECT_NE(reason("a/b->c/d*2ms").find("no unit"), std::string::npos);
+    EXPECT_NE(reason("a/b->c/d").find("FROM->TO"), std::string::npos);
+    EXPECT_NE(reason("ab->c/d+1ms").find("'ab->c/d+1ms'"), std::string::npos);
+    EXPECT_NE(reason("a/b->c/d/1.2.3ms").find("number"), std::string::npos);
+}
+
+TEST_F(Backlog, ChangesOnAbsentSegmentsOrTracepointsAreErrors) {
+    auto reason = [&](const char* text) {
+        try {
+            what_if(model, run.interval("put to apply"), {parse_change(text)});
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(reason("Q/Nope->Q/Apply+1ms").find("'Q/Nope' matches no tracepoint"), std::string::npos);
+    EXPECT_NE(reason("Q/Apply->Q/Put+1ms").find("no segment of the run"), std::string::npos);
+    EXPECT_THROW(select_intervals(run.spec, {"nope"}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hashtrace::critpath
