@@ -17,13 +17,27 @@ before anything is recorded); a second session raises SessionError; recording
 without a session records nothing, warns (HashtraceWarning) and returns False.
 """
 import ctypes
+import os
 import warnings
 from collections import namedtuple
 
-from . import _native
 from ._canonical import Typed, canonical_bytes, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 
+# The optional C accelerator (built by CMake beside the package); imported
+# before _native so that both use the same libhashtrace. HASHTRACE_PURE_PYTHON=1
+# runs without it.
+try:
+    if os.environ.get("HASHTRACE_PURE_PYTHON") == "1":
+        raise ImportError("disabled by HASHTRACE_PURE_PYTHON")
+    import hashtrace_speedups as _speedups
+    _speedups.set_typed(Typed)
+except ImportError:
+    _speedups = None
+
+from . import _native  # noqa: E402  (after the accelerator, see above)
+
 __all__ = [
+    "accelerated",
     "session", "start", "stop", "running", "set_enabled", "enabled", "set_thread_name", "stats", "log_path",
     "tracepoint", "Tracepoint", "inp", "out", "inout", "none", "canonical_bytes", "hash_of",
     "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "Typed",
@@ -148,13 +162,13 @@ def _function(name):
 # ---- what a tracepoint hashes ----------------------------------------------------
 
 class _Spec:
-    __slots__ = ("label", "data")
+    __slots__ = ("label", "values")
 
-    def __init__(self, label, data):
+    def __init__(self, label, values):
         if not isinstance(label, str):
             raise TypeError(f"hashtrace: a hash label is a str, not {type(label).__name__}")
         self.label = label
-        self.data = data
+        self.values = values  # a tuple, or None for no hash
 
 
 class _InOut(_Spec):
@@ -163,17 +177,17 @@ class _InOut(_Spec):
 
 def inp(label, *values):
     """The input state: its label (the paper's input hash type) and the values hashed."""
-    return _Spec(label, canonical_bytes(*values))
+    return _Spec(label, values)
 
 
 def out(label, *values):
     """The output state."""
-    return _Spec(label, canonical_bytes(*values))
+    return _Spec(label, values)
 
 
 def inout(label, *values):
     """The same state in and out: hashed once, recorded as both hashes."""
-    return _InOut(label, canonical_bytes(*values))
+    return _InOut(label, values)
 
 
 none = _Spec("", None)  # no hash: a source with no input, a sink with no output
@@ -186,6 +200,26 @@ def _not_recorded(rc):
         warnings.warn(_message(), HashtraceWarning, stacklevel=3)
         return False
     raise ValueError(_message())
+
+
+# Encode and record: (handle, inp values or None, out values or None) -> status.
+if _speedups is not None:
+    _record = _speedups.record
+    _record_inout = _speedups.record_inout
+else:
+    def _record(handle, inp, out):
+        i = None if inp is None else canonical_bytes(*inp)
+        o = None if out is None else canonical_bytes(*out)
+        return _native.record_bytes(handle, i, 0 if i is None else len(i), o, 0 if o is None else len(o))
+
+    def _record_inout(handle, values):
+        data = canonical_bytes(*values)
+        return _native.record_bytes_inout(handle, data, len(data))
+
+
+def accelerated():
+    """Whether the C accelerator (hashtrace_speedups) records the samples."""
+    return _speedups is not None
 
 
 class Tracepoint:
@@ -210,15 +244,12 @@ class Tracepoint:
 
     def inout(self, *values):
         """Records the same state as input and output. True when queued."""
-        data = canonical_bytes(*values)
-        rc = _native.record_bytes_inout(self._handle, data, len(data))
+        rc = _record_inout(self._handle, values)
         return True if rc == 0 else _not_recorded(rc)
 
     def record(self, inp=None, out=None):
         """Records a sample: inp and out are tuples of values, or None for no hash."""
-        i = None if inp is None else canonical_bytes(*inp)
-        o = None if out is None else canonical_bytes(*out)
-        rc = _native.record_bytes(self._handle, i, 0 if i is None else len(i), o, 0 if o is None else len(o))
+        rc = _record(self._handle, inp, out)
         return True if rc == 0 else _not_recorded(rc)
 
     def record_canonical(self, inp, out):
@@ -234,19 +265,15 @@ def tracepoint(name, inp, out=None, *, deferred=False, hash_function="md5"):
     """TRACEPOINT(name, inout(...)) or TRACEPOINT(name, inp(...), out(...)), as in C++.
     Returns True when the sample was queued."""
     if out is None:
-        if not isinstance(inp, _InOut):
+        if type(inp) is not _InOut:
             raise TypeError("hashtrace.tracepoint(name, spec): a single spec must be hashtrace.inout(...); "
                             "else pass inp(...) and out(...) (or hashtrace.none)")
         out = inp
-    elif not isinstance(inp, _Spec) or not isinstance(out, _Spec) or isinstance(inp, _InOut) or isinstance(out, _InOut):
+    elif type(inp) is not _Spec or type(out) is not _Spec:
         raise TypeError("hashtrace.tracepoint(name, inp, out): pass hashtrace.inp(...), hashtrace.out(...) or hashtrace.none")
     key = (name, inp.label, out.label, deferred, hash_function)
     tp = _defined.get(key)
     if tp is None:
         tp = _defined[key] = Tracepoint(name, inp.label, out.label, deferred, hash_function)
-    if out is inp:
-        rc = _native.record_bytes_inout(tp._handle, inp.data, len(inp.data))
-    else:
-        rc = _native.record_bytes(tp._handle, inp.data, 0 if inp.data is None else len(inp.data),
-                                  out.data, 0 if out.data is None else len(out.data))
+    rc = _record_inout(tp._handle, inp.values) if out is inp else _record(tp._handle, inp.values, out.values)
     return True if rc == 0 else _not_recorded(rc)

@@ -1,12 +1,14 @@
 """Loads libhashtrace (the C API) and declares the functions used.
 
-Where the library is looked for, in order: the HASHTRACE_LIBRARY environment
+With the accelerator (hashtrace_speedups) imported, the library it links is
+used. Else the library is looked for, in order: the HASHTRACE_LIBRARY environment
 variable (a path), the path the CMake install wrote into _install_path.py,
 the system's library search (ldconfig, LD_LIBRARY_PATH).
 """
 import ctypes
 import ctypes.util
 import os
+import sys
 
 c_size = ctypes.c_size_t
 c_ptr = ctypes.c_void_p
@@ -32,6 +34,11 @@ class Stats(ctypes.Structure):
 
 
 def _candidates():
+    # The accelerator links libhashtrace itself: load that very instance (by its
+    # soname), or the session started through ctypes would not be the one it records into.
+    if "hashtrace_speedups" in sys.modules:
+        yield "libhashtrace.so.0"
+        return
     env = os.environ.get("HASHTRACE_LIBRARY")
     if env:
         yield env

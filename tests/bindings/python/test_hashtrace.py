@@ -62,6 +62,14 @@ class CanonicalBytes(unittest.TestCase):
                 rows += 1
         self.assertGreaterEqual(rows, 50)
 
+    def test_accelerator_encodes_as_the_python_encoder(self):
+        if not hashtrace.accelerated():
+            self.skipTest("pure-Python run")
+        import hashtrace_speedups
+        for name, spec, canonical, _, _ in golden_rows():
+            with self.subTest(name):
+                self.assertEqual(hashtrace_speedups.encode(tuple(python_values(spec))).hex(), canonical)
+
     def test_plain_numbers_are_int64_and_double(self):
         self.assertEqual(hashtrace.canonical_bytes(42), hashtrace.canonical_bytes(hashtrace.i64(42)))
         self.assertEqual(hashtrace.canonical_bytes(1.5), hashtrace.canonical_bytes(hashtrace.f64(1.5)))
@@ -94,6 +102,18 @@ class CanonicalBytes(unittest.TestCase):
             hashtrace.Tracepoint("has,comma", "a", "b")
         with self.assertRaises(TypeError):
             hashtrace.Tracepoint("X", 1, "b")
+        # The same errors from the recording path (the accelerator's or the Python one).
+        tp = hashtrace.Tracepoint("Bad", "a", "b")
+        with self.assertRaises(TypeError):
+            tp.record(([1, 2],), None)
+        with self.assertRaises(TypeError):
+            tp.inout(object())
+        with self.assertRaises(OverflowError):
+            tp.inout(2 ** 63)
+        with self.assertRaises(UnicodeEncodeError):
+            tp.inout("lone \udc00")
+        with self.assertRaises(TypeError):
+            hashtrace.tracepoint("Bad", hashtrace.inp("a", {}), hashtrace.none)
 
 
 class Sessions(unittest.TestCase):
