@@ -125,4 +125,11 @@ TEST(CsharpLogs, ThreadsAreNamedAndTheirSamplesComplete) {
     EXPECT_GE(named, 4);
 }
 
+// The process returned from Main without stopping: ProcessExit completed the log.
+TEST(CsharpLogs, ExitCompletesTheLog) {
+    const auto log = hashtrace::logio::load_log(log_of("CsExit"));
+    EXPECT_EQ(log.samples.size(), 10u);
+    EXPECT_TRUE(log.report.clean_close);
+}
+
 }  // namespace

@@ -38,9 +38,10 @@ static class Tests
 
     static int Main(string[] args)
     {
+        if (args.Length == 2 && args[0] == "--exit-without-stop") return ExitWithoutStop(args[1]);
         if (args.Length != 2)
         {
-            Console.Error.WriteLine("usage: HashTraceTests.exe <canonical_vectors.tsv> <log dir>");
+            Console.Error.WriteLine("usage: HashTraceTests.exe <canonical_vectors.tsv> <log dir> | --exit-without-stop <log dir>");
             return 2;
         }
         s_golden = args[0];
@@ -64,6 +65,17 @@ static class Tests
         }
         Console.WriteLine("csharp tests: " + passed + " passed, " + failed + " failed");
         return failed;
+    }
+
+    // Returns from Main with the session still running: the ProcessExit handler
+    // must complete the log (csharp_logs_test checks it: CsExit).
+    static int ExitWithoutStop(string logDir)
+    {
+        Tracing.Start(new TraceConfig { NodeName = "CsExit", LogDir = logDir, FlushIntervalMs = 60000 });
+        var tp = new Tracepoint("BeforeExit", "n", "n");
+        for (int i = 0; i < 10; ++i) tp.Begin().InOut(i).Record();
+        Console.WriteLine("exiting with the session running");
+        return 0;
     }
 
     static TraceConfig Config(string node, LogFormat format = LogFormat.Binary)
