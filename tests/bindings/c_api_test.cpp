@@ -86,7 +86,7 @@ TEST(CApi, GoldenVectorsEncodeAndHashAsTheSdkDoes) {
         SCOPED_TRACE(v.name);
         std::vector<std::string> storage;
         const auto values = c_values(v.values, storage);
-        std::string buf(1024, '\0');
+        std::string buf(4096, '\0');
         std::size_t n = 0;
         ASSERT_EQ(hashtrace_encode(values.data(), values.size(), buf.data(), buf.size(), &n), HASHTRACE_OK);
         EXPECT_EQ(golden::to_hex(buf.substr(0, n)), v.canonical_hex);

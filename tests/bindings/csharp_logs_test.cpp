@@ -37,15 +37,15 @@ std::string slurp(const fs::path& p) {
 }
 
 void expect_known_states(const hashtrace::logio::SampleLog& log) {
-    ASSERT_EQ(log.samples.size(), 600u);
+    ASSERT_EQ(log.samples.size(), 800u);
     std::map<std::string, int> seen;
     unsigned char payload[300];
     for (int i = 0; i < 300; ++i) payload[i] = static_cast<unsigned char>(i * 131 + 7);
     std::map<std::string, std::uint64_t> next_id;
     for (const auto& s : log.samples) {
         const auto& tp = log.tracepoints[s.tracepoint];
-        EXPECT_EQ(tp.hash_function, HashFunction::md5);
         const std::string& name = tp.tracepoint_name;
+        EXPECT_EQ(tp.hash_function, name.rfind("Fast", 0) == 0 ? HashFunction::xxh3_128 : HashFunction::md5) << name;
         const std::uint64_t id = next_id[name]++;
         ++seen[name];
         SCOPED_TRACE(name + " #" + std::to_string(id));
@@ -67,13 +67,21 @@ void expect_known_states(const hashtrace::logio::SampleLog& log) {
         } else if (name == "Extended") {
             EXPECT_EQ(s.input_hash, hash_of(HashFunction::md5, id));
             EXPECT_EQ(s.output_hash, hash_of(HashFunction::md5, id, std::uint16_t{3}));
+        } else if (name == "Fast") {
+            EXPECT_EQ(s.input_hash, hash_of(HashFunction::xxh3_128, id));
+            EXPECT_EQ(s.output_hash, s.input_hash);
+        } else if (name == "FastDeferred") {
+            // Deferred up to 92 payload bytes (96 canonical), hashed inline beyond: the same digests.
+            EXPECT_EQ(s.input_hash, hash_of(HashFunction::xxh3_128, hashtrace::bytes(payload, id)));
+            EXPECT_FALSE(s.has_output());
         } else {
             ADD_FAILURE() << "unexpected tracepoint " << name;
         }
         EXPECT_TRUE(s.has_thread());
         EXPECT_TRUE(s.has_seq());
     }
-    for (const char* name : {"Typed", "Deferred", "InOut", "Big", "Source", "Extended"}) EXPECT_EQ(seen[name], 100) << name;
+    for (const char* name : {"Typed", "Deferred", "InOut", "Big", "Source", "Extended", "Fast", "FastDeferred"})
+        EXPECT_EQ(seen[name], 100) << name;
     // One thread, its sequence numbers contiguous and its times in order.
     for (std::size_t i = 1; i < log.samples.size(); ++i) {
         EXPECT_EQ(log.samples[i].seq, log.samples[i - 1].seq + 1);

@@ -100,6 +100,13 @@ namespace HashTrace
         }
 
         public Hash128 Md5Hash() { return Md5.Hash(_bytes, 0, _length); }
+        public Hash128 Xxh3Hash() { return Xxh3.Hash(_bytes, 0, _length); }
+        public Hash128 Hash(HashFunction f) { return HashOf(f, _bytes, 0, _length); }
+
+        internal static Hash128 HashOf(HashFunction f, byte[] bytes, int offset, int count)
+        {
+            return f == HashFunction.Xxh3_128 ? Xxh3.Hash(bytes, offset, count) : Md5.Hash(bytes, offset, count);
+        }
 
         CanonicalWriter Put(ulong v, int width)
         {

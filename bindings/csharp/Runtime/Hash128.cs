@@ -58,7 +58,9 @@ namespace HashTrace
     /// <summary>Which function made a sample's hashes; the values are stored in binary logs.</summary>
     public enum HashFunction : byte
     {
-        /// <summary>RFC 1321: the default, and the only function the managed runtime offers.</summary>
+        /// <summary>RFC 1321: the default, and the paper's choice.</summary>
         Md5 = 0,
+        /// <summary>XXH3-128: faster, not cryptographic; links only with other XXH3 samples.</summary>
+        Xxh3_128 = 1,
     }
 }

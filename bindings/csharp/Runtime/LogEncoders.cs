@@ -214,7 +214,7 @@ namespace HashTrace
         {
             while (_prefixes.Count <= index) { _prefixes.Add(null); _functions.Add(null); }
             _prefixes[(int)index] = Utf8Text.Encoding.GetBytes(_node + "," + _instance + "," + tp.Name + "," + tp.InputType + "," + tp.OutputType + ",");
-            _functions[(int)index] = "md5";
+            _functions[(int)index] = tp.Function == HashFunction.Xxh3_128 ? "xxh3_128" : "md5";
         }
 
         public void Thread(uint id, long osTid, string name, long timeHint) { }  // CSV has no place for thread names

@@ -53,7 +53,7 @@ namespace HashTrace
                 new KeyValuePair<string, string>("clock_source", "CLOCK_REALTIME"),
                 new KeyValuePair<string, string>("time_stamps", "stopwatch"),
                 new KeyValuePair<string, string>("start_time_ns", start.ToString(System.Globalization.CultureInfo.InvariantCulture)),
-                new KeyValuePair<string, string>("hash_functions", "md5"),
+                new KeyValuePair<string, string>("hash_functions", "md5,xxh3_128"),
                 new KeyValuePair<string, string>("writer", "hashtrace-csharp 0.1"),
             });
             Flush();  // a log that exists is readable from its first byte
@@ -186,9 +186,9 @@ namespace HashTrace
             if ((slots[i].Flags & Slot.Deferred) != 0)
             {
                 int at = i * ThreadRing.PayloadCapacity;
-                if (s.HasInput) s.Input = Md5.Hash(ring.Payload, at, slots[i].InputLength);
+                if (s.HasInput) s.Input = CanonicalWriter.HashOf(tp.Function, ring.Payload, at, slots[i].InputLength);
                 if ((slots[i].Flags & Slot.OutIsInput) != 0) s.Output = s.Input;
-                else if (s.HasOutput) s.Output = Md5.Hash(ring.Payload, at + slots[i].InputLength, slots[i].OutputLength);
+                else if (s.HasOutput) s.Output = CanonicalWriter.HashOf(tp.Function, ring.Payload, at + slots[i].InputLength, slots[i].OutputLength);
             }
             else
             {

@@ -75,6 +75,11 @@ namespace HashTrace
         public SampleBuilder InOut(string v) { if (_active) try { _in.Add(v); _hasIn = _hasOut = _outIsIn = true; } catch (ArgumentException e) { Reject(e); } return this; }
         public SampleBuilder InOut(byte[] v) { if (_active) try { _in.Add(v); _hasIn = _hasOut = _outIsIn = true; } catch (ArgumentException e) { Reject(e); } return this; }
 
+        /// <summary>bytes[offset, offset + count) as a byte span (a uint32 length, then the bytes).</summary>
+        public SampleBuilder In(byte[] v, int offset, int count) { if (_active) try { _in.Add(v, offset, count); _hasIn = true; } catch (ArgumentException e) { Reject(e); } return this; }
+        public SampleBuilder Out(byte[] v, int offset, int count) { if (_active) try { OutSide().Add(v, offset, count); _hasOut = true; } catch (ArgumentException e) { Reject(e); } return this; }
+        public SampleBuilder InOut(byte[] v, int offset, int count) { if (_active) try { _in.Add(v, offset, count); _hasIn = _hasOut = _outIsIn = true; } catch (ArgumentException e) { Reject(e); } return this; }
+
         /// <summary>Bytes that are already canonical (from CanonicalWriter or another language), as
         /// the input or output state.</summary>
         public SampleBuilder InCanonical(byte[] b, int offset, int count) { if (_active) try { _in.AddCanonical(b, offset, count); _hasIn = true; } catch (ArgumentException e) { Reject(e); } return this; }
@@ -139,9 +144,9 @@ namespace HashTrace
             else
             {
                 // Too large to copy (or not deferred): hashed here, with identical results.
-                if (_hasIn) slots[i].Input = _in.Md5Hash();
+                if (_hasIn) slots[i].Input = _in.Hash(_tp.Function);
                 if (_outIsIn) slots[i].Output = slots[i].Input;
-                else if (_hasOut) slots[i].Output = _out.Md5Hash();
+                else if (_hasOut) slots[i].Output = _out.Hash(_tp.Function);
             }
             slots[i].Flags = flags;
             ring.Publish(tail);

@@ -33,7 +33,7 @@ namespace HashTrace
             Check(name, "name");
             Check(inputType ?? "", "inputType");
             Check(outputType ?? "", "outputType");
-            if (function != HashFunction.Md5) throw new ArgumentException("hashtrace: unknown hash function " + function, "function");
+            if (function != HashFunction.Md5 && function != HashFunction.Xxh3_128) throw new ArgumentException("hashtrace: unknown hash function " + function, "function");
             Name = name;
             InputType = inputType ?? "";
             OutputType = outputType ?? "";

@@ -137,6 +137,7 @@ static class Tests
             CanonicalWriter w = Encode(f[1]);
             Check.Equal(f[2], Hex(w.Buffer, w.Length), f[0] + " canonical bytes");
             Check.Equal(f[3], w.Md5Hash().ToString(), f[0] + " md5");
+            Check.Equal(f[4], w.Xxh3Hash().ToString(), f[0] + " xxh3_128");
             ++rows;
         }
         Check.True(rows >= 50, "at least 50 golden rows, got " + rows);
@@ -229,6 +230,8 @@ static class Tests
         var big = new Tracepoint("Big", "", "payload", deferred: true);
         var source = new Tracepoint("Source", "", "messageid");
         var extended = new Tracepoint("Extended", "messageid", "messageid+n");
+        var fast = new Tracepoint("Fast", "messageid", "messageid", function: HashFunction.Xxh3_128);
+        var fastDeferred = new Tracepoint("FastDeferred", "payload", "", deferred: true, function: HashFunction.Xxh3_128);
         Tracing.Start(Config(node, format));
         Tracing.SetThreadName("main thread");
         var payload = new byte[300];
@@ -241,9 +244,11 @@ static class Tests
             Check.True(big.Begin().Out(payload).Record(), "big");
             Check.True(source.Begin().Out(id).Record(), "source");
             Check.True(extended.Begin().InOut(id).Out((ushort)3).Record(), "extended");
+            Check.True(fast.Begin().InOut(id).Record(), "fast");
+            Check.True(fastDeferred.Begin().In(payload, 0, (int)id).Record(), "fast deferred");
         }
         Tracing.Stop();
-        Check.Equal(600L, Tracing.Stats.Written, "samples written");
+        Check.Equal(800L, Tracing.Stats.Written, "samples written");
         Check.True(Tracing.LogPath.EndsWith(format == LogFormat.Csv ? ".csv" : ".htlog"), "log suffix: " + Tracing.LogPath);
     }
 
