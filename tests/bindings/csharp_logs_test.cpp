@@ -72,7 +72,10 @@ void expect_known_states(const hashtrace::logio::SampleLog& log) {
             EXPECT_EQ(s.output_hash, s.input_hash);
         } else if (name == "FastDeferred") {
             // Deferred up to 92 payload bytes (96 canonical), hashed inline beyond: the same digests.
-            EXPECT_EQ(s.input_hash, hash_of(HashFunction::xxh3_128, hashtrace::bytes(payload, id)));
+            // (Through the canonical bytes: GCC's -Wmaybe-uninitialized misfires on the
+            // streaming XXH3 path of hash_of in sanitizer builds.)
+            const std::string canonical = hashtrace::canonical_bytes(hashtrace::bytes(payload, id));
+            EXPECT_EQ(s.input_hash, hashtrace::hash_canonical_bytes(HashFunction::xxh3_128, canonical.data(), canonical.size()));
             EXPECT_FALSE(s.has_output());
         } else {
             ADD_FAILURE() << "unexpected tracepoint " << name;

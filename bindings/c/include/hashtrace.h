@@ -33,9 +33,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(_WIN32)
-#define HASHTRACE_API __declspec(dllimport)
-#elif defined(HASHTRACE_BUILDING_LIBRARY)
+#if defined(HASHTRACE_BUILDING_LIBRARY)
 #define HASHTRACE_API __attribute__((visibility("default")))
 #else
 #define HASHTRACE_API

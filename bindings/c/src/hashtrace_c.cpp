@@ -220,22 +220,20 @@ hashtrace_tracepoint* hashtrace_tracepoint_define(const char* name, const char* 
                                                   int hash_function, int deferred) {
     HashFunction fn;
     if (!name || !*name) {
-            fail(HASHTRACE_E_INVALID_ARGUMENT, "hashtrace: tracepoint name is NULL or empty");
-            return nullptr;
-        }
-    if (!parse_function(hash_function, fn))
-        {
-            fail(HASHTRACE_E_INVALID_ARGUMENT, "hashtrace: tracepoint '%s': unknown hash function %d", name, hash_function);
-            return nullptr;
-        }
+        fail(HASHTRACE_E_INVALID_ARGUMENT, "hashtrace: tracepoint name is NULL or empty");
+        return nullptr;
+    }
+    if (!parse_function(hash_function, fn)) {
+        fail(HASHTRACE_E_INVALID_ARGUMENT, "hashtrace: tracepoint '%s': unknown hash function %d", name, hash_function);
+        return nullptr;
+    }
     if (!input_type) input_type = "";
     if (!output_type) output_type = "";
     for (const char* text : {name, input_type, output_type}) {
         // Table 1's strings are CSV fields: no commas, no line breaks (SPEC.md section 1).
-        if (std::strpbrk(text, ",\r\n") || !hashtrace::capi::valid_utf8(text, std::strlen(text)))
-            {
-            fail(HASHTRACE_E_INVALID_ARGUMENT,
-                        "hashtrace: tracepoint '%s': '%s' must be UTF-8 without commas or line breaks", name, text);
+        if (std::strpbrk(text, ",\r\n") || !hashtrace::capi::valid_utf8(text, std::strlen(text))) {
+            fail(HASHTRACE_E_INVALID_ARGUMENT, "hashtrace: tracepoint '%s': '%s' must be UTF-8 without commas or line breaks",
+                 name, text);
             return nullptr;
         }
     }
@@ -248,10 +246,8 @@ hashtrace_tracepoint* hashtrace_tracepoint_define(const char* name, const char* 
         if (!tp) tp = new hashtrace_tracepoint(name, input_type, output_type, fn, deferred != 0);
         return tp;
     } catch (const std::exception& e) {
-        {
-            fail(HASHTRACE_E_INTERNAL, "hashtrace: %s", e.what());
-            return nullptr;
-        }
+        fail(HASHTRACE_E_INTERNAL, "hashtrace: %s", e.what());
+        return nullptr;
     }
 }
 

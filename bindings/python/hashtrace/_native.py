@@ -94,7 +94,7 @@ record_bytes = _declare(fast, "hashtrace_record_bytes", ctypes.c_int, c_ptr, cty
 record_bytes_inout = _declare(fast, "hashtrace_record_bytes_inout", ctypes.c_int, c_ptr, ctypes.c_char_p, c_size)
 hash_bytes = _declare(fast, "hashtrace_hash_bytes", ctypes.c_int, ctypes.c_int, ctypes.c_char_p, c_size, ctypes.c_char_p)
 
-OK, E_INVALID_ARGUMENT, E_INVALID_UTF8, E_ALREADY_RUNNING, E_NOT_RUNNING, E_IO = 0, -1, -2, -3, -4, -5
+OK, E_NOT_RUNNING = 0, -4  # hashtrace_status values the package tells apart
 
 if abi_version() != 1:
     raise ImportError(f"hashtrace: libhashtrace speaks ABI {abi_version()}, this package ABI 1")
