@@ -1,5 +1,6 @@
 # `find_package(hashtrace)` gives hashtrace::sdk (header-only; links OpenSSL
-# and pthreads; needs the Debian packages libconcurrentqueue-dev and libxxhash-dev).
+# and pthreads; needs the Debian packages libconcurrentqueue-dev and libxxhash-dev)
+# and hashtrace::c (libhashtrace, the C API: bindings/c; also pkg-config hashtrace).
 include(CMakePackageConfigHelpers)
 install(EXPORT hashtraceTargets NAMESPACE hashtrace:: DESTINATION lib/cmake/hashtrace COMPONENT sdk)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/hashtraceConfig.cmake.in

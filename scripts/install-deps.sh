@@ -12,6 +12,7 @@ packages=(
   libzxing-dev libopencv-dev
   clang libclang-rt-14-dev
   python3 python3-pandas sqlite3
+  mono-mcs mono-devel python3-dev python3-pip
   protobuf-compiler chromium nlohmann-json3-dev
 )
 missing=()

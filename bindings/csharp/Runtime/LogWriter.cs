@@ -1,0 +1,302 @@
+// The writer thread of a session: drains every thread's ring, hashes deferred
+// samples, converts time stamps, encodes and writes with one write per flush
+// (when 1 MiB is buffered or the flush interval has passed), and logs the
+// drops the tracepoints counted. Nothing here runs on a tracepoint's path.
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Net.NetworkInformation;
+using System.Threading;
+
+namespace HashTrace
+{
+    internal sealed class LogWriter
+    {
+        const int FlushBytes = 1 << 20;
+        static readonly long EpochTicks = new DateTime(1970, 1, 1, 0, 0, 0, DateTimeKind.Utc).Ticks;
+
+        public readonly string Path;
+        readonly TraceConfig _config;
+        readonly long _session;
+        readonly FileStream _file;
+        readonly ByteBuffer _buffer = new ByteBuffer();
+        readonly ILogEncoder _encoder;
+        readonly StampClock _clock = new StampClock();
+        readonly Dictionary<uint, long> _lastTime = new Dictionary<uint, long>();  // per thread: times never go backwards
+        readonly HashSet<uint> _described = new HashSet<uint>();
+        Thread _thread;
+        volatile bool _stopRequested;
+        uint _nextIndex;
+        int _namesVersion = -1;
+        long _written, _dropped, _bytes;
+        string _error;
+
+        public LogWriter(TraceConfig config, long session)
+        {
+            _config = config;
+            _session = session;
+            long start = RealtimeNs();
+            int pid = Process.GetCurrentProcess().Id;
+            string host = Environment.MachineName;
+            string instance = InstanceId(pid, host, start);
+            Directory.CreateDirectory(config.LogDir);
+            Path = System.IO.Path.Combine(config.LogDir, config.NodeName + "-" + instance + (config.Format == LogFormat.Csv ? ".csv" : ".htlog"));
+            _file = new FileStream(Path, FileMode.Create, FileAccess.Write, FileShare.ReadWrite, 1);
+            if (config.Format == LogFormat.Csv) _encoder = new CsvEncoder(_buffer, config.NodeName, instance);
+            else _encoder = new BinaryEncoder(_buffer);
+            _encoder.FileHeader(new List<KeyValuePair<string, string>> {
+                new KeyValuePair<string, string>("node", config.NodeName),
+                new KeyValuePair<string, string>("instance", instance),
+                new KeyValuePair<string, string>("host", host),
+                new KeyValuePair<string, string>("pid", pid.ToString(System.Globalization.CultureInfo.InvariantCulture)),
+                new KeyValuePair<string, string>("clock_source", "CLOCK_REALTIME"),
+                new KeyValuePair<string, string>("time_stamps", "stopwatch"),
+                new KeyValuePair<string, string>("start_time_ns", start.ToString(System.Globalization.CultureInfo.InvariantCulture)),
+                new KeyValuePair<string, string>("hash_functions", "md5,xxh3_128"),
+                new KeyValuePair<string, string>("writer", "hashtrace-csharp 0.1"),
+            });
+            Flush();  // a log that exists is readable from its first byte
+            // Old definitions' drop counts start from here in this log.
+            foreach (Tracepoint tp in Tracepoint.Snapshot())
+            {
+                tp.DropSession = session;
+                tp.DropsLogged = Interlocked.Read(ref tp.Dropped);
+            }
+        }
+
+        public void StartThread()
+        {
+            _thread = new Thread(Run) { IsBackground = true, Name = "hashtrace writer" };
+            _thread.Start();
+        }
+
+        public void StopAndJoin()
+        {
+            _stopRequested = true;
+            _thread.Join();
+        }
+
+        public TraceStats Stats(long rejected)
+        {
+            return new TraceStats {
+                Written = Interlocked.Read(ref _written), Dropped = Interlocked.Read(ref _dropped),
+                Bytes = Interlocked.Read(ref _bytes), Rejected = rejected,
+            };
+        }
+
+        internal static long RealtimeNs() { return (DateTime.UtcNow.Ticks - EpochTicks) * 100; }
+
+        // 16 hex digits naming this process run (the paper's "hash of PID and MAC", plus the
+        // start time so a reused PID still gives a new instance).
+        static string InstanceId(int pid, string host, long start)
+        {
+            var w = new CanonicalWriter().Add((long)pid).Add(FirstMacAddress()).Add(host).Add(start);
+            return w.Md5Hash().ToString().Substring(0, 16);
+        }
+
+        static string FirstMacAddress()
+        {
+            try
+            {
+                foreach (NetworkInterface nic in NetworkInterface.GetAllNetworkInterfaces())
+                {
+                    string mac = nic.GetPhysicalAddress().ToString();
+                    if (mac.Length > 0 && mac.Trim('0').Length > 0) return mac;
+                }
+            }
+            catch (Exception) { }  // no network information on this platform: the PID and time still differ
+            return "";
+        }
+
+        void Run()
+        {
+            long flushEvery = (long)_config.FlushIntervalMs * 1000000;
+            long lastFlush = RealtimeNs(), lastDropCheck = lastFlush;
+            int emptyPollsAfterStop = 0;
+            try
+            {
+                for (;;)
+                {
+                    int n = DrainRings();
+                    long now = RealtimeNs();
+                    if (now - lastDropCheck >= 10000000 || n == 0)
+                    {
+                        LogDrops(now);
+                        DescribeRenamedThreads(now);
+                        lastDropCheck = now;
+                        _clock.Recalibrate();
+                    }
+                    if (_buffer.Length >= FlushBytes || (now - lastFlush >= flushEvery && _buffer.Length > 0))
+                    {
+                        Flush();
+                        lastFlush = now;
+                    }
+                    if (n == 0)
+                    {
+                        // Stop only after the rings stayed empty across a short pause, so a
+                        // tracepoint that passed the recording check just before Stop() lands.
+                        if (_stopRequested && ++emptyPollsAfterStop >= 2) break;
+                        Thread.Sleep(1);
+                    }
+                }
+                while (DrainRings() > 0) { }
+                LogDrops(RealtimeNs());
+                _encoder.EndMarker();
+                Flush();
+            }
+            catch (Exception e)
+            {
+                // A full disk or a vanished directory must not end the traced program.
+                _error = e.Message;
+            }
+            finally
+            {
+                try { _file.Dispose(); } catch (Exception) { }
+                if (_error != null) Console.Error.WriteLine("hashtrace: writing " + Path + " failed: " + _error);
+            }
+        }
+
+        int DrainRings()
+        {
+            int total = 0;
+            foreach (ThreadRing ring in Tracing.Rings)
+            {
+                int head = ring.Head, tail = Volatile.Read(ref ring.Tail);
+                if (head == tail) continue;
+                for (int t = head; t != tail; ++t) Write(ring, t & ring.Mask);
+                Volatile.Write(ref ring.Head, tail);
+                total += tail - head;
+            }
+            Interlocked.Add(ref _written, total);
+            return total;
+        }
+
+        void Write(ThreadRing ring, int i)
+        {
+            Slot[] slots = ring.Slots;
+            Tracepoint tp = slots[i].Tracepoint;
+            long time = Converted(ring.ThreadId, slots[i].Stamp);
+            EnsureLogged(tp, time);
+            Describe(ring.ThreadId, time);
+            var s = new EncodedSample {
+                TimeNs = time, Tracepoint = tp.LogIndex, Thread = ring.ThreadId, Seq = slots[i].Seq,
+                HasInput = (slots[i].Flags & Slot.HasInput) != 0, HasOutput = (slots[i].Flags & Slot.HasOutput) != 0,
+            };
+            if ((slots[i].Flags & Slot.Deferred) != 0)
+            {
+                int at = i * ThreadRing.PayloadCapacity;
+                if (s.HasInput) s.Input = CanonicalWriter.HashOf(tp.Function, ring.Payload, at, slots[i].InputLength);
+                if ((slots[i].Flags & Slot.OutIsInput) != 0) s.Output = s.Input;
+                else if (s.HasOutput) s.Output = CanonicalWriter.HashOf(tp.Function, ring.Payload, at + slots[i].InputLength, slots[i].OutputLength);
+            }
+            else
+            {
+                s.Input = slots[i].Input;
+                s.Output = slots[i].Output;
+            }
+            slots[i].Tracepoint = null;  // the definition is not kept alive by an old slot
+            _encoder.Sample(ref s);
+        }
+
+        long Converted(uint thread, long stamp)
+        {
+            long t = _clock.ToRealtimeNs(stamp), last;
+            if (_lastTime.TryGetValue(thread, out last) && t < last) t = last;
+            _lastTime[thread] = t;
+            return t;
+        }
+
+        void EnsureLogged(Tracepoint tp, long time)
+        {
+            if (tp.LogSession == _session) return;
+            tp.LogSession = _session;
+            tp.LogIndex = _nextIndex++;
+            _encoder.Tracepoint(tp.LogIndex, tp, time);
+        }
+
+        void Describe(uint thread, long time)
+        {
+            if (!_described.Add(thread)) return;
+            KeyValuePair<int, string> entry;
+            lock (Tracing.ThreadNames)
+                if (!Tracing.ThreadNames.TryGetValue(thread, out entry)) entry = new KeyValuePair<int, string>(0, "");
+            _encoder.Thread(thread, entry.Key, entry.Value, time);
+        }
+
+        void DescribeRenamedThreads(long time)
+        {
+            lock (Tracing.ThreadNames)
+            {
+                if (Tracing.NamesVersion == _namesVersion) return;
+                _namesVersion = Tracing.NamesVersion;
+                foreach (var kv in Tracing.ThreadNames)
+                    if (_described.Contains(kv.Key)) _encoder.Thread(kv.Key, kv.Value.Key, kv.Value.Value, time);
+            }
+        }
+
+        void LogDrops(long time)
+        {
+            foreach (Tracepoint tp in Tracepoint.Snapshot())
+            {
+                if (tp.DropSession != _session)
+                {
+                    tp.DropSession = _session;
+                    tp.DropsLogged = 0;
+                }
+                long n = Interlocked.Read(ref tp.Dropped);
+                if (n == tp.DropsLogged) continue;
+                EnsureLogged(tp, time);
+                _encoder.Drop(tp.LogIndex, time, (ulong)(n - tp.DropsLogged));
+                Interlocked.Add(ref _dropped, n - tp.DropsLogged);
+                tp.DropsLogged = n;
+            }
+        }
+
+        void Flush()
+        {
+            _encoder.EndOfFlush();
+            if (_buffer.Length > 0) _file.Write(_buffer.Bytes, 0, _buffer.Length);
+            _file.Flush();
+            Interlocked.Add(ref _bytes, _buffer.Length);
+            _buffer.Clear();
+        }
+    }
+
+    // Stopwatch ticks (the monotonic clock, cheap to read on the recording
+    // thread) to CLOCK_REALTIME ns: anchored to DateTime.UtcNow, re-anchored
+    // by the writer every second so the log follows NTP's or PTP's slewing.
+    internal sealed class StampClock
+    {
+        static readonly double NsPerTick = 1e9 / Stopwatch.Frequency;
+        long _anchorTicks, _anchorNs, _nextCalibration;
+
+        public StampClock() { Anchor(); }
+
+        public long ToRealtimeNs(long ticks) { return _anchorNs + (long)((ticks - _anchorTicks) * NsPerTick); }
+
+        public void Recalibrate()
+        {
+            if (Stopwatch.GetTimestamp() >= _nextCalibration) Anchor();
+        }
+
+        // The pair read closest together of three, so a preemption between the reads is passed over.
+        void Anchor()
+        {
+            long best = long.MaxValue;
+            for (int i = 0; i < 3; ++i)
+            {
+                long before = Stopwatch.GetTimestamp();
+                long ns = LogWriter.RealtimeNs();
+                long after = Stopwatch.GetTimestamp();
+                if (after - before < best)
+                {
+                    best = after - before;
+                    _anchorTicks = before + (after - before) / 2;
+                    _anchorNs = ns;
+                }
+            }
+            _nextCalibration = _anchorTicks + Stopwatch.Frequency;
+        }
+    }
+}

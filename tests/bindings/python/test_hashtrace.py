@@ -1,0 +1,236 @@
+"""Tests of the Python package, run by ctest:
+    HASHTRACE_LIBRARY=build/bindings/c/libhashtrace.so.0 HASHTRACE_GOLDEN=... python3 -m unittest test_hashtrace
+"""
+import csv
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+import warnings
+
+import hashtrace
+
+GOLDEN = os.environ["HASHTRACE_GOLDEN"]
+
+
+def golden_rows():
+    with open(GOLDEN, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#") or line.startswith("name\t"):
+                continue
+            yield line.split("\t")
+
+
+def python_values(spec):
+    """A golden row's values as Python values (widths said with the wrappers)."""
+    values = []
+    for token in spec.split():
+        kind, lit = token.split(":", 1)
+        if kind == "str":
+            values.append(bytes.fromhex(lit).decode("utf-8"))
+        elif kind == "bytes":
+            values.append(bytes.fromhex(lit))
+        elif kind == "bool":
+            values.append(lit == "1")
+        elif kind == "f32":
+            values.append(hashtrace.f32(__import__("struct").unpack("<f", int(lit, 16).to_bytes(4, "little"))[0]))
+        elif kind == "f64":
+            values.append(__import__("struct").unpack("<d", int(lit, 16).to_bytes(8, "little"))[0])
+        elif kind == "i64":
+            values.append(int(lit))  # a plain int is an int64
+        else:
+            values.append(getattr(hashtrace, kind)(int(lit)))
+    return values
+
+
+class CanonicalBytes(unittest.TestCase):
+    def test_golden_vectors(self):
+        rows = 0
+        for name, spec, canonical, md5, xxh3 in golden_rows():
+            with self.subTest(name):
+                values = python_values(spec)
+                data = hashtrace.canonical_bytes(*values)
+                self.assertEqual(data.hex(), canonical)
+                self.assertEqual(hashlib.md5(data).hexdigest(), md5)
+                self.assertEqual(hashtrace.hash_of(*values).hex(), md5)
+                self.assertEqual(hashtrace.hash_of(*values, hash_function="xxh3_128").hex(), xxh3)
+                rows += 1
+        self.assertGreaterEqual(rows, 50)
+
+    def test_accelerator_encodes_as_the_python_encoder(self):
+        if not hashtrace.accelerated():
+            self.skipTest("pure-Python run")
+        import hashtrace_speedups
+        for name, spec, canonical, _, _ in golden_rows():
+            with self.subTest(name):
+                self.assertEqual(hashtrace_speedups.encode(tuple(python_values(spec))).hex(), canonical)
+
+    def test_plain_numbers_are_int64_and_double(self):
+        self.assertEqual(hashtrace.canonical_bytes(42), hashtrace.canonical_bytes(hashtrace.i64(42)))
+        self.assertEqual(hashtrace.canonical_bytes(1.5), hashtrace.canonical_bytes(hashtrace.f64(1.5)))
+        self.assertEqual(hashtrace.canonical_bytes(True), b"\x01")
+
+    def test_bad_values_raise_before_recording(self):
+        with self.assertRaises(TypeError):
+            hashtrace.canonical_bytes([1, 2])
+        with self.assertRaises(TypeError):
+            hashtrace.canonical_bytes(None)
+        with self.assertRaises(TypeError):
+            hashtrace.u32("42")
+        with self.assertRaises(TypeError):
+            hashtrace.u8(1.5)
+        with self.assertRaises(OverflowError):
+            hashtrace.u8(256)
+        with self.assertRaises(OverflowError):
+            hashtrace.u64(-1)
+        with self.assertRaises(OverflowError):
+            hashtrace.canonical_bytes(2 ** 63)
+        with self.assertRaises(UnicodeEncodeError):
+            hashtrace.canonical_bytes("lone \ud800 surrogate")
+        with self.assertRaises(ValueError):
+            hashtrace.hash_of(1, hash_function="sha1")
+        with self.assertRaises(TypeError):
+            hashtrace.tracepoint("X", hashtrace.inp("a", 1))  # a single spec must be inout
+        with self.assertRaises(TypeError):
+            hashtrace.tracepoint("X", "a", "b")
+        with self.assertRaises(ValueError):
+            hashtrace.Tracepoint("has,comma", "a", "b")
+        with self.assertRaises(TypeError):
+            hashtrace.Tracepoint("X", 1, "b")
+        # The same errors from the recording path (the accelerator's or the Python one).
+        tp = hashtrace.Tracepoint("Bad", "a", "b")
+        with self.assertRaises(TypeError):
+            tp.record(([1, 2],), None)
+        with self.assertRaises(TypeError):
+            tp.inout(object())
+        with self.assertRaises(OverflowError):
+            tp.inout(2 ** 63)
+        with self.assertRaises(UnicodeEncodeError):
+            tp.inout("lone \udc00")
+        with self.assertRaises(TypeError):
+            hashtrace.tracepoint("Bad", hashtrace.inp("a", {}), hashtrace.none)
+
+
+class Sessions(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="hashtrace-python-")
+
+    def tearDown(self):
+        hashtrace.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def start(self, **kw):
+        return hashtrace.start(node=kw.pop("node", "Py"), log_dir=self.dir, signal_handlers=False,
+                               read_environment=False, **kw)
+
+    def test_misuse_is_reported_the_python_way(self):
+        tp = hashtrace.Tracepoint("Misuse", "id", "id")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.assertFalse(tp.inout(1))  # before a session
+            self.start()
+            with self.assertRaises(hashtrace.SessionError) as e:
+                self.start()
+            self.assertIn("already running", str(e.exception))
+            self.assertTrue(tp.inout(1))
+            hashtrace.stop()
+            self.assertFalse(tp.inout(2))  # after stop
+            self.assertFalse(hashtrace.tracepoint("Misuse", hashtrace.inout("id", 3)))
+        self.assertEqual(sum(issubclass(w.category, hashtrace.HashtraceWarning) for w in caught), 3)
+        self.assertEqual(hashtrace.stats().written, 1)
+        hashtrace.stop()  # twice: a no-op
+        with self.assertRaises(ValueError):
+            self.start(format="xml")
+        with self.assertRaises(hashtrace.SessionError):
+            self.start(queue_capacity=0)
+        not_a_dir = os.path.join(self.dir, "file")
+        open(not_a_dir, "w").close()
+        with self.assertRaises(hashtrace.SessionError):
+            hashtrace.start(node="Py", log_dir=not_a_dir, read_environment=False)
+        self.assertFalse(hashtrace.running())
+
+    def test_csv_log_holds_labels_and_the_sdks_hashes(self):
+        path = self.start(format="csv")
+        hashtrace.set_thread_name("main")
+        for i in range(10):
+            hashtrace.tracepoint("Received", hashtrace.inout("messageid", hashtrace.u64(i)))
+            hashtrace.tracepoint("Computed", hashtrace.inp("messageid", hashtrace.u64(i)),
+                                 hashtrace.out("force", hashtrace.u64(i), 1.5), deferred=True)
+            hashtrace.tracepoint("Fast", hashtrace.none, hashtrace.out("messageid", hashtrace.u64(i)),
+                                 hash_function="xxh3_128")
+        hashtrace.set_enabled(False)
+        self.assertTrue(hashtrace.tracepoint("Received", hashtrace.inout("messageid", 99)))  # off: accepted, not recorded
+        hashtrace.set_enabled(True)
+        hashtrace.stop()
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 30)
+        for n, row in enumerate(rows):
+            i = n // 3
+            self.assertEqual(row["node_name"], "Py")
+            if row["tracepoint_name"] == "Received":
+                self.assertEqual(row["input_hash"], hashtrace.hash_of(hashtrace.u64(i)).hex())
+                self.assertEqual(row["output_hash"], row["input_hash"])
+                self.assertEqual(row["hash_function"], "md5")
+            elif row["tracepoint_name"] == "Computed":
+                self.assertEqual(row["output_hash_type"], "force")
+                self.assertEqual(row["output_hash"], hashtrace.hash_of(hashtrace.u64(i), 1.5).hex())
+            else:
+                self.assertEqual(row["input_hash"], "")
+                self.assertEqual(row["hash_function"], "xxh3_128")
+                self.assertEqual(row["output_hash"], hashtrace.hash_of(hashtrace.u64(i), hash_function="xxh3_128").hex())
+            self.assertEqual(int(row["seq"]), n)
+
+    def test_threads_record_concurrently(self):
+        self.start(when_full="block")
+        tp = hashtrace.Tracepoint("Worker", "n", "n")
+
+        def work(me):
+            hashtrace.set_thread_name(f"worker {me}")
+            for i in range(2000):
+                tp.inout(hashtrace.i32(me), hashtrace.u32(i))
+
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        hashtrace.stop()
+        self.assertEqual(hashtrace.stats(), hashtrace.Stats(6000, 0, hashtrace.stats().bytes))
+
+    def test_session_context_manager(self):
+        with hashtrace.session(node="Ctx", log_dir=self.dir, read_environment=False) as s:
+            self.assertTrue(hashtrace.running())
+            hashtrace.Tracepoint("Once", "", "x").record(None, (1,))
+        self.assertFalse(hashtrace.running())
+        self.assertTrue(s.log_path.endswith(".htlog"))
+        with open(s.log_path, "rb") as f:
+            data = f.read()
+        self.assertEqual(data[:8], b"\x89HTLOG\r\n")
+        self.assertEqual(data[-1], 0x83)  # the end marker
+
+
+class Install(unittest.TestCase):
+    def test_pip_installs_offline(self):
+        target = tempfile.mkdtemp(prefix="hashtrace-pip-")
+        try:
+            source = os.environ["HASHTRACE_PYTHON_SOURCE"]
+            subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--quiet",
+                            "--disable-pip-version-check", "--target", target, source],
+                           check=True, timeout=120, cwd=target)
+            out = subprocess.run([sys.executable, "-c", "import hashtrace; print(hashtrace.__file__, hashtrace.hash_of(hashtrace.u32(42)).hex())"],
+                                 env=dict(os.environ, PYTHONPATH=target), cwd=target, check=True, capture_output=True,
+                                 text=True, timeout=60).stdout
+            self.assertIn(target, out)
+            self.assertIn("9824a7030ce67cf3f0efe7529f0c6ecc", out)
+        finally:
+            shutil.rmtree(target, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
