@@ -122,7 +122,10 @@ struct ValuesSpec {
         detail::CopySink sink{out};
         feed(sink);
     }
+    // Untyped only: the C API has no hashtrace::typed tracepoints.
+    template <bool kTyped>
     Hash128 hash(HashFunction f) const noexcept {
+        static_assert(!kTyped, "the C API records untyped samples");
         auto feed = [this](auto& sink) { this->feed(sink); };
         if (f == HashFunction::xxh3_128) return hash_fed<detail::Xxh3Hasher>(feed);
         return hash_fed<detail::Md5Hasher>(feed);
@@ -139,7 +142,12 @@ struct CanonicalBytesSpec {
         detail::CopySink sink{out};
         sink.put(data, length);
     }
-    Hash128 hash(HashFunction f) const noexcept { return hash_canonical_bytes(f, data, length); }
+    // Untyped only: the C API has no hashtrace::typed tracepoints.
+    template <bool kTyped>
+    Hash128 hash(HashFunction f) const noexcept {
+        static_assert(!kTyped, "the C API records untyped samples");
+        return hash_canonical_bytes(f, data, length);
+    }
 };
 
 }  // namespace hashtrace::capi
