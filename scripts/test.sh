@@ -2,7 +2,8 @@
 # The test command (README, CI): builds with warnings as errors and runs every
 # test three ways: a normal build, AddressSanitizer + UndefinedBehaviorSanitizer,
 # and ThreadSanitizer for the suites that exercise the queue and the writer
-# (ctest label `tsan`). Run scripts/install-deps.sh first on a fresh machine.
+# (ctest label `tsan`); then fuzzes every parser for a bounded time
+# (scripts/fuzz.sh). Run scripts/install-deps.sh first on a fresh machine.
 #
 #   scripts/test.sh            all three
 #   scripts/test.sh quick      the normal build only
@@ -35,3 +36,6 @@ cmake -S . -B build-tsan -DHASHTRACE_WERROR=ON -DHASHTRACE_SANITIZE=thread \
 cmake --build build-tsan -j"$jobs" --target tsan-tests
 step "queue/writer tests under TSan"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure --timeout 900 -L tsan
+
+step "fuzz every parser for a bounded time (libFuzzer, clang)"
+scripts/fuzz.sh

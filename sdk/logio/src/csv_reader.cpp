@@ -222,19 +222,25 @@ private:
         };
         std::size_t i = 0;
 #ifdef __SSE2__
+        // A byte's top bit set when it is NUL or not ASCII, gathered over the
+        // row and tested once; the tail as the last 16 bytes (overlapping the loop's).
+        auto unusual = [](__m128i bytes) { return _mm_or_si128(bytes, _mm_cmpeq_epi8(bytes, _mm_setzero_si128())); };
+        __m128i unusual_seen = _mm_setzero_si128();
+        if (text.size() >= 16)
+            unusual_seen = unusual(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + text.size() - 16)));
         for (; i + 16 <= text.size(); i += 16) {
             const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-            unusual_bytes_ |= _mm_movemask_epi8(_mm_or_si128(bytes, _mm_cmpeq_epi8(bytes, _mm_setzero_si128()))) != 0;
+            unusual_seen = _mm_or_si128(unusual_seen, unusual(bytes));
             for (unsigned commas = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(',')))); commas;
                  commas &= commas - 1)
                 field_ends_at(i + static_cast<std::size_t>(__builtin_ctz(commas)));
         }
+        unusual_bytes_ = _mm_movemask_epi8(unusual_seen) != 0;
+        if (text.size() < 16)
 #endif
-        for (; i < text.size(); ++i) {
-            const auto c = static_cast<unsigned char>(text[i]);
-            unusual_bytes_ |= c == 0 || c >= 0x80;
-            if (c == ',') field_ends_at(i);
-        }
+            for (std::size_t k = i; k < text.size(); ++k) unusual_bytes_ |= text[k] == 0 || static_cast<unsigned char>(text[k]) >= 0x80;
+        for (; i < text.size(); ++i)
+            if (text[i] == ',') field_ends_at(i);
         field_ends_at(text.size());
         if (n != columns_)
             throw RowError{"expected " + std::to_string(columns_) + " fields, found " + std::to_string(n)};
@@ -243,13 +249,13 @@ private:
     std::string_view field(Column c) const { return position_[c] < 0 ? std::string_view{} : fields_[position_[c]]; }
 
     // An error in field `c` of the row split last, at the field's column.
-    [[noreturn]] void field_error(Column c, std::string reason) const {
+    [[noreturn, gnu::cold, gnu::noinline]] void field_error(Column c, std::string reason) const {
         const std::string_view f = field(c);
         throw RowError{std::move(reason), f.data() ? static_cast<std::size_t>(f.data() - row_.data()) + 1 : 0};
     }
 
     // SPEC 1: a log is UTF-8 text. Only a row with a NUL or non-ASCII byte (split says) is checked byte by byte.
-    void check_text() const {
+    [[gnu::cold, gnu::noinline]] void check_text() const {
         std::string what;
         const std::size_t bad = first_bad_text_byte(row_, what);
         if (bad == std::string_view::npos) return;
