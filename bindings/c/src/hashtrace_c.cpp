@@ -299,7 +299,7 @@ int hashtrace_hash_values(int hash_function, const hashtrace_value* values, size
     if (!parse_function(hash_function, fn)) return fail(HASHTRACE_E_INVALID_ARGUMENT, "hashtrace: unknown hash function %d", hash_function);
     if (!digest) return fail(HASHTRACE_E_INVALID_ARGUMENT, "hashtrace: digest is NULL");
     if (int s = check_values(values, count, "")) return s;
-    const hashtrace::Hash128 h = ValuesSpec{values, count}.hash(fn);
+    const hashtrace::Hash128 h = ValuesSpec{values, count}.hash<false>(fn);
     std::memcpy(digest, h.bytes.data(), 16);
     return HASHTRACE_OK;
 }
