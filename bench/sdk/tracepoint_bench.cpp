@@ -35,6 +35,7 @@ struct TracingSession {
         c.node_name = "Bench";
         c.log_dir = (std::filesystem::temp_directory_path() / "hashtrace-bench").string();
         c.queue_capacity = 1u << 17;
+        c.flush_interval = std::chrono::milliseconds(10);  // the drains wait for samples to be saved (Stats::written)
         c.install_signal_handlers = false;
         hashtrace::start(c);
         hashtrace::set_thread_name("bench");  // prepares this thread's queue before timing

@@ -187,7 +187,14 @@ TEST(Crash, RandomKillsKeepEverySampleOlderThanTheFlushInterval) {
         auto& progress = *new (shared) Progress{};
         const pid_t pid = fork();
         if (pid == 0) traced_workers(dir, progress, kFlush);
-        while (progress.started.load() < kWorkers) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (progress.started.load() < kWorkers && std::chrono::steady_clock::now() < give_up)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (progress.started.load() < kWorkers) {
+            kill(pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+            FAIL() << "the traced workers did not start within 30 s";
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(10, 400)(random)));
         const std::int64_t killed_ns = hashtrace::detail::now_ns();
         kill(pid, SIGKILL);

@@ -178,15 +178,20 @@ inline Hash128 hash_canonical_bytes(HashFunction f, const void* data, std::size_
     return detail::Md5Hasher::oneshot(data, size);
 }
 
+namespace detail {
+template <class Hasher>
+Hash128 hash_labelled_bytes(std::string_view label, const void* data, std::size_t size) noexcept {
+    HashingSink<Hasher> sink;
+    encode(sink, label);
+    sink.put(data, size);
+    return sink.finish();
+}
+}  // namespace detail
+
 // The same with typed hashing: the label's canonical bytes (a string) first.
 inline Hash128 hash_canonical_bytes(HashFunction f, std::string_view label, const void* data, std::size_t size) noexcept {
-    auto typed = [&](auto sink) {
-        detail::encode(sink, label);
-        sink.put(data, size);
-        return sink.finish();
-    };
-    if (f == HashFunction::xxh3_128) return typed(detail::HashingSink<detail::Xxh3Hasher>{});
-    return typed(detail::HashingSink<detail::Md5Hasher>{});
+    if (f == HashFunction::xxh3_128) return detail::hash_labelled_bytes<detail::Xxh3Hasher>(label, data, size);
+    return detail::hash_labelled_bytes<detail::Md5Hasher>(label, data, size);
 }
 
 // The canonical bytes of values as a string (for tests, tools and other languages).
