@@ -20,8 +20,12 @@ void print_log(const hashtrace::logio::SampleLog& log, long long head) {
     std::vector<std::uint64_t> samples(log.tracepoints.size()), drops(log.tracepoints.size());
     for (const auto& s : log.samples) ++samples[s.tracepoint];
     for (const auto& d : log.drops) drops[d.tracepoint] += d.count;
-    std::printf("   %zu tracepoints, %zu samples, %llu dropped\n", log.tracepoints.size(), log.samples.size(),
-                static_cast<unsigned long long>(log.report.dropped_samples));
+    std::printf("   %zu tracepoints, %zu samples, %llu dropped, %llu lost\n", log.tracepoints.size(), log.samples.size(),
+                static_cast<unsigned long long>(log.report.dropped_samples), static_cast<unsigned long long>(log.report.lost_samples));
+    for (const auto& l : log.losses)
+        std::printf("   LOST %llu samples of tracepoint %u between %s and %s: the writer could not write them (disk full)\n",
+                    static_cast<unsigned long long>(l.count), unsigned(l.tracepoint), logio::format_time_ns(l.first_time_ns).c_str(),
+                    logio::format_time_ns(l.last_time_ns).c_str());
     std::printf("   %-4s %-12s %-24s %-14s %-14s %-9s %10s %8s\n", "#", "node", "tracepoint", "input", "output", "hash",
                 "samples", "dropped");
     for (std::size_t i = 0; i < log.tracepoints.size(); ++i) {

@@ -94,6 +94,7 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool
 
     for (ParsedFile& f : files) {
         out.dropped_samples += f.meta.report.dropped_samples;
+        out.lost_samples += f.meta.report.lost_samples;
         out.files.push_back(std::move(f.meta));
     }
     release_free_memory();

@@ -196,6 +196,7 @@ void count_run(const SampleSet& s, const graph::Graph& g, AnalysisResult& r) {
     r.unlinked_inputs = g.unlinked_inputs;
     r.unconsumed_outputs = g.unconsumed_outputs;
     r.dropped_samples = s.dropped_samples;
+    r.lost_samples = s.lost_samples;
     for (const auto& f : s.files) {
         r.bad_records += f.report.bad_records;
         r.torn_files += f.report.torn;

@@ -56,6 +56,9 @@ std::string header_text(const AnalysisResult& r) {
     if (r.bad_records || r.dropped_samples || r.torn_files)
         out += format("%llu bad records skipped, %llu samples dropped by writers, %llu files with a torn tail\n",
                       (unsigned long long)r.bad_records, (unsigned long long)r.dropped_samples, (unsigned long long)r.torn_files);
+    if (r.lost_samples)
+        out += format("%llu samples lost by writers that could not write (a full disk: the logs' loss records)\n",
+                      (unsigned long long)r.lost_samples);
     if (!r.unclean_files.empty())
         out += format("%zu of %zu logs not closed cleanly (killed or crashed: samples of their last flush interval may be missing)\n",
                       r.unclean_files.size(), r.files);
@@ -195,6 +198,7 @@ std::string render_json(const AnalysisResult& r) {
     j["instances"] = r.instances;
     j["bad_records"] = r.bad_records;
     j["dropped_samples"] = r.dropped_samples;
+    j["lost_samples"] = r.lost_samples;
     j["torn_files"] = r.torn_files;
     j["unclean_files"] = r.unclean_files;
     j["first_time_ns"] = r.first_time_ns;

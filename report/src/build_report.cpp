@@ -243,6 +243,7 @@ RunMetrics run_metrics(const std::string& name, const metrics::AnalysisResult& r
     row("M12 simulation overhead", "", "lower", r.m12);
     row("unlinked inputs", "", "lower", double(r.unlinked_inputs));
     row("dropped samples", "", "lower", double(r.dropped_samples));
+    row("lost samples (disk full)", "", "lower", double(r.lost_samples));
     return run;
 }
 

@@ -80,6 +80,7 @@ struct SampleSet {
     std::size_t hash_count = 0;              // number of distinct ids (kept or not)
 
     std::uint64_t dropped_samples = 0;       // sum over the files' drop records
+    std::uint64_t lost_samples = 0;          // sum over the files' loss records (writes a full disk refused)
 
     std::size_t size() const noexcept { return time_ns.size(); }
     std::size_t file_of(SampleIndex s) const { return tracepoints[tracepoint[s]].file; }
