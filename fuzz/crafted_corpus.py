@@ -141,7 +141,7 @@ def binary_seeds():
         write("analyze_binary", name, data)
 
 
-# ---- CSV logs (SPEC.md section 1) ----------------------------------------------
+# ---- CSV logs (docs/spec.md section 1) ----------------------------------------------
 
 CSV_HEADER = "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash"
 HASH_A = "0123456789abcdef0123456789abcdef"
@@ -177,7 +177,7 @@ def csv_seeds():
         write("analyze_csv", name, data)
 
 
-# ---- analysis specs (SPEC.md section 3) ----------------------------------------
+# ---- analysis specs (docs/spec.md section 3) ----------------------------------------
 
 def spec_seeds():
     write("spec_parser", "empty.toml", "")

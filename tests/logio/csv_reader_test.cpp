@@ -277,7 +277,7 @@ std::string row_error(const std::string& row, const std::string& header = kHeade
 
 }  // namespace
 
-// SPEC 1: a log is UTF-8 text. A NUL, a byte that is not UTF-8 (overlong
+// docs/spec.md section 1: a log is UTF-8 text. A NUL, a byte that is not UTF-8 (overlong
 // forms, surrogates and code points past U+10FFFF included) or a sequence cut
 // short is an error at its line and column, whichever field it is in.
 TEST(CsvReader, BytesThatAreNotUtf8TextAreErrorsAtTheirLineAndColumn) {
@@ -302,7 +302,7 @@ TEST(CsvReader, BytesThatAreNotUtf8TextAreErrorsAtTheirLineAndColumn) {
 }
 
 TEST(CsvReader, AnEmptyInstanceIsAnErrorAtItsColumn) {
-    EXPECT_EQ(row_error("Chai,,Send,x,x,1.0,,"), "2:6: instance is empty (SPEC 1: decimal or hex text naming the process run)");
+    EXPECT_EQ(row_error("Chai,,Send,x,x,1.0,,"), "2:6: instance is empty (docs/spec.md section 1: decimal or hex text naming the process run)");
 }
 
 TEST(CsvReader, FieldErrorsNameTheirColumn) {
@@ -319,7 +319,7 @@ TEST(CsvReader, LenientModeSkipsAndCountsTextErrorsAndEmptyInstances) {
     EXPECT_EQ(r.bad_records, 3u);
     ASSERT_EQ(r.bad_record_messages.size(), 3u);
     EXPECT_EQ(r.bad_record_messages[0], "run/chai.csv:3:6: field 'tracepoint_name' has a byte 0xff that is not UTF-8 (a log is UTF-8 text)");
-    EXPECT_EQ(r.bad_record_messages[1], "run/chai.csv:4:3: instance is empty (SPEC 1: decimal or hex text naming the process run)");
+    EXPECT_EQ(r.bad_record_messages[1], "run/chai.csv:4:3: instance is empty (docs/spec.md section 1: decimal or hex text naming the process run)");
     EXPECT_EQ(r.bad_record_messages[2], "run/chai.csv:5:8: field 'input_hash_type' has a NUL byte (a log is UTF-8 text)");
 }
 

@@ -130,7 +130,7 @@ TEST(FindLogs, FoldersWithoutALogAreAnErrorNamingThem) {
     } catch (const LogError& e) {
         EXPECT_EQ(e.file(), (dir / "a").string() + ", " + (dir / "b").string());
         EXPECT_EQ(e.reason(), "no sample logs found (searched recursively for *.htlog, and for *.csv whose header names the "
-                              "SPEC 1 columns; 1 other *.csv passed over)");
+                              "docs/spec.md section 1 columns; 1 other *.csv passed over)");
     }
     EXPECT_TRUE(find_logs({}).empty());  // nothing asked, nothing found
     fs::remove_all(dir);

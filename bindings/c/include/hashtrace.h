@@ -1,6 +1,6 @@
 /* hashtrace.h - the C API of hashtrace (C99, stable ABI).
  *
- * The same tracepoints, canonical hashing (SPEC.md section 2) and log files as
+ * The same tracepoints, canonical hashing (docs/spec.md section 2) and log files as
  * the C++ SDK, for C programs and for other languages' bindings. The library,
  * libhashtrace, is the C++ runtime built once: link -lhashtrace (pkg-config
  * hashtrace) or the CMake target hashtrace::c.

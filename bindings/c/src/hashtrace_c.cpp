@@ -228,7 +228,7 @@ hashtrace_tracepoint* hashtrace_tracepoint_define(const char* name, const char* 
     if (!input_type) input_type = "";
     if (!output_type) output_type = "";
     for (const char* text : {name, input_type, output_type}) {
-        // Table 1's strings are CSV fields: no commas, no line breaks (SPEC.md section 1).
+        // Table 1's strings are CSV fields: no commas, no line breaks (docs/spec.md section 1).
         if (std::strpbrk(text, ",\r\n") || !hashtrace::capi::valid_utf8(text, std::strlen(text))) {
             fail(HASHTRACE_E_INVALID_ARGUMENT, "hashtrace: tracepoint '%s': '%s' must be UTF-8 without commas or line breaks",
                  name, text);

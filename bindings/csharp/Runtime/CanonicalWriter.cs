@@ -1,4 +1,4 @@
-// The canonical bytes of SPEC.md section 2, as the C++ SDK makes them: each C#
+// The canonical bytes of docs/spec.md section 2, as the C++ SDK makes them: each C#
 // type encodes as the C++ type of the same width (int as int32_t, ulong as
 // uint64_t, float and double as IEEE-754, bool as one byte), little-endian;
 // strings as a uint32 length and their UTF-8 bytes; byte arrays as a uint32

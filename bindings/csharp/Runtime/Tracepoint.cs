@@ -26,7 +26,7 @@ namespace HashTrace
         static readonly List<Tracepoint> All = new List<Tracepoint>();
 
         /// <summary>Throws ArgumentException for an empty name or labels with commas or line
-        /// breaks (they are CSV fields, SPEC.md section 1).</summary>
+        /// breaks (they are CSV fields, docs/spec.md section 1).</summary>
         public Tracepoint(string name, string inputType, string outputType, bool deferred = false, HashFunction function = HashFunction.Md5)
         {
             if (string.IsNullOrEmpty(name)) throw new ArgumentException("hashtrace: a tracepoint needs a name", "name");

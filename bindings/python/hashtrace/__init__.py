@@ -8,7 +8,7 @@ files, through libhashtrace (the C API) with ctypes.
         hashtrace.tracepoint("PlanMade", hashtrace.inp("messageid", hashtrace.u64(msg_id)),
                              hashtrace.out("plan", hashtrace.u64(msg_id), cost))
 
-Labels and canonical bytes are the C++ SDK's (SPEC.md section 2): a plain int
+Labels and canonical bytes are the C++ SDK's (docs/spec.md section 2): a plain int
 hashes as int64, a float as double; say other widths with u8..u64, i8..i64, f32.
 
 Errors, the Python way: wrong value types raise TypeError, out-of-range

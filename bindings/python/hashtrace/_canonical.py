@@ -1,4 +1,4 @@
-"""The canonical bytes of SPEC.md section 2, as the C++ SDK makes them.
+"""The canonical bytes of docs/spec.md section 2, as the C++ SDK makes them.
 
 Python integers have no width, so the width is said with a wrapper:
 u8/u16/u32/u64/i8/i16/i32/i64 and f32/f64. A plain int is an int64 (C++

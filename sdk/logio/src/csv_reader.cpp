@@ -254,7 +254,7 @@ private:
         throw RowError{std::move(reason), f.data() ? static_cast<std::size_t>(f.data() - row_.data()) + 1 : 0};
     }
 
-    // SPEC 1: a log is UTF-8 text. Only a row with a NUL or non-ASCII byte (split says) is checked byte by byte.
+    // docs/spec.md section 1: a log is UTF-8 text. Only a row with a NUL or non-ASCII byte (split says) is checked byte by byte.
     [[gnu::cold, gnu::noinline]] void check_text() const {
         std::string what;
         const std::size_t bad = first_bad_text_byte(row_, what);
@@ -306,7 +306,7 @@ private:
         split(text);
         if (unusual_bytes_) check_text();
         if (field(kNode).empty()) field_error(kNode, "node_name is empty");
-        if (field(kInstance).empty()) field_error(kInstance, "instance is empty (SPEC 1: decimal or hex text naming the process run)");
+        if (field(kInstance).empty()) field_error(kInstance, "instance is empty (docs/spec.md section 1: decimal or hex text naming the process run)");
         if (field(kTracepoint).empty()) field_error(kTracepoint, "tracepoint_name is empty");
         SampleRecord s;
         if (!parse_time_ns(field(kTime), s.time_ns))

@@ -62,7 +62,7 @@ std::vector<std::filesystem::path> find_logs(const std::vector<std::filesystem::
     if (out.empty() && !inputs.empty())
         throw LogError(searched, 0,
                        "no sample logs found (searched recursively for *.htlog, and for *.csv whose header names the "
-                       "SPEC 1 columns" + (other_csv ? "; " + std::to_string(other_csv) + " other *.csv passed over" : std::string()) + ")");
+                       "docs/spec.md section 1 columns" + (other_csv ? "; " + std::to_string(other_csv) + " other *.csv passed over" : std::string()) + ")");
     return out;
 }
 

@@ -1,5 +1,5 @@
 // hashtrace/critical_path/instances.hpp - the instances of an interval, as
-// `analyze` counts them (SPEC 5, docs/analysis.md "Intervals"): for each
+// `analyze` counts them (docs/spec.md section 5, docs/analysis.md "Intervals"): for each
 // sample matching `from`, and each node instance holding a `to` sample
 // reachable from it, the earliest such sample. Answered by the metrics
 // library's EarliestReach passes, so the instances are analyze's exactly.
