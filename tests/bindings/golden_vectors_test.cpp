@@ -40,7 +40,7 @@ TEST(GoldenVectors, TypedHashOfMatchesTheRows) {
     for (int i = 0; i < 300; ++i) b300[i] = static_cast<unsigned char>(i * 131 + 7);
     EXPECT_EQ(golden::hash_hex(hashtrace::hash_of(HashFunction::md5, hashtrace::bytes(b300, 300))), by_name.at("bytes_300").md5_hex);
     EXPECT_EQ(golden::hash_hex(hashtrace::hash_of(HashFunction::md5, std::string("messageid"))), by_name.at("str_ascii").md5_hex);
-    // The SPEC's own example: uint32_t 42 -> 2a 00 00 00.
+    // docs/spec.md section 2's own example: uint32_t 42 -> 2a 00 00 00.
     EXPECT_EQ(by_name.at("u32_spec_example").canonical_hex, "2a000000");
 }
 

@@ -64,7 +64,7 @@ inline constexpr unsigned kSampleSeqBit = 0x20;     // a seq varint follows (els
 inline constexpr std::size_t kRingSize = 256;
 // Typed hashing (each label's canonical bytes hashed before the state): a bit
 // of a tracepoint record's hash-function byte, and a suffix of CSV's
-// hash_function column, which SPEC lets name any function ("md5+typed").
+// hash_function column, which docs/spec.md section 1 lets name any function ("md5+typed").
 inline constexpr unsigned kTypedHashingBit = 0x80;
 inline constexpr std::string_view kTypedHashingSuffix = "+typed";
 
