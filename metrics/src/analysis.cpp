@@ -260,6 +260,8 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
         IntervalResult& ir = r.intervals[i];
         ir.name = spec.intervals[i].name;
         ir.kind = spec.intervals[i].kind;
+        ir.from = spec.intervals[i].from.text();
+        ir.to = spec.intervals[i].to.text();
         ir.latency_ms = summarize(values);
     };
     auto finish_matrix = [&](std::span<const Answer> answers) {

@@ -1,0 +1,60 @@
+// The kept pairs as a system: sources, sinks, routes and the intervals along them.
+#include "systems.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace hashtrace::infer::testing {
+namespace {
+
+std::vector<std::string> names(const Evidence& ev, const std::vector<ClassId>& ids) {
+    std::vector<std::string> out;
+    for (const auto c : ids) out.push_back(ev.classes[c].selector());
+    return out;
+}
+
+TEST(InferChains, RouterPipelineHasOneSourceTwoSinksAndAFanOut) {
+    const auto r = infer_from(router_pipeline(300));
+    EXPECT_EQ(names(r.evidence, r.chains.sources), std::vector<std::string>{"Sender/Create"});
+    EXPECT_EQ(names(r.evidence, r.chains.sinks), (std::vector<std::string>{"A/Apply", "B/Apply"}));
+    EXPECT_EQ(names(r.evidence, r.chains.fan_out), std::vector<std::string>{"Router/Forward"});
+    EXPECT_TRUE(r.chains.fan_in.empty());
+    ASSERT_EQ(r.chains.routes.size(), 2u);
+    EXPECT_EQ(names(r.evidence, r.chains.routes[0].path),
+              (std::vector<std::string>{"Sender/Create", "Sender/Send", "Router/Receive", "Router/Forward", "A/Receive", "A/Apply"}));
+    EXPECT_EQ(r.chains.routes[0].bottleneck, 300u);
+}
+
+TEST(InferChains, IntervalsAreTheLinksAndEndToEndOrEveryPairAlongARoute) {
+    const auto consecutive = infer_from(router_pipeline(300));
+    // 7 distinct links on the two routes, and one end-to-end interval per sink.
+    ASSERT_EQ(consecutive.intervals.size(), 9u);
+    EXPECT_EQ(consecutive.intervals[0].name, "Sender Create to Send");
+    EXPECT_EQ(consecutive.intervals[0].kind, graph::IntervalKind::process);
+    EXPECT_EQ(consecutive.intervals[1].name, "Sender/Send to Router/Receive");
+    EXPECT_EQ(consecutive.intervals[1].kind, graph::IntervalKind::end_to_end);
+    EXPECT_EQ(consecutive.intervals[7].why, "end to end");
+    // Every ordered pair along the two routes of six, which share four: 15 + 15 - 6.
+    const auto all = infer_from(router_pipeline(300), true);
+    EXPECT_EQ(all.intervals.size(), 24u);
+    EXPECT_EQ(all.spec.intervals.size(), 24u);
+}
+
+TEST(InferChains, ALoopThatFeedsItselfIsStillASource) {
+    SystemLogs logs;
+    const Tp loop{"L", "1", "Loop", "loop", "loop"}, make{"L", "1", "Make", "loop", "msg"}, use{"M", "1", "Use", "msg", ""};
+    for (int i = 0; i < 500; ++i) {
+        const std::int64_t t = kStart + i * kMs;
+        logs.add(loop, t, value(i % 50), value((i + 1) % 50));
+        logs.add(make, t + 100'000, value((i + 1) % 50), value(i, 1));
+        logs.add(use, t + 300'000, value(i, 1), "");
+    }
+    const auto r = infer_from(logs);
+    EXPECT_EQ(find_pair(r.evidence, "L/Loop", "L/Loop")->verdict, Verdict::kept);
+    EXPECT_EQ(names(r.evidence, r.chains.sources), std::vector<std::string>{"L/Loop"});
+    EXPECT_EQ(names(r.evidence, r.chains.sinks), std::vector<std::string>{"M/Use"});
+}
+
+}  // namespace
+}  // namespace hashtrace::infer::testing
