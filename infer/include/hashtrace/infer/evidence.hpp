@@ -43,7 +43,7 @@ enum class Verdict {
     repeated,        // a pass-through linked to itself: the same value seen again (hash reuse)
     label_mismatch,  // the hash labels differ where the tracepoints' other links agree (overlapping id spaces)
     spread,          // latencies spread over the whole run: values meet by coincidence
-    reversed,        // the same values flow the other way far more often (happened-before contradicted)
+    reversed,        // the same values also flow the other way (happened-before contradicted)
     sibling,         // the producer and the consumer are both fed by a third: one only saw the value first
     shortcut,        // its links are also reached through other pairs (a value passed on unchanged)
     outcompeted,     // the same consumers are explained better by another producer (hypothesis elimination)
@@ -73,7 +73,7 @@ struct PairEvidence {
 struct EvidenceOptions {
     double rare_share = 0.005;       // rare: below this share of both tracepoints' samples
     double spread_share = 0.4;       // spread: p90 - p10 latency above this share of the run window
-    double reversed_ratio = 4;       // reversed: the opposite pair links this many times more
+    double counterexample_share = 0.01;  // reversed: the opposite pair's links, as a share of this pair's, that reject both
     double implied_share = 0.9;      // shortcut: at least this share of checked links reached otherwise
     double contradicted_share = 0.5; // scope: cross links contradicted by inside ones
     std::uint32_t checked_links = 1024;  // links per pair looked at closely (evenly over the run)
