@@ -72,6 +72,21 @@ TEST(InferEvidence, CountersOfTwoLoopsMeetByCoincidenceAndAreRejected) {
     EXPECT_EQ(find_pair(r.evidence, "Fast/Tick", "Fast/Make")->scope, graph::PairScope::thread);
 }
 
+TEST(InferEvidence, CountersThatMeetInBothOrdersContradictHappenedBefore) {
+    // 1000 and 800 iterations a second, the slow loop 100 ms ahead: its first
+    // values come first, then the fast loop's. The latencies stay well
+    // inside the run; the links both ways give the coincidence away.
+    const auto r = infer_from(counters_at_two_rates(4, kMs, 1'250'000, -100 * kMs));
+    expect_same_links_as_truth(r, kCountersTruth);
+    const auto* forward = find_pair(r.evidence, "Fast/Tick", "Slow/Step");
+    const auto* backward = find_pair(r.evidence, "Slow/Step", "Fast/Tick");
+    ASSERT_NE(forward, nullptr);
+    ASSERT_NE(backward, nullptr);
+    EXPECT_LT(forward->p90_ms - forward->p10_ms, 0.4 * r.evidence.window_s * 1e3);
+    EXPECT_EQ(forward->verdict, Verdict::reversed) << forward->reason;
+    EXPECT_EQ(backward->verdict, Verdict::reversed) << backward->reason;
+}
+
 TEST(InferEvidence, AFewCoincidentLinksAreRare) {
     SystemLogs logs;
     const Tp make{"P", "1", "Make", "", "id"}, use{"Q", "1", "Use", "id", ""}, other{"R", "1", "Other", "", "id"};

@@ -109,19 +109,20 @@ scope = "instance"
 )";
 
 // Two loops on two nodes count their iterations from 0 under the same label,
-// one four times as fast; each makes its own messages from its counter.
-inline SystemLogs counters_at_two_rates(int seconds = 4) {
+// at different rates; each makes its own messages from its counter. The slow
+// one may start first, so that for a while its values come first.
+inline SystemLogs counters_at_two_rates(int seconds = 4, std::int64_t fast_period = kMs, std::int64_t slow_period = 4 * kMs,
+                                        std::int64_t slow_start = 5 * kMs) {
     SystemLogs logs;
     const Tp fast_tick{"Fast", "f1", "Tick", "loop", "loop"}, fast_make{"Fast", "f1", "Make", "loop", "msg"};
     const Tp slow_tick{"Slow", "s1", "Step", "loop", "loop"}, slow_make{"Slow", "s1", "Make", "loop", "msg"};
-    const std::int64_t slow_start = kStart + 5 * kMs;  // the slow node starts a little later
-    for (int i = 0; i < seconds * 1000; ++i) {
-        const std::int64_t t = kStart + i * kMs;
+    for (std::int64_t i = 0; i * fast_period < seconds * 1000 * kMs; ++i) {
+        const std::int64_t t = kStart + i * fast_period;
         logs.add(fast_tick, t, value(i), value(i), 0);
         logs.add(fast_make, t + 100'000, value(i), value(i, 2), 0);
     }
-    for (int i = 0; i < seconds * 250; ++i) {
-        const std::int64_t t = slow_start + i * 4 * kMs;
+    for (std::int64_t i = 0; i * slow_period < seconds * 1000 * kMs; ++i) {
+        const std::int64_t t = kStart + slow_start + i * slow_period;
         logs.add(slow_tick, t, value(i), value(i), 0);
         logs.add(slow_make, t + 100'000, value(i), value(i, 3), 0);
     }
