@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 namespace hashtrace::infer {
@@ -245,14 +246,31 @@ private:
         }
     }
 
+    // Share of pair i's checked links whose consumer links from no other
+    // kept producer tracepoint: links nothing else explains.
+    double unexplained_share(std::uint32_t i) const {
+        const auto& p = ev_.pairs[i];
+        if (samples_[i].empty()) return 0;
+        std::size_t alone = 0;
+        for (const auto& e : samples_[i]) {
+            bool other = false;
+            g_.for_each_in(e.to, [&](const graph::Edge& in) {
+                const ClassId x = cls(in.from);
+                other = other || (x != p.from && alive(x, p.to));
+            });
+            alone += !other;
+        }
+        return double(alone) / double(samples_[i].size());
+    }
+
     // Mystery Machine's counterexample: if A's values cause B's, no value
-    // reaches B before A makes it. Links of the opposite pair (B -> A, the
-    // same values of the same id space seen at B first) are such
-    // counterexamples: from 1 % of the
-    // larger direction's links on, both directions are coincidences of two
-    // id spaces (counters that meet by value); below that, the smaller one alone.
+    // reaches B before A makes it. Links of the opposite pair (B -> A: the
+    // same values of the same id space seen at B first), where nothing else
+    // explains A's sample, are such counterexamples: from 1 % of the larger
+    // direction's links on, both directions are coincidences of two id
+    // spaces (counters that meet by value); below that, the smaller one alone.
     void reject_reversed() {
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> rejected;  // (pair, its reverse)
+        std::vector<std::tuple<std::uint32_t, std::uint32_t, double>> rejected;  // (pair, its reverse, counterexamples)
         for (std::uint32_t i = 0; i < ev_.pairs.size(); ++i) {
             const auto& p = pair(i);
             if (p.verdict != Verdict::kept || p.from == p.to) continue;
@@ -263,18 +281,18 @@ private:
             // message sent as `wire` and received back as `messageid` is not.
             const auto &a = from_of(p), &b = to_of(p);
             if (a.output_label != b.output_label || a.input_label != b.input_label || a.output_label != b.input_label) continue;
-            const bool minor = q.links > p.links || (q.links == p.links && r < i);
-            if (minor || double(q.links) >= o_.counterexample_share * double(p.links)) rejected.emplace_back(i, r);
+            const double counterexamples = double(q.links) * unexplained_share(r);
+            const double backed = double(p.links) * unexplained_share(i);
+            const bool minor = counterexamples > backed || (counterexamples == backed && counterexamples > 0 && r < i);
+            if (minor || counterexamples >= o_.counterexample_share * double(p.links)) rejected.emplace_back(i, r, counterexamples);
         }
-        for (const auto& [i, r] : rejected) {
+        for (const auto& [i, r, counterexamples] : rejected) {
             auto& p = pair(i);
-            const auto& q = pair(r);
             p.verdict = Verdict::reversed;
             p.rival = r;
-            p.reason = format("happened-before contradicted: in %llu links the same values reach %s from %s first (this way: %llu); "
-                              "two id spaces that meet by value",
-                              (unsigned long long)q.links, from_of(p).selector().c_str(), to_of(p).selector().c_str(),
-                              (unsigned long long)p.links);
+            p.reason = format("happened-before contradicted: in about %.0f links nothing else explains, the same values reach %s from %s "
+                              "first (this way: %llu); two id spaces that meet by value",
+                              counterexamples, from_of(p).selector().c_str(), to_of(p).selector().c_str(), (unsigned long long)p.links);
         }
     }
 
