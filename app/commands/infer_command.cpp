@@ -5,12 +5,9 @@
 #include "hashtrace/infer/chains.hpp"
 #include "hashtrace/infer/evidence.hpp"
 #include "hashtrace/infer/writers.hpp"
-#include "hashtrace/metrics/analysis.hpp"
 #include "pipeline.hpp"
 
 #include <cstdio>
-#include <map>
-#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <spawn.h>
@@ -105,10 +102,10 @@ int run_infer(hashtrace::cli::Args& args) {
     auto samples = cli::load_stage(inputs, pipeline);
     cli::report_input_health(samples);
     timings.mark("load");
-    std::optional<graph::Graph> specless = cli::link_stage(samples, graph::AnalysisSpec{}, pipeline, /*keep_hash_ids=*/true);
+    auto specless = cli::link_stage(samples, graph::AnalysisSpec{}, pipeline, /*keep_hash_ids=*/true);
     timings.mark("link");
-    check_structure(samples, *specless);
-    const auto evidence = infer::gather_evidence(samples, *specless);
+    check_structure(samples, specless);
+    const auto evidence = infer::gather_evidence(samples, specless);
     const auto chains = infer::recover_chains(evidence);
     auto intervals = infer::propose_intervals(evidence, chains, all_intervals);
     timings.mark("evidence");
@@ -116,45 +113,24 @@ int run_infer(hashtrace::cli::Args& args) {
         throw std::runtime_error("no structure to infer: " + what_was_found(samples) + "; every candidate pair was rejected:\n" +
                                  infer::write_report(evidence, chains));
 
-    // The spec is checked the way it will be used: linked and measured. An
-    // interval along a route of tracepoints that no sample path follows
-    // (a router's classes join flows that never meet) measures nothing and is dropped.
-    specless.reset();
-    const auto proposed = graph::parse_spec(infer::write_spec(evidence, intervals), "inferred spec");
-    const auto linked = cli::link_stage(samples, proposed, pipeline, /*keep_hash_ids=*/false);
-    metrics::MetricOptions measure;
-    measure.threads = pipeline.threads;
-    const auto measured = metrics::analyze(samples, linked, proposed, measure);
-    std::map<std::string, metrics::Summary> by_name;
-    for (const auto& m : measured.intervals) by_name.emplace(m.name, m.latency_ms);
-    std::vector<infer::ProposedInterval> measurable;
-    std::size_t dropped = 0;
-    for (std::size_t i = 0; i < intervals.size(); ++i) {
-        const auto found = by_name.find(intervals[i].name);
-        if (found == by_name.end()) continue;  // a name no selector can spell: write_spec leaves it out
-        const auto& m = found->second;
-        if (m.count == 0) {
-            ++dropped;
-            continue;
-        }
-        char note[160];
-        std::snprintf(note, sizeof note, "%s: %zu measured, mean %.4g ms", intervals[i].why.c_str(), static_cast<std::size_t>(m.count), m.mean);
-        intervals[i].why = note;
-        measurable.push_back(intervals[i]);
-    }
-    const std::string spec_text = infer::write_spec(evidence, measurable);
-    timings.mark("check");
+    // Intervals along routes no sample path follows are left out, searched
+    // for in the run linked as the spec will link it (its pairs and scopes).
+    specless = {};
+    const auto pairs_only = graph::parse_spec(infer::write_spec(evidence, {}), "inferred spec");
+    const auto linked = cli::link_stage(samples, pairs_only, pipeline, /*keep_hash_ids=*/false);
+    const std::size_t dropped = infer::keep_followed_intervals(samples, linked, evidence, intervals);
+    const std::string spec_text = infer::write_spec(evidence, intervals);
+    timings.mark("intervals");
 
     std::fputs(infer::write_report(evidence, chains).c_str(), stdout);
-    std::printf("%zu intervals proposed (%zu along routes no sample follows left out); linked with the spec: %zu links\n",
-                measurable.size(), dropped, linked.edges.size());
+    std::printf("%zu intervals proposed (%zu along routes no sample path follows left out)\n", intervals.size(), dropped);
     if (output) {
         write_file(*output, spec_text);
         std::printf("spec: %s (then: hashtrace analyze LOGS --spec %s)\n", output->c_str(), output->c_str());
     } else {
         std::printf("\n%s", spec_text.c_str());
     }
-    if (json) write_file(*json, infer::write_json(evidence, chains, measurable));
+    if (json) write_file(*json, infer::write_json(evidence, chains, intervals));
     if (dot) {
         write_file(*dot, infer::write_dot(evidence, chains));
         render_svg(*dot);

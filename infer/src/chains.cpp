@@ -106,4 +106,43 @@ std::vector<ProposedInterval> propose_intervals(const Evidence& ev, const Chains
     return out;
 }
 
+std::size_t keep_followed_intervals(const graph::SampleSet& samples, const graph::Graph& linked, const Evidence& ev,
+                                    std::vector<ProposedInterval>& intervals, std::uint32_t starts, std::uint32_t visits) {
+    const std::size_t n_classes = ev.classes.size();
+    std::vector<bool> asked(n_classes, false);
+    for (const auto& i : intervals) asked[i.from] = true;
+    // Starts: every k-th sample of each asked tracepoint.
+    std::vector<std::vector<graph::SampleIndex>> start_of(n_classes);
+    std::vector<std::uint64_t> seen(n_classes, 0);
+    for (graph::SampleIndex s = 0; s < samples.size(); ++s) {
+        const ClassId c = ev.class_of[samples.tracepoint[s]];
+        if (!asked[c]) continue;
+        const std::uint64_t every = std::max<std::uint64_t>(1, ev.classes[c].samples / starts);
+        if (seen[c]++ % every == 0 && start_of[c].size() < starts) start_of[c].push_back(s);
+    }
+    std::vector<bool> reached(n_classes * n_classes, false);  // (from, to): some start of `from` reached `to`
+    std::vector<std::uint32_t> stamp(samples.size(), 0);
+    std::uint32_t search = 0;
+    std::vector<graph::SampleIndex> queue;
+    for (ClassId from = 0; from < n_classes; ++from) {
+        for (const graph::SampleIndex start : start_of[from]) {
+            ++search;
+            queue.assign(1, start);
+            stamp[start] = search;
+            for (std::size_t head = 0; head < queue.size() && queue.size() < visits; ++head) {
+                for (const graph::Edge& e : linked.out(queue[head])) {
+                    const ClassId cy = ev.class_of[samples.tracepoint[e.to]];
+                    if (stamp[e.to] == search) continue;
+                    stamp[e.to] = search;
+                    reached[std::size_t(from) * n_classes + cy] = true;
+                    queue.push_back(e.to);
+                }
+            }
+        }
+    }
+    const std::size_t before = intervals.size();
+    std::erase_if(intervals, [&](const ProposedInterval& i) { return !reached[std::size_t(i.from) * n_classes + i.to]; });
+    return before - intervals.size();
+}
+
 }  // namespace hashtrace::infer

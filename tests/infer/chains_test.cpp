@@ -56,5 +56,41 @@ TEST(InferChains, ALoopThatFeedsItselfIsStillASource) {
     EXPECT_EQ(names(r.evidence, r.chains.sinks), std::vector<std::string>{"M/Use"});
 }
 
+TEST(InferChains, IntervalsAlongRoutesNoSampleFollowsAreDropped) {
+    // Two senders share a router; each one's messages go to its own receiver
+    // only. Tracepoint by tracepoint, S1 reaches R2 through the router; no message does.
+    SystemLogs logs;
+    const Tp in{"Router", "1", "In", "msg", "msg"}, out{"Router", "1", "Out", "msg", "msg"};
+    Jitter jitter;
+    for (int i = 0; i < 300; ++i) {
+        for (int k = 1; k <= 2; ++k) {
+            const std::int64_t t = kStart + i * kMs + k * 300'000;
+            const std::int64_t at_in = t + 50'000 + jitter(20'000), at_out = at_in + 40'000 + jitter(20'000);
+            const auto m = value(i, k);
+            const std::string me = std::to_string(k);
+            logs.add({"S" + me, "1", "Send", "", "msg"}, t, "", m);
+            logs.add(in, at_in, m, m);
+            logs.add(out, at_out, m, m);
+            logs.add({"R" + me, "1", "Receive", "msg", ""}, at_out + 60'000 + jitter(20'000), m, "");
+        }
+    }
+    const auto r = infer_from(logs);
+    graph::LinkOptions one;
+    one.threads = 1;
+    const auto linked = graph::link(r.samples, r.spec, one);
+    auto intervals = r.intervals;
+    auto has = [&](const char* from, const char* to) {
+        return std::any_of(intervals.begin(), intervals.end(), [&](const ProposedInterval& i) {
+            return r.evidence.classes[i.from].selector() == from && r.evidence.classes[i.to].selector() == to;
+        });
+    };
+    ASSERT_TRUE(has("S1/Send", "R2/Receive")) << write_report(r.evidence, r.chains);
+    EXPECT_EQ(keep_followed_intervals(r.samples, linked, r.evidence, intervals), 2u);
+    EXPECT_FALSE(has("S1/Send", "R2/Receive"));
+    EXPECT_FALSE(has("S2/Send", "R1/Receive"));
+    EXPECT_TRUE(has("S1/Send", "R1/Receive"));
+    EXPECT_TRUE(has("Router/Out", "R2/Receive"));
+}
+
 }  // namespace
 }  // namespace hashtrace::infer::testing

@@ -14,6 +14,18 @@
 
 namespace hashtrace::infer::testing {
 
+// Every hop of a message takes its own, varying time (a deterministic xorshift).
+class Jitter {
+public:
+    std::int64_t operator()(std::int64_t up_to_ns) {
+        state_ ^= state_ << 13, state_ ^= state_ >> 7, state_ ^= state_ << 17;
+        return static_cast<std::int64_t>(state_ % static_cast<std::uint64_t>(up_to_ns));
+    }
+
+private:
+    std::uint64_t state_ = 88172645463325252ull;
+};
+
 // Overlapping id spaces and a reused loop counter: frame ids and command ids
 // are the same integers, hashed alike (only their labels differ); a worker
 // runs the same loop on two threads, each counting from 0, one a millisecond
@@ -62,12 +74,7 @@ inline SystemLogs router_pipeline(int n = 1000) {
     const Tp receive{"Router", "r1", "Receive", "msg", "msg"}, forward{"Router", "r1", "Forward", "msg", "msg"};
     const Tp a_receive{"A", "a1", "Receive", "msg", "msg"}, a_apply{"A", "a1", "Apply", "msg", ""};
     const Tp b_receive{"B", "b1", "Receive", "msg", "msg"}, b_apply{"B", "b1", "Apply", "msg", ""};
-    // Every hop takes its own, varying time (a deterministic xorshift).
-    std::uint64_t state = 88172645463325252ull;
-    auto jitter = [&](std::int64_t up_to_ns) {
-        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-        return static_cast<std::int64_t>(state % static_cast<std::uint64_t>(up_to_ns));
-    };
+    Jitter jitter;
     for (int i = 0; i < n; ++i) {
         const std::int64_t t = kStart + i * kMs;
         const auto m = value(i, 1);

@@ -3,6 +3,8 @@
 // reaches, fan-out and fan-in points, and the intervals a spec should measure.
 #pragma once
 
+#include "hashtrace/graph/link.hpp"
+#include "hashtrace/graph/sample_set.hpp"
 #include "hashtrace/graph/spec.hpp"
 #include "hashtrace/infer/evidence.hpp"
 
@@ -39,5 +41,14 @@ Chains recover_chains(const Evidence& evidence);
 // to each sink it reaches, and with `all_along_routes` one for every ordered
 // pair of tracepoints along a route; each (from, to) once, in route order.
 std::vector<ProposedInterval> propose_intervals(const Evidence& evidence, const Chains& chains, bool all_along_routes);
+
+// Tracepoints joined by a route need not be joined by any sample's path (a
+// router's tracepoints carry flows that never meet). `linked` is the run
+// linked with the kept pairs (the inferred spec, so that their scopes hold).
+// Keeps the intervals whose `to` is reached from some of up to `starts`
+// samples of their `from` (evenly over the run), each search visiting at
+// most `visits` samples; returns how many it dropped.
+std::size_t keep_followed_intervals(const graph::SampleSet& samples, const graph::Graph& linked, const Evidence& evidence,
+                                    std::vector<ProposedInterval>& intervals, std::uint32_t starts = 64, std::uint32_t visits = 4096);
 
 }  // namespace hashtrace::infer
