@@ -114,11 +114,15 @@ int run_infer(hashtrace::cli::Args& args) {
                                  infer::write_report(evidence, chains));
 
     // Intervals along routes no sample path follows are left out, searched
-    // for in the run linked as the spec will link it (its pairs and scopes).
-    specless = {};
-    const auto pairs_only = graph::parse_spec(infer::write_spec(evidence, {}), "inferred spec");
-    const auto linked = cli::link_stage(samples, pairs_only, pipeline, /*keep_hash_ids=*/false);
-    const std::size_t dropped = infer::keep_followed_intervals(samples, linked, evidence, intervals);
+    // for along the links the spec will make.
+    std::size_t dropped = 0;
+    if (evidence.needs_relinking()) {
+        specless = {};
+        const auto pairs_only = graph::parse_spec(infer::write_spec(evidence, {}), "inferred spec");
+        dropped = infer::keep_followed_intervals(samples, cli::link_stage(samples, pairs_only, pipeline, false), evidence, intervals);
+    } else {
+        dropped = infer::keep_followed_intervals(samples, specless, evidence, intervals);
+    }
     const std::string spec_text = infer::write_spec(evidence, intervals);
     timings.mark("intervals");
 

@@ -106,42 +106,59 @@ std::vector<ProposedInterval> propose_intervals(const Evidence& ev, const Chains
     return out;
 }
 
-std::size_t keep_followed_intervals(const graph::SampleSet& samples, const graph::Graph& linked, const Evidence& ev,
+std::size_t keep_followed_intervals(const graph::SampleSet& samples, const graph::Graph& graph, const Evidence& ev,
                                     std::vector<ProposedInterval>& intervals, std::uint32_t starts, std::uint32_t visits) {
     const std::size_t n_classes = ev.classes.size();
-    std::vector<bool> asked(n_classes, false);
-    for (const auto& i : intervals) asked[i.from] = true;
-    // Starts: every k-th sample of each asked tracepoint.
+    constexpr std::uint8_t kDropped = 255;
+    std::vector<std::uint8_t> scope(n_classes * n_classes, kDropped);  // per (from, to): the kept pair's scope
+    for (const auto& p : ev.pairs)
+        if (p.verdict == Verdict::kept) scope[std::size_t(p.from) * n_classes + p.to] = static_cast<std::uint8_t>(p.scope);
+    auto allowed = [&](graph::SampleIndex x, graph::SampleIndex y) {
+        const auto sc = scope[std::size_t(ev.class_of[samples.tracepoint[x]]) * n_classes + ev.class_of[samples.tracepoint[y]]];
+        if (sc == kDropped) return false;
+        if (sc == std::uint8_t(graph::PairScope::any)) return true;
+        const bool instance = samples.tracepoint_of(x).instance_id == samples.tracepoint_of(y).instance_id;
+        return instance && (sc == std::uint8_t(graph::PairScope::instance) || samples.thread[x] == samples.thread[y]);
+    };
+    // Per start tracepoint, the targets still to find: a search stops when
+    // none is left, and so do the searches of that tracepoint.
+    std::vector<std::vector<bool>> wanted(n_classes);
+    std::vector<std::size_t> left(n_classes, 0);
+    for (const auto& i : intervals) {
+        if (wanted[i.from].empty()) wanted[i.from].assign(n_classes, false);
+        if (!wanted[i.from][i.to]) wanted[i.from][i.to] = true, ++left[i.from];
+    }
+    // Starts: every k-th sample of each start tracepoint.
     std::vector<std::vector<graph::SampleIndex>> start_of(n_classes);
     std::vector<std::uint64_t> seen(n_classes, 0);
     for (graph::SampleIndex s = 0; s < samples.size(); ++s) {
         const ClassId c = ev.class_of[samples.tracepoint[s]];
-        if (!asked[c]) continue;
+        if (!left[c]) continue;
         const std::uint64_t every = std::max<std::uint64_t>(1, ev.classes[c].samples / starts);
         if (seen[c]++ % every == 0 && start_of[c].size() < starts) start_of[c].push_back(s);
     }
-    std::vector<bool> reached(n_classes * n_classes, false);  // (from, to): some start of `from` reached `to`
     std::vector<std::uint32_t> stamp(samples.size(), 0);
     std::uint32_t search = 0;
     std::vector<graph::SampleIndex> queue;
     for (ClassId from = 0; from < n_classes; ++from) {
-        for (const graph::SampleIndex start : start_of[from]) {
+        for (std::size_t k = 0; k < start_of[from].size() && left[from]; ++k) {
+            const graph::SampleIndex start = start_of[from][k];
             ++search;
             queue.assign(1, start);
             stamp[start] = search;
-            for (std::size_t head = 0; head < queue.size() && queue.size() < visits; ++head) {
-                for (const graph::Edge& e : linked.out(queue[head])) {
+            for (std::size_t head = 0; head < queue.size() && queue.size() < visits && left[from]; ++head) {
+                for (const graph::Edge& e : graph.out(queue[head])) {
+                    if (stamp[e.to] == search || !allowed(e.from, e.to)) continue;
                     const ClassId cy = ev.class_of[samples.tracepoint[e.to]];
-                    if (stamp[e.to] == search) continue;
                     stamp[e.to] = search;
-                    reached[std::size_t(from) * n_classes + cy] = true;
+                    if (wanted[from][cy]) wanted[from][cy] = false, --left[from];
                     queue.push_back(e.to);
                 }
             }
         }
     }
     const std::size_t before = intervals.size();
-    std::erase_if(intervals, [&](const ProposedInterval& i) { return !reached[std::size_t(i.from) * n_classes + i.to]; });
+    std::erase_if(intervals, [&](const ProposedInterval& i) { return wanted[i.from][i.to]; });
     return before - intervals.size();
 }
 

@@ -39,6 +39,12 @@ std::vector<std::uint32_t> Evidence::kept() const {
     return out;
 }
 
+bool Evidence::needs_relinking() const {
+    for (const auto& p : pairs)
+        if (p.verdict == Verdict::kept && p.scope == graph::PairScope::thread && p.same_thread < p.links) return true;
+    return false;
+}
+
 std::uint64_t Evidence::links_a_spec_removes() const {
     std::uint64_t removed = 0;
     for (const auto& p : pairs) {

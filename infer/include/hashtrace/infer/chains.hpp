@@ -43,12 +43,13 @@ Chains recover_chains(const Evidence& evidence);
 std::vector<ProposedInterval> propose_intervals(const Evidence& evidence, const Chains& chains, bool all_along_routes);
 
 // Tracepoints joined by a route need not be joined by any sample's path (a
-// router's tracepoints carry flows that never meet). `linked` is the run
-// linked with the kept pairs (the inferred spec, so that their scopes hold).
-// Keeps the intervals whose `to` is reached from some of up to `starts`
-// samples of their `from` (evenly over the run), each search visiting at
-// most `visits` samples; returns how many it dropped.
-std::size_t keep_followed_intervals(const graph::SampleSet& samples, const graph::Graph& linked, const Evidence& evidence,
+// router's tracepoints carry flows that never meet). Keeps the intervals
+// whose `to` is reached from some of up to `starts` samples of their `from`
+// (evenly over the run), each search visiting at most `visits` samples along
+// the links of kept pairs within their scopes; returns how many it dropped.
+// `graph` is the spec-less graph when !evidence.needs_relinking(), else the
+// run linked with the kept pairs (the spec's own links).
+std::size_t keep_followed_intervals(const graph::SampleSet& samples, const graph::Graph& graph, const Evidence& evidence,
                                     std::vector<ProposedInterval>& intervals, std::uint32_t starts = 64, std::uint32_t visits = 4096);
 
 }  // namespace hashtrace::infer

@@ -91,6 +91,12 @@ struct Evidence {
     bool threads_checked = false;     // the thread-scope test needs the samples' hash ids
 
     std::vector<std::uint32_t> kept() const;  // indices of kept pairs
+    // The spec-less graph holds every link the kept pairs make within their
+    // scopes (rule 5 takes the latest producer per source, and a source lies
+    // within one instance), except where a pair is given thread scope although
+    // some of its links cross threads: there the spec links producers that
+    // the spec-less graph passed over.
+    bool needs_relinking() const;
     // Links of the spec-less run that the kept pairs and their scopes would
     // not make: those of rejected pairs, and the contradicted cross-scope
     // links of kept ones (an estimate from the checked links).
