@@ -38,6 +38,7 @@ void write_file(const std::string& path, const std::string& text) {
 
 // Graphviz is optional: without it the .dot file is still written.
 void render_svg(const std::string& dot_file) {
+    std::fflush(stdout);  // our report before dot's messages
     const std::string svg = std::filesystem::path(dot_file).replace_extension(".svg").string();
     std::vector<std::string> argv_text = {"dot", "-Tsvg", dot_file, "-o", svg};
     std::vector<char*> argv;
