@@ -2,6 +2,7 @@
 #include "command.hpp"
 #include "hashtrace/clock_analysis/clock_analysis.hpp"
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
+#include "hashtrace/infer/evidence.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/metrics/render.hpp"
 #include "html_report_option.hpp"
@@ -60,9 +61,13 @@ int run_analyze(hashtrace::cli::Args& args) {
     }
     const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
     timings.mark("checks");
-    // Only the HTML report reads the hash ids after linking (8 bytes a sample).
-    const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/html.has_value());
+    // Only the HTML report, and the hint below, read the hash ids after linking (8 bytes a sample).
+    const bool specless = !pipeline.spec_file;
+    const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/html.has_value() || specless);
     timings.mark("link");
+    // Without a spec every pair may link: say how much of that a spec would undo.
+    const std::uint64_t unconstrained = specless && !pipeline.keep_all ? infer::gather_evidence(samples, graph).links_a_spec_removes() : 0;
+    if (specless && !html) samples.drop_hash_ids();
     auto result = metrics::analyze(samples, graph, spec, measure);
     result.warnings = warnings;
     clocksync::add_clock_report(clocks, samples, by_records, result);
@@ -80,6 +85,14 @@ int run_analyze(hashtrace::cli::Args& args) {
     if (html) cli::write_html_report(*html, samples, graph, spec, result);
     timings.mark("output");
     timings.print();
+    if (specless) {
+        std::fprintf(stderr, "note: no --spec, so every pair of tracepoints may link");
+        if (!pipeline.keep_all)
+            std::fprintf(stderr, "; %llu of these %llu links join tracepoints a spec would not pair, or would keep within a thread or instance",
+                         (unsigned long long)unconstrained, (unsigned long long)result.edges);
+        std::fputs(".\n      `hashtrace infer LOGS -o spec.toml` writes a spec from the logs, with the evidence; then\n"
+                   "      hashtrace analyze LOGS --spec spec.toml\n", stderr);
+    }
     return 0;
 }
 

@@ -460,6 +460,8 @@ private:
         IntervalResult& ir = r_.intervals[i];
         ir.name = spec_.intervals[i].name;
         ir.kind = spec_.intervals[i].kind;
+        ir.from = spec_.intervals[i].from.text();
+        ir.to = spec_.intervals[i].to.text();
         ir.latency_ms = summarize(values);
     }
 

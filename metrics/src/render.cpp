@@ -178,7 +178,7 @@ std::string render_json(const AnalysisResult& r) {
     j["window_s"] = r.window_s;
     json intervals = json::array();
     for (const auto& i : r.intervals) {
-        json entry{{"name", i.name}, {"kind", std::string(graph::to_string(i.kind))}};
+        json entry{{"name", i.name}, {"kind", std::string(graph::to_string(i.kind))}, {"from", i.from}, {"to", i.to}};
         entry.update(summary_json(i.latency_ms));
         intervals.push_back(std::move(entry));
     }

@@ -30,6 +30,7 @@ struct MetricOptions {
 struct IntervalResult {
     std::string name;
     graph::IntervalKind kind = graph::IntervalKind::process;
+    std::string from, to;  // the spec's selectors ("node/tracepoint"): what it measures, whatever its name
     Summary latency_ms;
     std::vector<double> values_ms;  // only with keep_values; in order of the `from` sample's time
 };

@@ -1,0 +1,150 @@
+// `hashtrace infer`: logs of a run, no spec -> the spec, the picture and the
+// evidence of which tracepoints really link (issue 21, docs/analysis.md,
+// "Structure recovery").
+#include "command.hpp"
+#include "hashtrace/infer/chains.hpp"
+#include "hashtrace/infer/evidence.hpp"
+#include "hashtrace/infer/writers.hpp"
+#include "pipeline.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char** environ;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: hashtrace infer LOGS... [-o spec.toml] [--dot FILE] [--json FILE] [--all-intervals] [--force] [options]\n"
+    "  Recovers the system's structure from the logs alone: links every pair of tracepoints as a\n"
+    "  spec-less `analyze` does, keeps the pairs the evidence supports (rejecting rare links,\n"
+    "  overlapping id spaces, coincident counters, shortcuts and rival producers), proposes scopes,\n"
+    "  finds sources, sinks and main routes, and writes a spec to edit. Prints the evidence per pair.\n"
+    "  -o FILE              write the spec (TOML) there; without it the spec goes to stdout\n"
+    "  --force              let -o overwrite an existing file\n"
+    "  --dot FILE           the system as Graphviz (nodes as clusters); also FILE.svg where `dot` is installed\n"
+    "  --json FILE          the evidence, chains and intervals as JSON\n"
+    "  --all-intervals      an interval for every ordered pair of tracepoints along each main route,\n"
+    "                       not only each link and each source-to-sink pair\n";
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out.flush()) throw std::runtime_error(path + ": cannot write");
+}
+
+// Graphviz is optional: without it the .dot file is still written.
+void render_svg(const std::string& dot_file) {
+    std::fflush(stdout);  // our report before dot's messages
+    const std::string svg = std::filesystem::path(dot_file).replace_extension(".svg").string();
+    std::vector<std::string> argv_text = {"dot", "-Tsvg", dot_file, "-o", svg};
+    std::vector<char*> argv;
+    for (auto& a : argv_text) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawnp(&pid, "dot", nullptr, nullptr, argv.data(), environ) != 0) {
+        std::fprintf(stderr, "no SVG: Graphviz's `dot` is not installed (apt-get install graphviz); %s is written\n", dot_file.c_str());
+        return;
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        std::fprintf(stderr, "picture: %s (from %s)\n", svg.c_str(), dot_file.c_str());
+    else
+        std::fprintf(stderr, "`dot -Tsvg %s` failed; the .dot file is written\n", dot_file.c_str());
+}
+
+std::string what_was_found(const hashtrace::graph::SampleSet& s) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%zu samples of %zu tracepoints on %zu nodes (%zu instances)", s.size(), s.tracepoints.size(),
+                  s.node_names.size(), s.instances.size());
+    return buf;
+}
+
+// Logs that hold no structure get a message saying what they hold and why.
+void check_structure(const hashtrace::graph::SampleSet& samples, const hashtrace::graph::Graph& specless) {
+    const std::string found = what_was_found(samples);
+    std::size_t inputs = 0;
+    for (std::size_t i = 0; i < samples.size(); ++i) inputs += samples.input[i] != hashtrace::graph::kNoHash;
+    if (inputs == 0)
+        throw std::runtime_error("no structure to infer: " + found +
+                                 ", and no sample has an input hash: every tracepoint only starts values (sources), nothing consumes them");
+    if (specless.edges.empty())
+        throw std::runtime_error("no structure to infer: " + found + ", and no input hash equals an earlier output hash made with the "
+                                 "same function, so nothing links (do producer and consumer hash the same state?)");
+    if (samples.node_names.size() == 1)
+        std::fprintf(stderr, "note: all samples come from one node (%s): only the links within it can be inferred\n",
+                     samples.node_names[0].c_str());
+}
+
+int run_infer(hashtrace::cli::Args& args) {
+    using namespace hashtrace;
+    if (args.help_requested()) {
+        std::printf("%s%s", kUsage, cli::kPipelineOptionsHelp);
+        return 0;
+    }
+    const auto pipeline = cli::read_pipeline_options(args);
+    const auto output = args.option("-o");
+    const auto dot = args.option("--dot");
+    const auto json = args.option("--json");
+    const bool all_intervals = args.flag("--all-intervals");
+    const bool force = args.flag("--force");
+    const auto inputs = args.positionals();
+    args.finish();
+    if (inputs.empty()) throw cli::UsageError("give the logs to infer the structure of (files or directories)");
+    if (pipeline.spec_file) throw cli::UsageError("infer reads no --spec: it writes one (-o)");
+    if (pipeline.keep_all) throw cli::UsageError("infer links the latest producer per source, as a spec will: --keep-all does not apply");
+    if (output && !force && std::filesystem::exists(*output))
+        throw cli::UsageError(*output + " exists: give --force to overwrite it, or another -o");
+
+    cli::StageTimings timings(pipeline.timings);
+    auto samples = cli::load_stage(inputs, pipeline);
+    cli::report_input_health(samples);
+    timings.mark("load");
+    auto specless = cli::link_stage(samples, graph::AnalysisSpec{}, pipeline, /*keep_hash_ids=*/true);
+    timings.mark("link");
+    check_structure(samples, specless);
+    const auto evidence = infer::gather_evidence(samples, specless);
+    const auto chains = infer::recover_chains(evidence);
+    auto intervals = infer::propose_intervals(evidence, chains, all_intervals);
+    timings.mark("evidence");
+    if (evidence.kept().empty())
+        throw std::runtime_error("no structure to infer: " + what_was_found(samples) + "; every candidate pair was rejected:\n" +
+                                 infer::write_report(evidence, chains));
+
+    // Intervals along routes no sample path follows are left out, searched
+    // for along the links the spec will make.
+    std::size_t dropped = 0;
+    if (evidence.needs_relinking()) {
+        specless = {};
+        const auto pairs_only = graph::parse_spec(infer::write_spec(evidence, {}), "inferred spec");
+        dropped = infer::keep_followed_intervals(samples, cli::link_stage(samples, pairs_only, pipeline, false), evidence, intervals);
+    } else {
+        dropped = infer::keep_followed_intervals(samples, specless, evidence, intervals);
+    }
+    const std::string spec_text = infer::write_spec(evidence, intervals);
+    timings.mark("intervals");
+
+    std::fputs(infer::write_report(evidence, chains).c_str(), stdout);
+    std::printf("%zu intervals proposed (%zu along routes no sample path follows left out)\n", intervals.size(), dropped);
+    if (output) {
+        write_file(*output, spec_text);
+        std::printf("spec: %s (then: hashtrace analyze LOGS --spec %s)\n", output->c_str(), output->c_str());
+    } else {
+        std::printf("\n%s", spec_text.c_str());
+    }
+    if (json) write_file(*json, infer::write_json(evidence, chains, intervals));
+    if (dot) {
+        write_file(*dot, infer::write_dot(evidence, chains));
+        render_svg(*dot);
+    }
+    timings.mark("output");
+    timings.print();
+    return 0;
+}
+
+}  // namespace
+
+HASHTRACE_COMMAND("infer", "recover the system's structure from the logs: write the spec and draw the system", run_infer);

@@ -1,0 +1,26 @@
+// Small text helpers the writers share (private to the library).
+#pragma once
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace hashtrace::infer::detail {
+
+template <typename... T>
+std::string format(const char* fmt, T... values) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, fmt, values...);
+    return buf;
+}
+
+inline std::string duration_text(double ms) {
+    if (std::fabs(ms) >= 1000) return format("%.3g s", ms / 1000);
+    return format("%.3g ms", ms);
+}
+
+inline std::string percent_text(double share) { return format("%.3g%%", 100 * share); }
+
+inline std::string rate_text(double per_s) { return format("%.4g/s", per_s); }
+
+}  // namespace hashtrace::infer::detail
