@@ -1,27 +1,14 @@
 #include "hashtrace/clock_analysis/clock_analysis.hpp"
 
+#include "json_text.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
 namespace hashtrace::clocksync {
 namespace {
 
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char buffer[8];
-            std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-            out += buffer;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
+using clock_analysis::detail::json_string;
 
 template <typename T>
 std::string json_optional(const std::optional<T>& v) {

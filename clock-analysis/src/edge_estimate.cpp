@@ -1,5 +1,7 @@
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
 
+#include "json_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,20 +10,7 @@
 namespace hashtrace::clock_analysis {
 namespace {
 
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            char buffer[8];
-            std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-            out += buffer;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
+using clock_analysis::detail::json_string;
 
 // Guaranteed bounds round outwards.
 std::string json_lo(const std::optional<long double>& v) { return v ? std::to_string(static_cast<long long>(std::floor(*v))) : "null"; }

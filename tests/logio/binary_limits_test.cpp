@@ -53,11 +53,16 @@ std::string sample(std::optional<std::uint64_t> thread_code, std::optional<std::
     return s;
 }
 
-// A block of `records` with base time 0, for appending to a log.
-std::string raw_block(const std::string& records) {
+// A block of `records` with base time 0, for appending to a log the current
+// writer began: the current version's header, its checksum made right.
+std::string sealed_block(const std::string& records) {
+    std::string covered;
+    for (int i = 0; i < 4; ++i) covered += static_cast<char>(records.size() >> (8 * i));
+    covered += std::string(8, '\0') + records;
+    const std::uint64_t checksum = detail::block_checksum(covered.data(), covered.size());
     std::string b(detail::kBlockMagic, detail::kBlockMagic + 4);
-    for (int i = 0; i < 4; ++i) b += static_cast<char>(records.size() >> (8 * i));
-    return b + std::string(8, '\0') + records;
+    for (int i = 0; i < 8; ++i) b += static_cast<char>(checksum >> (8 * i));
+    return b + covered;
 }
 
 std::string drop(std::uint64_t count) { return std::string{static_cast<char>(detail::kTagDrop), 0, 2} + varint(count); }
@@ -212,7 +217,7 @@ TEST(BinaryLimits, ManyThreadsKeepTheirOwnSequenceNumbersBlockByBlock) {
     }
     // A block in which a thread seen in earlier blocks first implies its seq: there is none to follow.
     const std::string first = sample(kFirstThread + 500 + 1, 8);
-    const std::string next = raw_block(first + sample(kFirstThread + 700 + 1, std::nullopt));
+    const std::string next = sealed_block(first + sample(kFirstThread + 700 + 1, std::nullopt));
     const std::size_t at = log.size() + detail::kBlockHeader + first.size();
     EXPECT_EQ(error_of(log + next),
               std::to_string(at) + ": byte offset " + std::to_string(at) + ": sample omits its sequence number with none to follow");
