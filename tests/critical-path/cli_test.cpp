@@ -3,10 +3,11 @@
 // and their errors.
 #include "../graph-builder/test_logs.hpp"
 
+#include "run_command.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,19 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 using hashtrace::graph::testing::CsvLog;
 
-struct Result {
-    int status;
-    std::string output;  // stdout and stderr
-};
-
-Result run(const std::string& arguments) {
-    const std::string command = std::string(HASHTRACE_BIN) + " " + arguments + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+// The CLI with `arguments`: its exit status, stdout and stderr together.
+hashtrace::test::CommandResult run(const std::string& arguments) {
+    return hashtrace::test::run_command(std::string(HASHTRACE_BIN) + " " + arguments + " 2>&1");
 }
 
 nlohmann::json read_json(const fs::path& p) {
@@ -66,8 +57,8 @@ protected:
 TEST_F(CriticalPathCli, NamesTheQueueAndWritesJsonAndMarkdown) {
     const auto r = run("critical-path " + logs() + " --interval 'put to apply' --json " + (dir / "cp.json").string() + " --markdown " +
                        (dir / "cp.md").string());
-    ASSERT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("Q/Put -> Q/Take"), std::string::npos) << r.output;
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("Q/Put -> Q/Take"), std::string::npos) << r.out;
     const auto j = read_json(dir / "cp.json");
     ASSERT_EQ(j["critical_path"].size(), 1u);
     const auto& interval = j["critical_path"][0];
@@ -87,14 +78,14 @@ TEST_F(CriticalPathCli, NamesTheQueueAndWritesJsonAndMarkdown) {
 
 TEST_F(CriticalPathCli, EveryIntervalWithoutInterval) {
     const auto r = run("critical-path " + logs() + " --json " + (dir / "cp.json").string());
-    ASSERT_EQ(r.status, 0) << r.output;
+    ASSERT_EQ(r.status, 0) << r.out;
     EXPECT_EQ(read_json(dir / "cp.json")["critical_path"].size(), 2u);
 }
 
 TEST_F(CriticalPathCli, WhatIfPredictsTheDrainedBacklog) {
     const auto r = run("whatif " + logs() + " --interval 'put to apply' --change 'Q/Take->Q/Apply*0.05' --json " + (dir / "w.json").string());
-    ASSERT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("predicted"), std::string::npos);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("predicted"), std::string::npos);
     const auto j = read_json(dir / "w.json");
     EXPECT_EQ(j["interval"], "put to apply");
     EXPECT_EQ(j["changes"][0], "Q/Take->Q/Apply*0.05");
@@ -123,17 +114,17 @@ TEST_F(CriticalPathCli, BadArgumentsExit2NamingTheArgument) {
     };
     for (const auto& c : cases) {
         const auto r = run(c.arguments);
-        EXPECT_EQ(r.status, 2) << c.arguments << "\n" << r.output;
-        EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.arguments << "\n" << r.output;
+        EXPECT_EQ(r.status, 2) << c.arguments << "\n" << r.out;
+        EXPECT_NE(r.out.find(c.expected), std::string::npos) << c.arguments << "\n" << r.out;
     }
 }
 
 TEST_F(CriticalPathCli, ATornLogIsAnalysedAndReported) {
     std::ofstream(dir / "run" / "q.csv", std::ios::app) << "Q,1,Put,id,id,1.5";  // a crashed writer's last line
     const auto r = run("critical-path " + logs());
-    EXPECT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("torn"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("put to apply: 20 instances"), std::string::npos) << r.output;
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("torn"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("put to apply: 20 instances"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -2,14 +2,14 @@
 // a temporary directory.
 #include "systems.hpp"
 
+#include "run_command.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,27 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
-    int status;
-    std::string output;  // stdout and stderr
-};
-
-Run run(const std::string& arguments) {
-    const std::string command = std::string(HASHTRACE_BIN) + " " + arguments + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+// The CLI with `arguments`: its exit status, stdout and stderr together.
+hashtrace::test::CommandResult run(const std::string& arguments) {
+    return hashtrace::test::run_command(std::string(HASHTRACE_BIN) + " " + arguments + " 2>&1");
 }
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using hashtrace::test::read_file;
 
 class InferCli : public ::testing::Test {
 protected:
@@ -59,55 +44,55 @@ protected:
 TEST_F(InferCli, WritesASpecThatAnalyzeReadsAndNeverOverwritesWithoutForce) {
     write_logs(overlapping_ids_and_reused_counter());
     const auto first = run("infer " + path("logs") + " -o " + path("spec.toml") + " --json " + path("infer.json"));
-    ASSERT_EQ(first.status, 0) << first.output;
-    EXPECT_NE(first.output.find("Camera/FrameCaptured -> Display/FrameShown  [any]"), std::string::npos) << first.output;
-    EXPECT_NE(first.output.find("hash labels differ"), std::string::npos);
+    ASSERT_EQ(first.status, 0) << first.out;
+    EXPECT_NE(first.out.find("Camera/FrameCaptured -> Display/FrameShown  [any]"), std::string::npos) << first.out;
+    EXPECT_NE(first.out.find("hash labels differ"), std::string::npos);
     const auto spec = graph::load_spec(path("spec.toml"));
     EXPECT_EQ(spec.pairs.size(), 3u);
-    const auto j = nlohmann::json::parse(slurp(path("infer.json")));
+    const auto j = nlohmann::json::parse(read_file(path("infer.json")));
     EXPECT_GT(j["links_a_spec_removes"].get<long>(), 700);
 
     std::ofstream(path("spec.toml"), std::ios::app) << "# my edit\n";
     const auto again = run("infer " + path("logs") + " -o " + path("spec.toml"));
     EXPECT_EQ(again.status, 2);
-    EXPECT_NE(again.output.find("spec.toml exists: give --force"), std::string::npos) << again.output;
-    EXPECT_NE(slurp(path("spec.toml")).find("# my edit"), std::string::npos);
+    EXPECT_NE(again.out.find("spec.toml exists: give --force"), std::string::npos) << again.out;
+    EXPECT_NE(read_file(path("spec.toml")).find("# my edit"), std::string::npos);
     const auto forced = run("infer " + path("logs") + " -o " + path("spec.toml") + " --force");
-    EXPECT_EQ(forced.status, 0) << forced.output;
-    EXPECT_EQ(slurp(path("spec.toml")).find("# my edit"), std::string::npos);
+    EXPECT_EQ(forced.status, 0) << forced.out;
+    EXPECT_EQ(read_file(path("spec.toml")).find("# my edit"), std::string::npos);
 
     // analyze with it: the intervals name what they measure.
     const auto analyzed = run("analyze " + path("logs") + " --spec " + path("spec.toml") + " --json " + path("a.json"));
-    ASSERT_EQ(analyzed.status, 0) << analyzed.output;
-    const auto a = nlohmann::json::parse(slurp(path("a.json")));
+    ASSERT_EQ(analyzed.status, 0) << analyzed.out;
+    const auto a = nlohmann::json::parse(read_file(path("a.json")));
     ASSERT_FALSE(a["intervals"].empty());
     bool found = false;
     for (const auto& i : a["intervals"])
         found = found || (i["from"] == "Worker/Tick" && i["to"] == "Worker/Work" && i["count"] == 800);
     EXPECT_TRUE(found) << a["intervals"].dump();
-    EXPECT_EQ(analyzed.output.find("note: no --spec"), std::string::npos);
+    EXPECT_EQ(analyzed.out.find("note: no --spec"), std::string::npos);
 }
 
 TEST_F(InferCli, AnalyzeWithoutASpecSaysHowManyLinksASpecWouldUndo) {
     write_logs(overlapping_ids_and_reused_counter());
     const auto r = run("analyze " + path("logs"));
-    ASSERT_EQ(r.status, 0) << r.output;
-    const auto at = r.output.find("note: no --spec, so every pair of tracepoints may link; ");
-    ASSERT_NE(at, std::string::npos) << r.output;
-    const long undone = std::stol(r.output.substr(at + 56));
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto at = r.out.find("note: no --spec, so every pair of tracepoints may link; ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const long undone = std::stol(r.out.substr(at + 56));
     EXPECT_GT(undone, 700);
-    EXPECT_NE(r.output.find("hashtrace infer LOGS -o spec.toml"), std::string::npos);
+    EXPECT_NE(r.out.find("hashtrace infer LOGS -o spec.toml"), std::string::npos);
 }
 
 TEST_F(InferCli, DrawsTheSystem) {
     write_logs(router_pipeline(200));
     const auto r = run("infer " + path("logs") + " -o " + path("spec.toml") + " --dot " + path("system.dot"));
-    ASSERT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(slurp(path("system.dot")).find("subgraph cluster_"), std::string::npos);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(read_file(path("system.dot")).find("subgraph cluster_"), std::string::npos);
     if (std::system("command -v dot >/dev/null 2>&1") == 0) {
-        EXPECT_NE(slurp(path("system.svg")).find("<svg"), std::string::npos) << r.output;
+        EXPECT_NE(read_file(path("system.svg")).find("<svg"), std::string::npos) << r.out;
     } else {
-        EXPECT_NE(r.output.find("no SVG: Graphviz's `dot` is not installed"), std::string::npos) << r.output;
+        EXPECT_NE(r.out.find("no SVG: Graphviz's `dot` is not installed"), std::string::npos) << r.out;
     }
 }
 
@@ -118,17 +103,17 @@ TEST_F(InferCli, LogsWithoutStructureGetAClearMessage) {
     write_logs(unlinked, "unlinked");
     const auto none = run("infer " + path("unlinked"));
     EXPECT_EQ(none.status, 1);
-    EXPECT_NE(none.output.find("no structure to infer: 2 samples of 2 tracepoints on 2 nodes (2 instances), and no input hash equals"),
+    EXPECT_NE(none.out.find("no structure to infer: 2 samples of 2 tracepoints on 2 nodes (2 instances), and no input hash equals"),
               std::string::npos)
-        << none.output;
+        << none.out;
 
     SystemLogs sources;
     for (int i = 0; i < 5; ++i) sources.add({"P", "1", "Make", "", "id"}, kStart + i * kMs, "", value(i));
     write_logs(sources, "sources");
     const auto only_sources = run("infer " + path("sources"));
     EXPECT_EQ(only_sources.status, 1);
-    EXPECT_NE(only_sources.output.find("no sample has an input hash: every tracepoint only starts values (sources)"), std::string::npos)
-        << only_sources.output;
+    EXPECT_NE(only_sources.out.find("no sample has an input hash: every tracepoint only starts values (sources)"), std::string::npos)
+        << only_sources.out;
 
     SystemLogs one_node;
     for (int i = 0; i < 50; ++i) {
@@ -137,12 +122,12 @@ TEST_F(InferCli, LogsWithoutStructureGetAClearMessage) {
     }
     write_logs(one_node, "one");
     const auto single = run("infer " + path("one"));
-    EXPECT_EQ(single.status, 0) << single.output;
-    EXPECT_NE(single.output.find("note: all samples come from one node (P)"), std::string::npos) << single.output;
+    EXPECT_EQ(single.status, 0) << single.out;
+    EXPECT_NE(single.out.find("note: all samples come from one node (P)"), std::string::npos) << single.out;
 
     const auto usage = run("infer " + path("one") + " --spec x.toml");
     EXPECT_EQ(usage.status, 2);
-    EXPECT_NE(usage.output.find("infer reads no --spec"), std::string::npos);
+    EXPECT_NE(usage.out.find("infer reads no --spec"), std::string::npos);
 }
 
 }  // namespace

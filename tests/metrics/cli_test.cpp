@@ -1,10 +1,11 @@
 // End to end: the `hashtrace` executable on logs in a temporary directory.
 #include "../graph-builder/test_logs.hpp"
 
+#include "run_command.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,27 +18,12 @@ namespace {
 namespace fs = std::filesystem;
 using hashtrace::graph::testing::CsvLog;
 
-struct Run {
-    int status;
-    std::string output;  // stdout and stderr
-};
-
-Run run(const std::string& arguments) {
-    const std::string command = std::string(HASHTRACE_BIN) + " " + arguments + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+// The CLI with `arguments`: its exit status, stdout and stderr together.
+hashtrace::test::CommandResult run(const std::string& arguments) {
+    return hashtrace::test::run_command(std::string(HASHTRACE_BIN) + " " + arguments + " 2>&1");
 }
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using hashtrace::test::read_file;
 
 class Cli : public ::testing::Test {
 protected:
@@ -69,54 +55,54 @@ protected:
 TEST_F(Cli, AnalyzeWritesAllOutputs) {
     const auto r = run("analyze " + path("run1") + " --spec " + path("spec.toml") + " --json " + path("a.json") + " --markdown " +
                        path("a.md") + " --csv " + path("a.csv"));
-    ASSERT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("M5 force to receive"), std::string::npos) << r.output;
-    const auto j = nlohmann::json::parse(slurp(dir / "a.json"));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("M5 force to receive"), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(read_file(dir / "a.json"));
     EXPECT_EQ(j["samples"], 40);
     EXPECT_EQ(j["edges"], 20);
     EXPECT_EQ(j["intervals"][0]["count"], 20);
     // Latencies 1.0, 1.1, 1.2 ms repeating (i % 3): 7 x 1.0, 7 x 1.1, 6 x 1.2.
     EXPECT_NEAR(j["intervals"][0]["mean_ms"].get<double>(), (7 * 1.0 + 7 * 1.1 + 6 * 1.2) / 20, 1e-9);
-    EXPECT_NE(slurp(dir / "a.md").find("| M5 force to receive |"), std::string::npos);
-    EXPECT_NE(slurp(dir / "a.csv").find("M5,force to receive,count,20"), std::string::npos);
+    EXPECT_NE(read_file(dir / "a.md").find("| M5 force to receive |"), std::string::npos);
+    EXPECT_NE(read_file(dir / "a.csv").find("M5,force to receive,count,20"), std::string::npos);
 }
 
 TEST_F(Cli, SpecTypoIsAnErrorWithLineUnlessLenient) {
     std::ofstream(dir / "typo.toml") << "[[pair]]\nfrom = \"Chai/Force\"\nto = \"Unity/Recieve\"\n";
     const auto r = run("analyze " + path("run1") + " --spec " + path("typo.toml"));
     EXPECT_EQ(r.status, 1);
-    EXPECT_NE(r.output.find("typo.toml:1: [[pair]] to selector 'Unity/Recieve' matches no tracepoint"), std::string::npos) << r.output;
+    EXPECT_NE(r.out.find("typo.toml:1: [[pair]] to selector 'Unity/Recieve' matches no tracepoint"), std::string::npos) << r.out;
     const auto lenient = run("analyze " + path("run1") + " --spec " + path("typo.toml") + " --lenient");
-    EXPECT_EQ(lenient.status, 0) << lenient.output;
-    EXPECT_NE(lenient.output.find("warning: "), std::string::npos);
+    EXPECT_EQ(lenient.status, 0) << lenient.out;
+    EXPECT_NE(lenient.out.find("warning: "), std::string::npos);
 }
 
 TEST_F(Cli, MalformedLineNamesFileAndLineLenientCounts) {
     std::ofstream(dir / "run1" / "chai.csv", std::ios::app) << "Chai,1,Force,id,id,bad-time,,\n";
     const auto r = run("analyze " + path("run1"));
     EXPECT_EQ(r.status, 1);
-    EXPECT_NE(r.output.find("chai.csv:22:"), std::string::npos) << r.output;
+    EXPECT_NE(r.out.find("chai.csv:22:"), std::string::npos) << r.out;
     const auto lenient = run("analyze " + path("run1") + " --lenient --json " + path("l.json"));
-    EXPECT_EQ(lenient.status, 0) << lenient.output;
-    EXPECT_EQ(nlohmann::json::parse(slurp(dir / "l.json"))["bad_records"], 1);
+    EXPECT_EQ(lenient.status, 0) << lenient.out;
+    EXPECT_EQ(nlohmann::json::parse(read_file(dir / "l.json"))["bad_records"], 1);
 }
 
 TEST_F(Cli, TimingsListEveryStageOnlyWhenAsked) {
     const auto quiet = run("analyze " + path("run1") + " --spec " + path("spec.toml"));
-    ASSERT_EQ(quiet.status, 0) << quiet.output;
-    EXPECT_EQ(quiet.output.find("cpu ms"), std::string::npos) << quiet.output;
+    ASSERT_EQ(quiet.status, 0) << quiet.out;
+    EXPECT_EQ(quiet.out.find("cpu ms"), std::string::npos) << quiet.out;
 
     const auto timed = run("analyze " + path("run1") + " --spec " + path("spec.toml") + " --timings");
-    ASSERT_EQ(timed.status, 0) << timed.output;
-    EXPECT_NE(timed.output.find("M5 force to receive"), std::string::npos) << timed.output;
-    const auto header = timed.output.find("stage        wall ms    cpu ms     peak MiB     held MiB\n");
-    ASSERT_NE(header, std::string::npos) << timed.output;
-    std::istringstream rows(timed.output.substr(header));
+    ASSERT_EQ(timed.status, 0) << timed.out;
+    EXPECT_NE(timed.out.find("M5 force to receive"), std::string::npos) << timed.out;
+    const auto header = timed.out.find("stage        wall ms    cpu ms     peak MiB     held MiB\n");
+    ASSERT_NE(header, std::string::npos) << timed.out;
+    std::istringstream rows(timed.out.substr(header));
     std::string line, stage;
     std::getline(rows, line);
     std::vector<std::string> stages;
     while (stages.empty() || stages.back() != "total") {  // stdout's table may follow
-        ASSERT_TRUE(std::getline(rows, line)) << timed.output;
+        ASSERT_TRUE(std::getline(rows, line)) << timed.out;
         double wall = -1, cpu = -1, peak = -1, held = -1;
         std::istringstream fields(line);
         ASSERT_TRUE(fields >> stage >> wall >> cpu >> peak) << line;
@@ -133,8 +119,8 @@ TEST_F(Cli, TimingsListEveryStageOnlyWhenAsked) {
     EXPECT_EQ(stages, (std::vector<std::string>{"load", "checks", "link", "metrics", "output", "total"}));
 
     const auto compared = run("compare " + path("run1") + " " + path("run2") + " --spec " + path("spec.toml") + " --timings");
-    ASSERT_EQ(compared.status, 0) << compared.output;
-    EXPECT_NE(compared.output.find("\nmetrics "), compared.output.rfind("\nmetrics ")) << "one row per run:\n" << compared.output;
+    ASSERT_EQ(compared.status, 0) << compared.out;
+    EXPECT_NE(compared.out.find("\nmetrics "), compared.out.rfind("\nmetrics ")) << "one row per run:\n" << compared.out;
 }
 
 TEST_F(Cli, UsageErrors) {
@@ -145,21 +131,21 @@ TEST_F(Cli, UsageErrors) {
     EXPECT_EQ(run("route " + path("run1")).status, 2);
     const auto missing = run("analyze " + path("nothing-here"));
     EXPECT_EQ(missing.status, 1);
-    EXPECT_NE(missing.output.find("nothing-here"), std::string::npos) << missing.output;
+    EXPECT_NE(missing.out.find("nothing-here"), std::string::npos) << missing.out;
 }
 
 TEST_F(Cli, CompareTwoRuns) {
     const auto r = run("compare " + path("run1") + " " + path("run2") + " --spec " + path("spec.toml") + " --markdown " + path("c.md"));
-    ASSERT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("run1"), std::string::npos);
-    EXPECT_NE(r.output.find("welch p="), std::string::npos) << r.output;
-    EXPECT_NE(slurp(dir / "c.md").find("| run1 | welch p="), std::string::npos) << slurp(dir / "c.md");  // run1 (1 ms faster) is best
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("run1"), std::string::npos);
+    EXPECT_NE(r.out.find("welch p="), std::string::npos) << r.out;
+    EXPECT_NE(read_file(dir / "c.md").find("| run1 | welch p="), std::string::npos) << read_file(dir / "c.md");  // run1 (1 ms faster) is best
 }
 
 TEST_F(Cli, CompareWritesAnHtmlPageWithBothRuns) {
     const auto r = run("compare " + path("run1") + " " + path("run2") + " --spec " + path("spec.toml") + " --html " + path("c.html"));
-    ASSERT_EQ(r.status, 0) << r.output;
-    const auto page = slurp(dir / "c.html");
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto page = read_file(dir / "c.html");
     EXPECT_NE(page.find("<html"), std::string::npos);
     EXPECT_NE(page.find("hashtrace compare: run1 run2"), std::string::npos);
     EXPECT_EQ(run("compare " + path("run1") + " " + path("run2") + " --html " + path("no-such-dir/c.html")).status, 1);
@@ -167,26 +153,26 @@ TEST_F(Cli, CompareWritesAnHtmlPageWithBothRuns) {
 
 TEST_F(Cli, RouteTextAndDot) {
     const auto r = run("route " + path("run1") + " --spec " + path("spec.toml") + " --from Chai/Force --after +0.05 --dot " + path("r.dot"));
-    ASSERT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("Unity[2]/Receive"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("t=100.050000000"), std::string::npos) << r.output;
-    EXPECT_NE(slurp(dir / "r.dot").find("->"), std::string::npos);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("Unity[2]/Receive"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("t=100.050000000"), std::string::npos) << r.out;
+    EXPECT_NE(read_file(dir / "r.dot").find("->"), std::string::npos);
 }
 
 // A time past the run's end names the run's length, so the user sees the mistake.
 TEST_F(Cli, RouteAfterTheRunsEndNamesItsLength) {
     const auto r = run("route " + path("run1") + " --spec " + path("spec.toml") + " --from Chai/Force --after +500");
-    EXPECT_EQ(r.status, 1) << r.output;
-    EXPECT_NE(r.output.find("no sample of Chai/Force at or after the given time: the run lasts "), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("--after is at +500.000 s"), std::string::npos) << r.output;
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("no sample of Chai/Force at or after the given time: the run lasts "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("--after is at +500.000 s"), std::string::npos) << r.out;
 }
 
 // Two runs of different means: the comparison gives the difference with its interval.
 TEST_F(Cli, CompareGivesTheDifferenceWithItsInterval) {
     const auto r = run("compare " + path("run1") + " " + path("run2") + " --spec " + path("spec.toml"));
-    ASSERT_EQ(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("difference from run1 (95% CI)"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("run2 +1.000 ["), std::string::npos) << "run2 is 1 ms slower:\n" << r.output;
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("difference from run1 (95% CI)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("run2 +1.000 ["), std::string::npos) << "run2 is 1 ms slower:\n" << r.out;
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <sys/wait.h>
 
-namespace hashtrace::report::test {
+namespace hashtrace::test {
 
 CommandResult run_command(const std::string& command) {
     CommandResult result;
@@ -32,7 +32,7 @@ std::string shell_quote(const std::string& text) {
 }
 
 TempDir::TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "hashtrace-report-XXXXXX").string();
+    std::string pattern = (std::filesystem::temp_directory_path() / "hashtrace-test-XXXXXX").string();
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
 }
@@ -50,4 +50,4 @@ std::string read_file(const std::filesystem::path& file) {
     return s.str();
 }
 
-}  // namespace hashtrace::report::test
+}  // namespace hashtrace::test

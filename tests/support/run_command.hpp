@@ -1,11 +1,11 @@
 // run_command.hpp - runs a shell command and returns its exit status and
-// standard output (for protoc and chromium in the export and browser tests).
+// standard output (protoc, chromium, the hashtrace CLI in the CLI tests).
 #pragma once
 
 #include <filesystem>
 #include <string>
 
-namespace hashtrace::report::test {
+namespace hashtrace::test {
 
 struct CommandResult {
     int status = -1;  // exit status, or -1 when it did not exit normally
@@ -33,4 +33,9 @@ private:
 
 std::string read_file(const std::filesystem::path& file);
 
+}  // namespace hashtrace::test
+
+// The report tests keep their helpers in report::test and name these beside them.
+namespace hashtrace::report::test {
+using namespace hashtrace::test;
 }  // namespace hashtrace::report::test
