@@ -1,15 +1,14 @@
 #include "hashtrace/critical_path/critical_path.hpp"
 
+#include "hashtrace/graph/parallel.hpp"
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <memory>
-#include <numeric>
 #include <stdexcept>
-#include <thread>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -46,32 +45,29 @@ struct PerInstance {
 
 }  // namespace
 
-PathFinder::PathFinder(const DependenceModel& model)
-    : model_(model), stamp_(model.samples().size(), 0), latest_allowed_(model.samples().size(), kUnbounded) {}
+PathFinder::PathFinder(const DependenceModel& model) : model_(model), marks_((model.samples().size() + 63) / 64, 0) {}
+
+void PathFinder::clear_marks() {
+    for (const SampleIndex x : marked_) marks_[x / 64] = 0;
+    marked_.clear();
+}
 
 bool PathFinder::critical_path(const IntervalInstance& instance, std::vector<PathStep>& path) {
     path.clear();
-    if (++generation_ == 0) {  // wrapped: clear the marks once
-        std::fill(stamp_.begin(), stamp_.end(), 0);
-        generation_ = 1;
-    }
+    clear_marks();
     // The instance's samples: what `from` leads to along hash edges, up to `to`.
-    marked_.assign(1, instance.from);
-    stamp_[instance.from] = generation_;
+    mark(instance.from);
     for (std::size_t k = 0; k < marked_.size(); ++k)
         for (const graph::Edge& e : model_.graph().out(marked_[k]))
-            if (e.to <= instance.to && stamp_[e.to] != generation_) {
-                stamp_[e.to] = generation_;
-                marked_.push_back(e.to);
-            }
-    if (stamp_[instance.to] != generation_) return false;
+            if (e.to <= instance.to && !marked(e.to)) mark(e.to);
+    if (!marked(instance.to)) return false;
 
     const auto& time = model_.samples().time_ns;
     for (SampleIndex x = instance.to; x != instance.from;) {
         SampleIndex latest = kNone;
         SegmentKind latest_kind = SegmentKind::thread;
         model_.for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
-            if (stamp_[y] != generation_) return;
+            if (!marked(y)) return;
             if (latest == kNone || time[y] > time[latest] || (time[y] == time[latest] && y > latest)) {
                 latest = y;
                 latest_kind = kind;
@@ -106,12 +102,45 @@ std::vector<const graph::IntervalSpec*> select_intervals(const graph::AnalysisSp
 
 namespace {
 
-// One interval; finders[k] is worker k's (made on first use: each holds
-// marks the size of the run, which are not zeroed again per interval).
-IntervalCriticalPath critical_path_of(const DependenceModel& model, const graph::IntervalSpec& interval, unsigned max_threads,
-                                      InstanceFinder& instance_finder, std::vector<std::unique_ptr<PathFinder>>& finders) {
+// Walks a range of an interval's instances into `acc`: per class, its
+// contribution to each path it is on, and its least slack in each instance.
+void walk_instances(const DependenceModel& model, std::span<const IntervalInstance> instances, PathFinder& finder, Accumulators& acc) {
     const auto& s = model.samples();
-    const IntervalInstances instances = instance_finder.find(interval);
+    acc.of_class.resize(model.classes().size());
+    std::vector<PathStep> path;
+    PerInstance in_instance;  // per class: its sum, or its least slack
+    for (const IntervalInstance& instance : instances) {
+        if (!finder.critical_path(instance, path)) {
+            ++acc.not_followed;
+            continue;
+        }
+        in_instance.entries.clear();
+        for (const PathStep& step : path)
+            in_instance.of(model.class_index(step.from, step.to, step.kind), 0).second += graph::elapsed_ns(s.time_ns[step.from], s.time_ns[step.to]);
+        for (const auto& [c, sum] : in_instance.entries) {
+            acc.of_class[c].sum_ns += sum;
+            ++acc.of_class[c].on_path;
+        }
+        in_instance.entries.clear();
+        finder.for_each_slack(instance, [&](const PathStep& step, std::int64_t slack) {
+            auto& entry = in_instance.of(model.class_index(step.from, step.to, step.kind), slack);
+            entry.second = std::min(entry.second, slack);
+        });
+        for (const auto& [c, slack] : in_instance.entries) {
+            // Room for one per instance, reserved (not touched) at once: growing by copies costs more.
+            auto& slacks = acc.of_class[c].slack_ms;
+            if (slacks.capacity() == 0) slacks.reserve(instances.size());
+            slacks.push_back(float(double(slack) / 1e6));
+        }
+    }
+}
+
+// One interval's table from its instances and what the walks of its chunks
+// added up. Classes of the model are per tracepoint pair; a segment is per
+// label pair ("node/tracepoint" of several instances): merged here.
+IntervalCriticalPath summarize_interval(const DependenceModel& model, const graph::IntervalSpec& interval, const IntervalInstances& instances,
+                                        std::span<Accumulators> parts, PathFinder& finder) {
+    const auto& s = model.samples();
     const auto& list = instances.list;
     IntervalCriticalPath out;
     out.name = interval.name;
@@ -125,88 +154,54 @@ IntervalCriticalPath critical_path_of(const DependenceModel& model, const graph:
     out.p50_ms = summary.p50;
     out.p95_ms = summary.p95;
     out.p99_ms = summary.p99;
-    // The instances at the p50, p95 and p99 ranks of latency.
-    std::size_t at_rank[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
-    if (!list.empty()) {
-        std::vector<std::size_t> order(list.size());
-        std::iota(order.begin(), order.end(), std::size_t{0});
-        const auto by_latency = [&](std::size_t a, std::size_t b) { return latency_ms[a] != latency_ms[b] ? latency_ms[a] < latency_ms[b] : a < b; };
-        const double ranks[3] = {50, 95, 99};
-        for (int r = 0; r < 3; ++r) {
-            const auto nth = order.begin() + std::ptrdiff_t(rank_index(ranks[r], list.size()));
-            std::nth_element(order.begin(), nth, order.end(), by_latency);
-            at_rank[r] = *nth;
-        }
-    }
 
-    const auto threads = static_cast<unsigned>(std::clamp<std::size_t>(list.size() / 256, 1, max_threads));
-    if (finders.size() < threads) finders.resize(threads);
-    for (unsigned k = 0; k < threads; ++k)
-        if (!finders[k]) finders[k] = std::make_unique<PathFinder>(model);
-    std::vector<Accumulators> parts(threads);
-    auto work = [&](unsigned part) {
-        Accumulators& acc = parts[part];
-        acc.of_class.resize(model.classes().size());
-        PathFinder& finder = *finders[part];
-        std::vector<PathStep> path;
-        PerInstance in_instance;  // per class: its sum, or its least slack
-        for (std::size_t i = list.size() * part / threads, end = list.size() * (part + 1) / threads; i < end; ++i) {
-            if (!finder.critical_path(list[i], path)) {
-                ++acc.not_followed;
-                continue;
-            }
-            in_instance.entries.clear();
-            for (const PathStep& step : path)
-                in_instance.of(model.class_index(step.from, step.to, step.kind), 0).second +=
-                    graph::elapsed_ns(s.time_ns[step.from], s.time_ns[step.to]);
-            for (const auto& [c, sum] : in_instance.entries) {
-                Accumulator& a = acc.of_class[c];
-                a.sum_ns += sum;
-                ++a.on_path;
-                for (int r = 0; r < 3; ++r)
-                    if (at_rank[r] == i) a.at_rank_ns[r] = sum;
-            }
-            in_instance.entries.clear();
-            finder.for_each_slack(list[i], [&](const PathStep& step, std::int64_t slack) {
-                auto& entry = in_instance.of(model.class_index(step.from, step.to, step.kind), slack);
-                entry.second = std::min(entry.second, slack);
-            });
-            for (const auto& [c, slack] : in_instance.entries) acc.of_class[c].slack_ms.push_back(float(double(slack) / 1e6));
-        }
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (unsigned part = 1; part < threads; ++part) pool.emplace_back(work, part);
-        work(0);
-    }
-
-    // Classes of the model are per tracepoint pair; a segment is per label
-    // pair ("node/tracepoint" of several instances): merged here.
-    Accumulators all;
-    std::unordered_map<std::uint64_t, std::size_t> segment_of;
+    std::unordered_map<std::uint64_t, std::size_t> segment_of;  // SegmentClass::key() -> index in `segments`
     std::vector<SegmentClass> segments;
+    std::vector<Accumulator> merged;
+    const auto segment_index = [&](std::uint32_t c) {
+        const SegmentClass& segment = model.classes()[c];
+        auto [it, added] = segment_of.try_emplace(segment.key(), segments.size());
+        if (added) {
+            segments.push_back(segment);
+            merged.emplace_back();
+        }
+        return it->second;
+    };
     for (Accumulators& part : parts) {
-        all.not_followed += part.not_followed;
+        out.not_followed += part.not_followed;
         for (std::size_t c = 0; c < part.of_class.size(); ++c) {
             Accumulator& a = part.of_class[c];
             if (a.on_path == 0 && a.slack_ms.empty()) continue;
-            const SegmentClass& segment = model.classes()[c];
-            auto [it, added] = segment_of.try_emplace(segment.key(), segments.size());
-            if (added) {
-                segments.push_back(segment);
-                all.of_class.emplace_back();
-            }
-            Accumulator& into = all.of_class[it->second];
+            Accumulator& into = merged[segment_index(std::uint32_t(c))];
             into.sum_ns += a.sum_ns;
             into.on_path += a.on_path;
-            for (int r = 0; r < 3; ++r) into.at_rank_ns[r] += a.at_rank_ns[r];
             into.slack_ms.insert(into.slack_ms.end(), a.slack_ms.begin(), a.slack_ms.end());
+            a = {};
         }
     }
-    out.not_followed = all.not_followed;
+    // Each segment's contribution in the instances at the p50, p95 and p99
+    // ranks of latency (in (latency, instance) order): their paths walked again.
+    if (!list.empty()) {
+        const double value_at_rank[3] = {summary.p50, summary.p95, summary.p99};
+        std::size_t rank[3], less[3] = {0, 0, 0}, instance_at_rank[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+        for (int r = 0; r < 3; ++r) rank[r] = rank_index(r == 0 ? 50 : r == 1 ? 95 : 99, list.size());
+        for (const double v : latency_ms)
+            for (int r = 0; r < 3; ++r) less[r] += v < value_at_rank[r];
+        for (std::size_t i = 0; i < list.size(); ++i)
+            for (int r = 0; r < 3; ++r)
+                if (latency_ms[i] == value_at_rank[r] && less[r]++ == rank[r]) instance_at_rank[r] = i;
+        std::vector<PathStep> path;
+        for (int r = 0; r < 3; ++r) {
+            if (instance_at_rank[r] == SIZE_MAX || !finder.critical_path(list[instance_at_rank[r]], path)) continue;
+            for (const PathStep& step : path)
+                merged[segment_index(model.class_index(step.from, step.to, step.kind))].at_rank_ns[r] +=
+                    graph::elapsed_ns(s.time_ns[step.from], s.time_ns[step.to]);
+        }
+    }
+
     const std::size_t followed = out.count - out.not_followed;
     for (std::size_t k = 0; k < segments.size(); ++k) {
-        Accumulator& a = all.of_class[k];
+        Accumulator& a = merged[k];
         SegmentSummary seg;
         seg.from = model.labels()[segments[k].from_label];
         seg.to = model.labels()[segments[k].to_label];
@@ -238,11 +233,37 @@ IntervalCriticalPath critical_path_of(const DependenceModel& model, const graph:
 
 std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, const std::vector<const graph::IntervalSpec*>& intervals,
                                                  const CriticalPathOptions& options) {
-    const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    InstanceFinder instance_finder(model.samples(), model.graph());
-    std::vector<std::unique_ptr<PathFinder>> finders;
-    std::vector<IntervalCriticalPath> out;
-    for (const graph::IntervalSpec* interval : intervals) out.push_back(critical_path_of(model, *interval, threads, instance_finder, finders));
+    const unsigned threads = parallel::thread_count(options.threads);
+    InstanceFinder instance_finder(model.samples(), model.graph(), threads);
+    std::vector<IntervalInstances> instances;
+    for (const graph::IntervalSpec* interval : intervals) instances.push_back(instance_finder.find(*interval));
+
+    // All intervals' chunks of instances in one list of tasks, and then
+    // their summaries, so that no interval's tail leaves a core idle.
+    struct Chunk {
+        std::size_t interval;
+        std::span<const IntervalInstance> instances;
+    };
+    std::vector<Chunk> chunks;
+    std::vector<std::size_t> first_chunk;  // per interval, and one past the last
+    for (std::size_t i = 0; i < instances.size(); ++i) {
+        first_chunk.push_back(chunks.size());
+        const auto& list = instances[i].list;
+        const std::size_t count = std::clamp<std::size_t>(list.size() / 4096, 1, 4 * std::size_t{threads});
+        for (std::size_t c = 0; c < count; ++c)
+            chunks.push_back({i, std::span(list).subspan(list.size() * c / count, list.size() * (c + 1) / count - list.size() * c / count)});
+    }
+    first_chunk.push_back(chunks.size());
+    std::vector<PathFinder> finders;
+    for (unsigned k = 0; k < threads; ++k) finders.emplace_back(model);
+    std::vector<Accumulators> parts(chunks.size());
+    parallel::for_each(chunks.size(), threads, [&](std::size_t c, unsigned worker) { walk_instances(model, chunks[c].instances, finders[worker], parts[c]); });
+
+    std::vector<IntervalCriticalPath> out(intervals.size());
+    parallel::for_each(intervals.size(), threads, [&](std::size_t i, unsigned worker) {
+        out[i] = summarize_interval(model, *intervals[i], instances[i],
+                                    std::span(parts).subspan(first_chunk[i], first_chunk[i + 1] - first_chunk[i]), finders[worker]);
+    });
     return out;
 }
 

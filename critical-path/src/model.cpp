@@ -1,7 +1,10 @@
 #include "hashtrace/critical_path/model.hpp"
 
+#include "hashtrace/graph/parallel.hpp"
+
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace hashtrace::critpath {
 
@@ -15,7 +18,39 @@ std::string_view to_string(SegmentKind kind) {
     return "?";
 }
 
-DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::Graph& graph)
+namespace {
+
+// The sample range of chunk c of `chunks`.
+std::pair<SampleIndex, SampleIndex> chunk_range(std::size_t n, std::size_t c, std::size_t chunks) {
+    return {SampleIndex(n * c / chunks), SampleIndex(n * (c + 1) / chunks)};
+}
+
+// The least duration per (from tracepoint, to tracepoint, kind) key seen
+// by one chunk: a table where the keys are few enough, a map beyond.
+class LeastPerKey {
+public:
+    LeastPerKey(std::size_t keys, bool dense) {
+        if (dense) table_.assign(keys, kNever);
+    }
+    void add(std::uint64_t key, std::int64_t d) {
+        if (!table_.empty()) table_[key] = std::min(table_[key], d);
+        else if (auto [it, added] = map_.try_emplace(key, d); !added) it->second = std::min(it->second, d);
+    }
+    template <typename F> void for_each(F&& f) const {
+        for (std::size_t key = 0; key < table_.size(); ++key)
+            if (table_[key] != kNever) f(std::uint64_t(key), table_[key]);
+        for (const auto& [key, d] : map_) f(key, d);
+    }
+
+private:
+    static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+    std::vector<std::int64_t> table_;
+    std::unordered_map<std::uint64_t, std::int64_t> map_;
+};
+
+}  // namespace
+
+DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::Graph& graph, unsigned threads)
     : samples_(samples), graph_(graph), label_of_tracepoint_(samples.tracepoints.size()) {
     std::unordered_map<std::string, std::uint32_t> label_ids;
     for (std::size_t t = 0; t < samples.tracepoints.size(); ++t) {
@@ -24,52 +59,102 @@ DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::G
         if (added) labels_.push_back(it->first);
         label_of_tracepoint_[t] = it->second;
     }
+    threads = parallel::thread_count(threads);
+    // The kind of every hash edge, read on every walk over the model.
+    edge_kind_.resize(graph.edges.size());
+    parallel::for_each(4 * std::size_t{threads}, threads, [&](std::size_t c, unsigned) {
+        const auto [begin, end] = chunk_range(graph.edges.size(), c, 4 * std::size_t{threads});
+        for (std::uint32_t e = begin; e < end; ++e) edge_kind_[e] = kind_of_hash_edge(graph.edges[e].from, graph.edges[e].to);
+    });
+    link_threads(threads);
+    find_floors(threads);
+    find_determining(threads);
+}
 
-    // Program order: the previous sample of the same (node instance, thread).
-    const std::size_t n = samples.size();
+// Program order: the previous sample of the same (node instance, thread).
+// Each chunk links its own samples; the chunks' ends are then joined in order.
+void DependenceModel::link_threads(unsigned threads) {
+    const std::size_t n = samples_.size();
     thread_prev_.assign(n, kNone);
     thread_next_.assign(n, kNone);
-    std::unordered_map<std::uint64_t, SampleIndex> last_of_thread;
-    for (SampleIndex x = 0; x < n; ++x) {
-        const std::uint64_t thread_key = (std::uint64_t{samples.tracepoint_of(x).instance_id} << 32) | samples.thread[x];
-        auto [it, added] = last_of_thread.try_emplace(thread_key, x);
-        if (!added) {
-            thread_prev_[x] = it->second;
-            thread_next_[it->second] = x;
-            it->second = x;
+    struct Ends {
+        SampleIndex first, last;
+    };
+    std::vector<std::unordered_map<std::uint64_t, Ends>> ends(threads);
+    parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
+        const auto [begin, end] = chunk_range(n, c, threads);
+        for (SampleIndex x = begin; x < end; ++x) {
+            const std::uint64_t thread_key = (std::uint64_t{samples_.tracepoint_of(x).instance_id} << 32) | samples_.thread[x];
+            auto [it, added] = ends[c].try_emplace(thread_key, Ends{x, x});
+            if (!added) {
+                thread_prev_[x] = it->second.last;
+                thread_next_[it->second.last] = x;
+                it->second.last = x;
+            }
         }
-    }
+    });
+    std::unordered_map<std::uint64_t, SampleIndex> last_of_thread;
+    for (const auto& chunk : ends)
+        for (const auto& [thread_key, e] : chunk) {
+            auto [it, added] = last_of_thread.try_emplace(thread_key, e.last);
+            if (!added) {
+                thread_prev_[e.first] = it->second;
+                thread_next_[it->second] = e.first;
+                it->second = e.last;
+            }
+        }
+}
 
-    // The classes, and their floors: the shortest duration each took anywhere.
-    const std::size_t tracepoints = samples.tracepoints.size();
-    if (tracepoints <= kDenseTracepoints) dense_index_.assign(tracepoints * tracepoints * 4, kNone);
-    for (SampleIndex x = 0; x < n; ++x)
-        for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
-            const std::int64_t d = std::max<std::int64_t>(0, graph::elapsed_ns(samples.time_ns[y], samples.time_ns[x]));
-            std::uint32_t c = class_index(y, x, kind);
-            if (c == kNone) c = add_class(samples.tracepoint[y], samples.tracepoint[x], kind);
+// The classes, and their floors: the shortest duration each took anywhere.
+void DependenceModel::find_floors(unsigned threads) {
+    const std::size_t tracepoints = samples_.tracepoints.size();
+    const bool dense = tracepoints <= kDenseTracepoints;
+    const std::size_t keys = tracepoints * tracepoints * 4;
+    if (dense) dense_index_.assign(keys, kNone);
+    std::vector<LeastPerKey> least;
+    for (unsigned c = 0; c < threads; ++c) least.emplace_back(keys, dense);
+    parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
+        const auto [begin, end] = chunk_range(samples_.size(), c, threads);
+        for (SampleIndex x = begin; x < end; ++x)
+            for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
+                const std::uint64_t key = (std::uint64_t{samples_.tracepoint[y]} * tracepoints + samples_.tracepoint[x]) * 4 + std::uint64_t(kind);
+                least[c].add(key, std::max<std::int64_t>(0, graph::elapsed_ns(samples_.time_ns[y], samples_.time_ns[x])));
+            });
+    });
+    for (const LeastPerKey& chunk : least)
+        chunk.for_each([&](std::uint64_t key, std::int64_t d) {
+            const auto from = graph::TracepointId(key / 4 / tracepoints), to = graph::TracepointId(key / 4 % tracepoints);
+            const auto kind = SegmentKind(key % 4);
+            std::uint32_t c = class_index_of(from, to, kind);
+            if (c == kNone) c = add_class(from, to, kind);
             floors_[c] = std::min(floors_[c], d);
         });
+}
 
-    // Which constraint determined each sample's time.
+// Which constraint determined each sample's time.
+void DependenceModel::find_determining(unsigned threads) {
+    const std::size_t n = samples_.size();
     determined_by_.assign(n, kNone);
-    for (SampleIndex x = 0; x < n; ++x) {
-        if (graph.in_degree(x) == 0) continue;  // started from outside the trace
-        SampleIndex latest = kNone;
-        SegmentKind latest_kind = SegmentKind::thread;
-        for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
-            // Ties go to the later sample (in file order for equal times).
-            if (latest == kNone || samples.time_ns[y] > samples.time_ns[latest] ||
-                (samples.time_ns[y] == samples.time_ns[latest] && y > latest)) {
-                latest = y;
-                latest_kind = kind;
-            }
-        });
-        if (latest_kind == SegmentKind::queue &&
-            graph::elapsed_ns(samples.time_ns[latest], samples.time_ns[x]) > floors_[class_index(latest, x, latest_kind)] + kPollingSlackNs)
-            continue;  // a polling consumer: its tick started it
-        determined_by_[x] = latest;
-    }
+    const auto& time = samples_.time_ns;
+    parallel::for_each(4 * std::size_t{threads}, threads, [&](std::size_t c, unsigned) {
+        const auto [begin, end] = chunk_range(n, c, 4 * std::size_t{threads});
+        for (SampleIndex x = begin; x < end; ++x) {
+            if (graph_.in_degree(x) == 0) continue;  // started from outside the trace
+            SampleIndex latest = kNone;
+            SegmentKind latest_kind = SegmentKind::thread;
+            for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
+                // Ties go to the later sample (in file order for equal times).
+                if (latest == kNone || time[y] > time[latest] || (time[y] == time[latest] && y > latest)) {
+                    latest = y;
+                    latest_kind = kind;
+                }
+            });
+            if (latest_kind == SegmentKind::queue &&
+                graph::elapsed_ns(time[latest], time[x]) > floors_[class_index(latest, x, latest_kind)] + kPollingSlackNs)
+                continue;  // a polling consumer: its tick started it
+            determined_by_[x] = latest;
+        }
+    });
 }
 
 std::uint32_t DependenceModel::add_class(graph::TracepointId from, graph::TracepointId to, SegmentKind kind) {
@@ -90,16 +175,6 @@ SegmentKind DependenceModel::kind_of_hash_edge(SampleIndex y, SampleIndex x) con
     const auto& b = samples_.tracepoint_of(x);
     if (a.instance_id != b.instance_id) return SegmentKind::message;
     return samples_.thread[y] == samples_.thread[x] ? SegmentKind::local : SegmentKind::queue;
-}
-
-std::int64_t DependenceModel::own_duration(SampleIndex y, SampleIndex x, SegmentKind kind) const {
-    const std::int64_t recorded = std::max<std::int64_t>(0, graph::elapsed_ns(samples_.time_ns[y], samples_.time_ns[x]));
-    if (determined_by_[x] == y) return recorded;
-    // A sample started from outside waited for that, not for its thread: a
-    // loop that overran its tick starts the next iteration at once (the
-    // floor of that gap would be its shortest sleep).
-    if (kind == SegmentKind::thread && external(x)) return 0;
-    return std::min(recorded, floors_[class_index(y, x, kind)]);
 }
 
 }  // namespace hashtrace::critpath

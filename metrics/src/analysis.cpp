@@ -130,7 +130,7 @@ std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question
         for (SampleIndex v : starts) {
             if (q.classes.skip_start_class && !q.classes.of(s.tracepoint[v]).empty() && q.classes.of(s.tracepoint[v]).front() == c) continue;
             if (const SampleIndex to_sample = reach.earliest(v); to_sample != detail::kUnreached)
-                out.push_back({v, c, graph::elapsed_ns(s.time_ns[v], s.time_ns[to_sample])});
+                out.push_back({v, c, to_sample});
         }
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return std::tie(a.from, a.target_class) < std::tie(b.from, b.target_class); });
@@ -147,10 +147,10 @@ struct Answer {
     std::vector<detail::Reached> reached;  // the matrix
 
     explicit Answer(const Question& q) : values_ms(q.intervals.size()) {}
-    void add(const Question& q, const std::vector<std::uint32_t>& part_of_class, std::span<const detail::Reached> found) {
+    void add(const SampleSet& s, const Question& q, const std::vector<std::uint32_t>& part_of_class, std::span<const detail::Reached> found) {
         if (q.from_roots) reached.insert(reached.end(), found.begin(), found.end());
         else
-            for (const auto& x : found) detail::AppendLatency{values_ms.data(), part_of_class.data()}(x.from, x.target_class, x.latency_ns);
+            for (const auto& x : found) detail::AppendLatency{values_ms.data(), part_of_class.data(), s.time_ns.data()}(x.from, x.target_class, x.to);
     }
 };
 
@@ -390,7 +390,7 @@ private:
                                       ? detail::search_earliest(s_, g_, starts, asked_[k]->classes, budgets[k], scratch.search,
                                                                 detail::AppendReached{answer.reached})
                                       : detail::search_earliest(s_, g_, starts, asked_[k]->classes, budgets[k], scratch.search,
-                                                                detail::AppendLatency{answer.values_ms.data(), part_of_class_[k].data()});
+                                                                detail::AppendLatency{answer.values_ms.data(), part_of_class_[k].data(), s_.time_ns.data()});
             }
         if (chunks_pending_.fetch_sub(1) == 1) chunks_pending_.notify_all();
     }
@@ -451,7 +451,7 @@ private:
                 for (SampleIndex v : starts) q.start_tracepoints[s_.tracepoint[v]] = true;
             answers_[k].assign(1, Answer(q));
             for (std::size_t p = 0; p < q.intervals.size(); ++p) answers_[k][0].values_ms[p] = {regions_[k][p].data(), 0};
-            answers_[k][0].add(q, part_of_class_[k], answer_by_passes(s_, q, starts, reach));
+            answers_[k][0].add(s_, q, part_of_class_[k], answer_by_passes(s_, q, starts, reach));
         });
         return answers_[k];
     }
@@ -472,7 +472,7 @@ private:
         for (const Answer& answer : answers)
             for (const auto& x : answer.reached) {
                 const std::size_t cell = s_.tracepoint_of(x.from).node_id * nodes + x.target_class;
-                const double ms = double(x.latency_ns) / 1e6;
+                const double ms = ms_between(s_, x.from, x.to);
                 cells[cell].add(ms);
                 maxima[cell] = cells[cell].n == 1 ? ms : std::max(maxima[cell], ms);
             }

@@ -127,7 +127,6 @@ namespace {
 template <typename Sink>
 bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
                  const TargetClasses& classes, std::size_t w, std::size_t& left, SearchScratch& scratch, Sink sink) {
-    const std::int64_t* time = samples.time_ns.data();
     const graph::TracepointId* tracepoint = samples.tracepoint.data();
     const std::uint32_t* out_offset = graph.out_offset.data();
     const std::uint32_t* in_offset = graph.in_offset.data();
@@ -160,8 +159,8 @@ bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std
         // the first sample popped of a class is at its earliest time: the
         // search ends as soon as every class is found. (Samples of equal
         // time can come out of index order, where an edge goes to a smaller
-        // index at the same time; only the latency is reported, and that is
-        // the same.)
+        // index at the same time; the sample reported may then be another of
+        // the same time, at the same latency.)
         auto classify = [&](graph::SampleIndex u) {
             const std::uint64_t of_u = classes_of[tracepoint[u]];
             for (std::uint64_t fresh = of_u & ~found; fresh != 0; fresh &= fresh - 1) earliest[std::countr_zero(fresh)] = u;
@@ -205,7 +204,7 @@ bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std
         }
         for (std::uint64_t reported = found & ~skipped; reported != 0; reported &= reported - 1) {
             const int c = std::countr_zero(reported);
-            sink(v, first_class + static_cast<std::uint32_t>(c), graph::elapsed_ns(time[v], time[earliest[c]]));
+            sink(v, first_class + static_cast<std::uint32_t>(c), earliest[c]);
         }
     }
     return true;
@@ -233,7 +232,7 @@ bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph,
         for (std::size_t w = 0; w < classes.word_count() && complete; ++w)
             complete = search_word(samples, graph, starts, classes, w, left, scratch, AppendReached{scratch.by_word});
         std::stable_sort(scratch.by_word.begin(), scratch.by_word.end(), [](const Reached& a, const Reached& b) { return a.from < b.from; });
-        for (const Reached& x : scratch.by_word) sink(x.from, x.target_class, x.latency_ns);
+        for (const Reached& x : scratch.by_word) sink(x.from, x.target_class, x.to);
     }
     if (!complete) {
         clear_marks(scratch);

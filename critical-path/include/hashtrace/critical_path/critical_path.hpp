@@ -46,31 +46,47 @@ public:
 
 private:
     static constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max();
+    bool marked(SampleIndex x) const { return (marks_[x / 64] >> (x % 64)) & 1; }
+    void mark(SampleIndex x) {
+        marks_[x / 64] |= std::uint64_t{1} << (x % 64);
+        marked_.push_back(x);
+    }
+    void clear_marks();
+
     const DependenceModel& model_;
-    std::vector<std::uint32_t> stamp_;
-    std::uint32_t generation_ = 0;
+    // The instance's samples: a bit per sample of the run (an eighth of a
+    // byte, so the marks stay in cache), cleared after each instance
+    // through the list of those set.
+    std::vector<std::uint64_t> marks_;
     std::vector<SampleIndex> marked_;
-    std::vector<std::int64_t> latest_allowed_;
+    std::vector<std::int64_t> latest_allowed_;  // for_each_slack: per sample of marked_, in its (descending) order
 };
 
 template <typename F> void PathFinder::for_each_slack(const IntervalInstance& instance, F&& f) {
     // Latest time each sample may take without moving `to`, backwards over
     // the instance's samples: L(to) = t(to), L(y) = min over its dependents
-    // x of L(x) - own_duration(y -> x).
+    // x of L(x) - own_duration(y -> x). Found by index in the descending
+    // list (an instance holds a handful of samples).
     std::sort(marked_.begin(), marked_.end(), std::greater<>());
     const auto& time = model_.samples().time_ns;
-    for (SampleIndex y : marked_) latest_allowed_[y] = kUnbounded;
-    latest_allowed_[instance.to] = time[instance.to];
-    for (SampleIndex y : marked_) {
+    latest_allowed_.assign(marked_.size(), kUnbounded);
+    const auto position = [&](SampleIndex x) {
+        return std::size_t(std::lower_bound(marked_.begin(), marked_.end(), x, std::greater<>()) - marked_.begin());
+    };
+    latest_allowed_[position(instance.to)] = time[instance.to];
+    for (std::size_t k = 0; k < marked_.size(); ++k) {
+        const SampleIndex y = marked_[k];
         if (y == instance.to) continue;
         std::int64_t allowed = kUnbounded;
         model_.for_each_dependent(y, [&](SampleIndex x, SegmentKind kind) {
-            if (stamp_[x] != generation_ || latest_allowed_[x] == kUnbounded || x <= y) return;
+            if (x <= y || !marked(x)) return;
+            const std::int64_t latest_x = latest_allowed_[position(x)];
+            if (latest_x == kUnbounded) return;
             const std::int64_t own = model_.own_duration(y, x, kind);
-            allowed = std::min(allowed, latest_allowed_[x] - own);
-            f(PathStep{y, x, kind}, std::max<std::int64_t>(0, latest_allowed_[x] - own - time[y]));
+            allowed = std::min(allowed, latest_x - own);
+            f(PathStep{y, x, kind}, std::max<std::int64_t>(0, latest_x - own - time[y]));
         });
-        latest_allowed_[y] = allowed;
+        latest_allowed_[k] = allowed;
     }
 }
 

@@ -1,8 +1,10 @@
 // hashtrace/critical_path/instances.hpp - the instances of an interval, as
 // `analyze` counts them (docs/spec.md section 5, docs/analysis.md "Intervals"): for each
 // sample matching `from`, and each node instance holding a `to` sample
-// reachable from it, the earliest such sample. Answered by the metrics
-// library's EarliestReach passes, so the instances are analyze's exactly.
+// reachable from it, the earliest such sample. Answered as analyze answers
+// them (the metrics library's forward searches, or its EarliestReach passes
+// where an edge runs back in time or the searches wander too far), so the
+// instances are analyze's exactly.
 #pragma once
 
 #include "hashtrace/graph/link.hpp"
@@ -11,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace hashtrace::critpath {
@@ -28,14 +31,22 @@ struct IntervalInstances {
 // passes' buffers (the size of the run) are made once.
 class InstanceFinder {
 public:
-    InstanceFinder(const graph::SampleSet& samples, const graph::Graph& graph);
+    InstanceFinder(const graph::SampleSet& samples, const graph::Graph& graph, unsigned threads = 0);  // 0: one per core
     ~InstanceFinder();
     IntervalInstances find(const graph::IntervalSpec& interval);
 
 private:
-    struct Passes;
+    std::span<const graph::SampleIndex> samples_of_tracepoint(std::size_t t) const {
+        return {by_tracepoint_.data() + first_of_tracepoint_[t], by_tracepoint_.data() + first_of_tracepoint_[t + 1]};
+    }
+
+    struct Passes;  // the searches' scratch and the fallback passes
     const graph::SampleSet& samples_;
+    const graph::Graph& graph_;
+    unsigned threads_;
     std::unique_ptr<Passes> passes_;
+    std::vector<std::uint32_t> first_of_tracepoint_;  // samples of tracepoint t: by_tracepoint_[first[t] .. first[t+1])
+    std::vector<graph::SampleIndex> by_tracepoint_;
 };
 
 }  // namespace hashtrace::critpath

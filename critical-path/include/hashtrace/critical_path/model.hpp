@@ -28,6 +28,7 @@
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/sample_set.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -61,7 +62,8 @@ struct SegmentClass {
 
 class DependenceModel {
 public:
-    DependenceModel(const graph::SampleSet& samples, const graph::Graph& graph);
+    // Built on `threads` threads (0: one per core).
+    DependenceModel(const graph::SampleSet& samples, const graph::Graph& graph, unsigned threads = 0);
 
     const graph::SampleSet& samples() const { return samples_; }
     const graph::Graph& graph() const { return graph_; }
@@ -74,7 +76,15 @@ public:
     bool external(SampleIndex x) const { return determined_by_[x] == kNone; }
 
     // x's own duration after constraint y (see above), in ns.
-    std::int64_t own_duration(SampleIndex y, SampleIndex x, SegmentKind kind) const;
+    std::int64_t own_duration(SampleIndex y, SampleIndex x, SegmentKind kind) const {
+        const std::int64_t recorded = std::max<std::int64_t>(0, graph::elapsed_ns(samples_.time_ns[y], samples_.time_ns[x]));
+        if (determined_by_[x] == y) return recorded;
+        // A sample started from outside waited for that, not for its thread: a
+        // loop that overran its tick starts the next iteration at once (the
+        // floor of that gap would be its shortest sleep).
+        if (kind == SegmentKind::thread && external(x)) return 0;
+        return std::min(recorded, floors_[class_index(y, x, kind)]);
+    }
 
     // The segment classes that occur in the run, numbered (dense, for
     // tables indexed by class); class_index of a constraint of the run.
@@ -94,6 +104,8 @@ public:
     // outputs, then the thread successor unless it is also one of them.
     template <typename F> void for_each_dependent(SampleIndex y, F&& f) const;
     SegmentKind kind_of_hash_edge(SampleIndex y, SampleIndex x) const;
+    // The same for edge e of the graph (its index in graph().edges), kept per edge.
+    SegmentKind kind_of_edge(std::uint32_t e) const { return edge_kind_[e]; }
 
 private:
     std::uint32_t class_index_of(graph::TracepointId from, graph::TracepointId to, SegmentKind kind) const {
@@ -103,15 +115,19 @@ private:
         return it == sparse_index_.end() ? kNone : it->second;
     }
     std::uint32_t add_class(graph::TracepointId from, graph::TracepointId to, SegmentKind kind);
+    void link_threads(unsigned threads);
+    void find_floors(unsigned threads);
+    void find_determining(unsigned threads);
 
     const graph::SampleSet& samples_;
     const graph::Graph& graph_;
     std::vector<std::string> labels_;
     std::vector<std::uint32_t> label_of_tracepoint_;
     std::vector<SampleIndex> thread_prev_, thread_next_, determined_by_;
+    std::vector<SegmentKind> edge_kind_;  // per edge of the graph
     // Class of each (from tracepoint, to tracepoint, kind): a table when
     // the run has at most kDenseTracepoints tracepoints, a hash map beyond.
-    static constexpr std::size_t kDenseTracepoints = 1024;
+    static constexpr std::size_t kDenseTracepoints = 256;
     std::vector<std::uint32_t> dense_index_;
     std::unordered_map<std::uint64_t, std::uint32_t> sparse_index_;
     std::unordered_map<std::uint64_t, std::uint32_t> class_of_key_;  // SegmentClass::key() -> index
@@ -122,19 +138,22 @@ private:
 template <typename F> void DependenceModel::for_each_constraint(SampleIndex x, F&& f) const {
     const SampleIndex p = thread_prev_[x];
     bool p_is_input = false;
-    graph_.for_each_in(x, [&](const graph::Edge& e) {
-        p_is_input |= e.from == p;
-        f(e.from, kind_of_hash_edge(e.from, x));
-    });
+    for (std::uint32_t i = graph_.in_offset[x], end = graph_.in_offset[x + 1]; i < end; ++i) {
+        const std::uint32_t e = graph_.in_edges[i];
+        const SampleIndex y = graph_.edges[e].from;
+        p_is_input |= y == p;
+        f(y, edge_kind_[e]);
+    }
     if (p != kNone && !p_is_input) f(p, SegmentKind::thread);
 }
 
 template <typename F> void DependenceModel::for_each_dependent(SampleIndex y, F&& f) const {
     const SampleIndex next = thread_next_[y];
     bool next_is_output = false;
-    for (const graph::Edge& e : graph_.out(y)) {
-        next_is_output |= e.to == next;
-        f(e.to, kind_of_hash_edge(y, e.to));
+    for (std::uint32_t e = graph_.out_offset[y], end = graph_.out_offset[y + 1]; e < end; ++e) {
+        const SampleIndex x = graph_.edges[e].to;
+        next_is_output |= x == next;
+        f(x, edge_kind_[e]);
     }
     if (next != kNone && !next_is_output) f(next, SegmentKind::thread);
 }

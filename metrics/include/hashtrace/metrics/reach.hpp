@@ -99,16 +99,15 @@ struct TargetClasses {
 struct Reached {
     graph::SampleIndex from;
     std::uint32_t target_class;
-    std::int64_t latency_ns;  // t(earliest sample of the class) - t(from)
+    graph::SampleIndex to;  // the earliest sample of the class
 };
 
-// Where the searches' answers go, one call per (start, class, latency), in
-// start then class order. As they are (the matrix):
+// Where the searches' answers go, one call per (start, class, earliest
+// sample), in start then class order. As they are (the matrix, the
+// critical path's interval instances):
 struct AppendReached {
     std::vector<Reached>& out;
-    void operator()(graph::SampleIndex from, std::uint32_t target_class, std::int64_t latency_ns) const {
-        out.push_back({from, target_class, latency_ns});
-    }
+    void operator()(graph::SampleIndex from, std::uint32_t target_class, graph::SampleIndex to) const { out.push_back({from, target_class, to}); }
 };
 // Latencies appended to room laid out for all they can be.
 struct LatencyBlock {
@@ -122,8 +121,9 @@ struct LatencyBlock {
 struct AppendLatency {
     LatencyBlock* blocks;                 // per part
     const std::uint32_t* part_of_class;   // per class
-    void operator()(graph::SampleIndex, std::uint32_t target_class, std::int64_t latency_ns) const {
-        blocks[part_of_class[target_class]].push_back(double(latency_ns) / 1e6);
+    const std::int64_t* time_ns;          // of every sample
+    void operator()(graph::SampleIndex from, std::uint32_t target_class, graph::SampleIndex to) const {
+        blocks[part_of_class[target_class]].push_back(double(graph::elapsed_ns(time_ns[from], time_ns[to])) / 1e6);
     }
 };
 
@@ -140,7 +140,7 @@ struct SearchScratch {
 
 // For each start (ascending), the earliest reachable sample of each class,
 // given to `sink` (AppendReached or AppendLatency) as (start, class,
-// latency) in start then class order: a best-first search in time order per
+// earliest sample) in start then class order: a best-first search in time order per
 // start and word of 64 classes, which stops once every class of the word is
 // found. Exact only when no edge goes back in time (the caller checks that
 // none does: measure_edges tells). False once the searches have visited
