@@ -40,6 +40,12 @@ INTERVALS = {
 # latencies: physics sends 250 messages/s to haptics in bursts of 5 every
 # 20 ms; render's inbox gets those and haptics' 200/s.
 RATES = {"haptics": "--rate 200", "physics": "--rate 50", "render": ""}
+# Every loop's first tick on a 100 ms boundary of the monotonic clock (all
+# three periods divide it), so the phase between the loops is the same in
+# every run: with free phases the wait for render's next frame alone moved
+# its stage's mean by up to +-9 % between runs of one configuration, more
+# than the changes predicted here.
+ALIGN = "--align-start-ms 100"
 BASELINE = {"haptics": 2.0, "render": 1.0}  # ms of busy work per message applied
 # Haptics at 3 ms: 15 ms of every 20 ms (75 %, near saturation); render at
 # 1.5 ms: 11 ms of every 16.7 ms frame (68 %).
@@ -63,8 +69,9 @@ def run_system(args, work: dict, rundir: Path):
     if args.reuse and any(rundir.glob("*.htlog")):
         return  # the runs of an earlier invocation, predicted again (a changed model)
     env = dict(os.environ, SAMPLE_BIN_DIR=str(args.sample_bin), DURATION=str(args.duration),
-               HAPTICS_ARGS=f"{RATES['haptics']} --extra-work apply={work['haptics']}", PHYSICS_ARGS=RATES["physics"],
-               RENDER_ARGS=f"{RATES['render']} --extra-work apply={work['render']}")
+               HAPTICS_ARGS=f"{RATES['haptics']} {ALIGN} --extra-work apply={work['haptics']}",
+               PHYSICS_ARGS=f"{RATES['physics']} {ALIGN}",
+               RENDER_ARGS=f"{RATES['render']} {ALIGN} --extra-work apply={work['render']}")
     # Real-time priority (SCHED_FIFO, when allowed): the system's threads get
     # the cores whenever they are runnable, even beside a build (nice -19 did
     # not do that here), so its latencies come from its own work and queues,

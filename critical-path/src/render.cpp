@@ -102,10 +102,16 @@ std::string render_table(const WhatIfResult& r) {
                       r.baseline.p99_ms > 0 ? 100 * (r.predicted.p99_ms / r.baseline.p99_ms - 1) : 0.0);
     out += "\nwhat the model assumed:\n";
     out += format("  %llu queued inputs served in a new order\n", (unsigned long long)r.reorderings);
-    for (const auto& q : r.queues)
-        out += format("  queue into %s: %llu of %llu takes reordered; %llu takes found no input yet (the real thread would have done "
-                      "something else; the model waits)\n",
-                      q.consumer.c_str(), (unsigned long long)q.reordered, (unsigned long long)q.slots, (unsigned long long)q.starved);
+    for (const auto& q : r.queues) {
+        if (q.simulated)
+            out += format("  polling loop taking %s: %llu of %llu inputs taken at another tick than recorded (its batches end "
+                          "sooner or run on), %llu after the recording's last tick\n",
+                          q.consumer.c_str(), (unsigned long long)q.moved, (unsigned long long)q.slots, (unsigned long long)q.after_end);
+        if (q.reordered || q.starved)
+            out += format("  queue into %s: %llu of %llu takes reordered; %llu takes found no input yet (the real thread would have done "
+                          "something else; the model waits)\n",
+                          q.consumer.c_str(), (unsigned long long)q.reordered, (unsigned long long)q.slots, (unsigned long long)q.starved);
+    }
     if (r.delayed_external)
         out += format("  %llu samples started from outside the trace (timer ticks, devices) delayed because their thread was busy\n",
                       (unsigned long long)r.delayed_external);
@@ -118,7 +124,13 @@ std::string render_table(const WhatIfResult& r) {
 std::string render_json(const WhatIfResult& r) {
     json queues = json::array();
     for (const auto& q : r.queues)
-        queues.push_back({{"consumer", q.consumer}, {"slots", q.slots}, {"reordered", q.reordered}, {"starved", q.starved}});
+        queues.push_back({{"consumer", q.consumer},
+                          {"slots", q.slots},
+                          {"reordered", q.reordered},
+                          {"starved", q.starved},
+                          {"polling_loop", q.simulated},
+                          {"moved", q.moved},
+                          {"after_end", q.after_end}});
     const json out{{"interval", r.interval},
                    {"changes", r.changes},
                    {"baseline", figures_json(r.baseline)},

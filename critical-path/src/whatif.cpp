@@ -1,10 +1,14 @@
 #include "hashtrace/critical_path/whatif.hpp"
 
+#include "change_table.hpp"
+#include "polling_loops.hpp"
+
 #include "hashtrace/critical_path/critical_path.hpp"
 #include "hashtrace/critical_path/instances.hpp"
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <queue>
 #include <stdexcept>
@@ -14,31 +18,6 @@ namespace hashtrace::critpath {
 namespace {
 
 constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
-
-// Which changes apply to a constraint, resolved once per segment class of
-// the model (a class is one pair of "node/tracepoint" labels).
-class ChangeTable {
-public:
-    ChangeTable(const DependenceModel& model, const std::vector<Change>& changes)
-        : model_(model), changes_(changes), table_(model.classes().size()), resolved_(model.classes().size(), 0) {}
-
-    const std::vector<std::uint32_t>& of(SampleIndex y, SampleIndex x, SegmentKind kind) {
-        const std::uint32_t c = model_.class_index(y, x, kind);
-        if (!resolved_[c]) {
-            resolved_[c] = 1;
-            const auto& s = model_.samples();
-            for (std::uint32_t k = 0; k < changes_.size(); ++k)
-                if (changes_[k].matches(s.tracepoint_of(y), s.tracepoint_of(x))) table_[c].push_back(k);
-        }
-        return table_[c];
-    }
-
-private:
-    const DependenceModel& model_;
-    const std::vector<Change>& changes_;
-    std::vector<std::vector<std::uint32_t>> table_;
-    std::vector<std::uint8_t> resolved_;
-};
 
 // An input in a queue, served in its new arrival order: its recorded place
 // in the queue's order (the time of the slot that took it) moved by as much
@@ -58,51 +37,73 @@ RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_ed
     return {s.count, s.mean, s.p50, s.p95, s.p99, window_ns > 0 ? double(message_edges) / (double(window_ns) / 1e9) : 0};
 }
 
-}  // namespace
 
-Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
+// The samples taking exactly one input from a queue: the slots. A queue is
+// (consumer tracepoint, consumer thread). Samples whose queue input a change
+// matches are not slots: their wait is set.
+struct Slots {
+    std::vector<std::uint32_t> queue_of;  // per sample: its queue, or kNone
+    std::vector<SampleIndex> input;       // per sample: the input it takes, or kNone
+    std::vector<QueueNote> queues;
+
+    Slots(const DependenceModel& model, ChangeTable& table) {
+        const auto& s = model.samples();
+        const auto& g = model.graph();
+        const std::size_t n = s.size();
+        queue_of.assign(n, kNone);
+        input.assign(n, kNone);
+        std::unordered_map<std::uint64_t, std::uint32_t> queue_ids;
+        for (SampleIndex x = 0; x < n; ++x) {
+            SampleIndex taken = kNone;
+            int queue_inputs = 0;
+            for (std::uint32_t i = g.in_offset[x]; i < g.in_offset[x + 1]; ++i) {
+                const std::uint32_t e = g.in_edges[i];
+                if (g.edges[e].from < x && model.kind_of_edge(e) == SegmentKind::queue) {
+                    taken = g.edges[e].from;
+                    ++queue_inputs;
+                }
+            }
+            if (queue_inputs != 1 || !table.of(taken, x, SegmentKind::queue).empty()) continue;
+            const std::uint64_t key = (std::uint64_t{s.tracepoint[x]} << 32) | s.thread[x];
+            auto [it, added] = queue_ids.try_emplace(key, std::uint32_t(queues.size()));
+            if (added) queues.push_back({model.labels()[model.label_of(x)], 0, 0, 0, 0, 0});
+            queue_of[x] = it->second;
+            input[x] = taken;
+            ++queues[it->second].slots;
+        }
+    }
+};
+
+// One pass over the run in recorded order. The samples of simulated polling
+// loops take their times from `pinned` when it is given (their inputs are
+// then not queued for slots).
+void replay_pass(const DependenceModel& model, const std::vector<Change>& changes, ChangeTable& table, const Slots& slots,
+                 const PollingLoops& loops, const std::vector<std::int64_t>* pinned, Replay& r) {
     const auto& s = model.samples();
     const auto& g = model.graph();
     const std::size_t n = s.size();
-    ChangeTable table(model, changes);
-    Replay r;
     r.changed_segments.assign(changes.size(), 0);
     r.time_ns.assign(n, kNoTime);
     r.served_slot.assign(n, kNone);
-
-    // The slots: samples taking exactly one input from a queue. A queue is
-    // (node instance, consumer thread, consumer tracepoint). Samples whose
-    // queue input a change matches are not slots: their wait is set.
-    std::vector<std::uint32_t> queue_of(n, kNone);
-    std::vector<SampleIndex> slot_input(n, kNone);
-    std::unordered_map<std::uint64_t, std::uint32_t> queue_ids;
-    for (SampleIndex x = 0; x < n; ++x) {
-        SampleIndex input = kNone;
-        int queue_inputs = 0;
-        g.for_each_in(x, [&](const graph::Edge& e) {
-            if (e.from < x && model.kind_of_hash_edge(e.from, x) == SegmentKind::queue) {
-                input = e.from;
-                ++queue_inputs;
-            }
-        });
-        if (queue_inputs != 1 || !table.of(input, x, SegmentKind::queue).empty()) continue;
-        const std::uint64_t key = (std::uint64_t{s.tracepoint[x]} << 32) | s.thread[x];
-        auto [it, added] = queue_ids.try_emplace(key, std::uint32_t(r.queues.size()));
-        if (added) r.queues.push_back({model.labels()[model.label_of(x)], 0, 0, 0});
-        queue_of[x] = it->second;
-        slot_input[x] = input;
-        ++r.queues[it->second].slots;
-    }
+    r.queues = slots.queues;
+    r.reorderings = r.delayed_external = r.backward_constraints = 0;
+    const auto& queue_of = slots.queue_of;
+    const auto& slot_input = slots.input;
+    const auto is_pinned = [&](SampleIndex x) { return pinned && loops.simulated(x); };
     std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending(r.queues.size());
 
-    auto changed = [&](SampleIndex y, SampleIndex x, SegmentKind kind, std::int64_t ns) {
-        for (std::uint32_t c : table.of(y, x, kind)) {
-            ns = changes[c].apply(ns);
-            ++r.changed_segments[c];
-        }
-        return ns;
+    auto changed = [&](SampleIndex y, SampleIndex x, SegmentKind kind, std::int64_t ns) { return table.apply(y, x, kind, ns, r.changed_segments); };
+    // x's outputs that slots take, queued at x's new time t.
+    auto queue_outputs = [&](SampleIndex x, std::int64_t t) {
+        for (const graph::Edge& e : g.out(x))
+            if (slot_input[e.to] == x && !is_pinned(e.to))
+                pending[queue_of[e.to]].push({s.time_ns[e.to] + (t - s.time_ns[x]), t + model.own_duration(x, e.to, SegmentKind::queue), x});
     };
     for (SampleIndex x = 0; x < n; ++x) {
+        if (is_pinned(x)) {
+            queue_outputs(x, r.time_ns[x] = (*pinned)[x]);
+            continue;
+        }
         std::int64_t started = model.external(x) ? s.time_ns[x] : kNoTime;  // by its tick or device
         std::int64_t t = kNoTime;
         bool wait_set = false;
@@ -153,11 +154,47 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
         if (t == kNoTime) t = s.time_ns[x];  // every input recorded after it
         if (model.external(x) && t > s.time_ns[x]) ++r.delayed_external;
         r.time_ns[x] = t;
-        for (const graph::Edge& e : g.out(x))
-            if (slot_input[e.to] == x)
-                pending[queue_of[e.to]].push({s.time_ns[e.to] + (t - s.time_ns[x]), t + model.own_duration(x, e.to, SegmentKind::queue), x});
+        queue_outputs(x, t);
     }
-    std::erase_if(r.queues, [](const QueueNote& q) { return q.reordered == 0 && q.starved == 0; });
+}
+
+}  // namespace
+
+Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
+    ChangeTable table(model, changes);
+    const Slots slots(model, table);
+    const PollingLoops loops(model, slots.input);
+    Replay r;
+    replay_pass(model, changes, table, slots, loops, nullptr, r);
+    if (!loops.empty()) {
+        // The loops simulated from their inputs' new times, and the run
+        // replayed again with them, until the loops' samples stay put
+        // (within a microsecond: what feeds a loop may depend on it).
+        constexpr int kMaxRounds = 4;
+        constexpr std::int64_t kSettledNs = 1000;
+        std::vector<std::int64_t> pinned;
+        for (int round = 0; round < kMaxRounds; ++round) {
+            std::vector<std::int64_t> simulated = r.time_ns;
+            std::vector<std::uint64_t> loop_changes(changes.size(), 0);
+            const PollingLoops::Outcome outcome = loops.simulate(simulated, table, loop_changes);
+            bool settled = true;
+            for (SampleIndex x = 0; x < simulated.size() && settled; ++x)
+                settled = !loops.simulated(x) || std::abs(simulated[x] - r.time_ns[x]) <= kSettledNs;
+            if (settled && round == 0) break;  // the replay's own batches are the loops' (an unchanged run)
+            pinned = std::move(simulated);
+            replay_pass(model, changes, table, slots, loops, &pinned, r);
+            for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
+            r.delayed_external += outcome.delayed_ticks;
+            for (const auto& note : outcome.notes) {
+                QueueNote& q = r.queues[slots.queue_of[note.take]];
+                q.moved = note.moved;
+                q.after_end = note.after_end;
+                q.simulated = true;
+            }
+            if (settled) break;
+        }
+    }
+    std::erase_if(r.queues, [](const QueueNote& q) { return q.reordered == 0 && q.starved == 0 && q.moved == 0 && q.after_end == 0; });
     return r;
 }
 

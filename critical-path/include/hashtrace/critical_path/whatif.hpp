@@ -51,6 +51,10 @@ struct QueueNote {
     std::uint64_t slots = 0;      // samples taking from the queue
     std::uint64_t reordered = 0;  // inputs served by another slot than recorded
     std::uint64_t starved = 0;    // slots whose input came after the thread was ready
+    // A polling loop simulated take by take (polling_loops.hpp): inputs taken
+    // at another tick than recorded, and after the recording's last tick.
+    std::uint64_t moved = 0, after_end = 0;
+    bool simulated = false;
 };
 
 struct WhatIfResult {
