@@ -40,12 +40,6 @@ INTERVALS = {
 # latencies: physics sends 250 messages/s to haptics in bursts of 5 every
 # 20 ms; render's inbox gets those and haptics' 200/s.
 RATES = {"haptics": "--rate 200", "physics": "--rate 50", "render": ""}
-# Every loop's first tick on a 100 ms boundary of the monotonic clock (all
-# three periods divide it), so the phase between the loops is the same in
-# every run: with free phases the wait for render's next frame alone moved
-# its stage's mean by up to +-9 % between runs of one configuration, more
-# than the changes predicted here.
-ALIGN = "--align-start-ms 100"
 BASELINE = {"haptics": 2.0, "render": 1.0}  # ms of busy work per message applied
 # Haptics at 3 ms: 15 ms of every 20 ms (75 %, near saturation); render at
 # 1.5 ms: 11 ms of every 16.7 ms frame (68 %).
@@ -69,9 +63,8 @@ def run_system(args, work: dict, rundir: Path):
     if args.reuse and any(rundir.glob("*.htlog")):
         return  # the runs of an earlier invocation, predicted again (a changed model)
     env = dict(os.environ, SAMPLE_BIN_DIR=str(args.sample_bin), DURATION=str(args.duration),
-               HAPTICS_ARGS=f"{RATES['haptics']} {ALIGN} --extra-work apply={work['haptics']}",
-               PHYSICS_ARGS=f"{RATES['physics']} {ALIGN}",
-               RENDER_ARGS=f"{RATES['render']} {ALIGN} --extra-work apply={work['render']}")
+               HAPTICS_ARGS=f"{RATES['haptics']} --extra-work apply={work['haptics']}", PHYSICS_ARGS=RATES["physics"],
+               RENDER_ARGS=f"{RATES['render']} --extra-work apply={work['render']}")
     # Real-time priority (SCHED_FIFO, when allowed): the system's threads get
     # the cores whenever they are runnable, even beside a build (nice -19 did
     # not do that here), so its latencies come from its own work and queues,
@@ -113,11 +106,18 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     spec = write_spec(out)
 
-    rows = []
+    rows, repeats = [], []
     for r in range(args.rounds):
         base_dir = out / f"round{r}" / "baseline"
         run_system(args, BASELINE, base_dir)
         base = {stage: measured(args, base_dir, spec, INTERVALS[stage][0]) for stage in INTERVALS}
+        # The noise floor: the baseline run again, "predicted" by the first.
+        repeat_dir = out / f"round{r}" / "baseline-repeat"
+        run_system(args, BASELINE, repeat_dir)
+        for stage, (interval, _, _) in INTERVALS.items():
+            again = measured(args, repeat_dir, spec, interval)
+            repeats.append({"round": r, "stage": stage, "first_mean": base[stage]["mean_ms"], "repeat_mean": again["mean_ms"],
+                            "first_p95": base[stage]["p95_ms"], "repeat_p95": again["p95_ms"]})
         for stage, ms in VARIANTS:
             work = dict(BASELINE, **{stage: ms})
             rundir = out / f"round{r}" / f"{stage}-{ms}"
@@ -152,8 +152,32 @@ def main():
     for what in ("error_mean", "naive_error_mean", "error_p95", "naive_error_p95"):
         errors = [abs(r[what]) for r in rows]
         print(f"{what}: median |error| {100 * statistics.median(errors):.1f}%, worst {100 * max(errors):.1f}%")
+    # Each variant over the rounds: the mean of its measured runs against the
+    # mean of its predictions (each from its own round's baseline), so that
+    # one run's luck (its loops' phases) weighs less on either side.
+    if args.rounds > 1:
+        print("\nOver the rounds (mean of the measured runs vs mean of the predictions)")
+        print("| stage | extra ms | measured mean | predicted mean | error | measured p95 | predicted p95 | error |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        worst = []
+        for stage, ms in VARIANTS:
+            of = [x for x in rows if x["stage"] == stage and x["extra_ms"] == ms]
+            avg = {k: statistics.mean(x[k] for x in of) for k in ("measured_mean", "predicted_mean", "measured_p95", "predicted_p95")}
+            e_mean, e_p95 = error(avg["predicted_mean"], avg["measured_mean"]), error(avg["predicted_p95"], avg["measured_p95"])
+            worst.append((abs(e_mean), abs(e_p95)))
+            print(f"| {stage} | {ms} | {avg['measured_mean']:.3f} | {avg['predicted_mean']:.3f} | {100 * e_mean:+.1f}% | "
+                  f"{avg['measured_p95']:.3f} | {avg['predicted_p95']:.3f} | {100 * e_p95:+.1f}% |")
+        print(f"over the rounds: mean median |error| {100 * statistics.median(w[0] for w in worst):.1f}%, "
+              f"worst {100 * max(w[0] for w in worst):.1f}%; p95 worst {100 * max(w[1] for w in worst):.1f}%")
+    print("\nThe same configuration run twice (the baseline again): how far a run is from its repeat")
+    print("| round | stage | first mean | repeat mean | difference | first p95 | repeat p95 | difference |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for x in repeats:
+        print(f"| {x['round']} | {x['stage']} | {x['first_mean']:.3f} | {x['repeat_mean']:.3f} | "
+              f"{100 * error(x['first_mean'], x['repeat_mean']):+.1f}% | {x['first_p95']:.3f} | {x['repeat_p95']:.3f} | "
+              f"{100 * error(x['first_p95'], x['repeat_p95']):+.1f}% |")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+        Path(args.json).write_text(json.dumps({"rows": rows, "repeats": repeats}, indent=1))
 
 
 if __name__ == "__main__":

@@ -192,7 +192,7 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
             out.delayed_ticks += free_at != kNoTime && free_at > tick;
             std::int64_t t = start;
             auto run_range = [&](std::uint32_t begin, std::uint32_t end) {
-                for (std::uint32_t p = begin; p < end; ++p) time_ns[loop.order[p]] = t = p == it.begin ? start : after_previous(p, t);
+                for (std::uint32_t p = begin; p < end; ++p) time_ns[loop.order[p]] = t = p == it.begin ? t : after_previous(p, t);
             };
             while (next < count && ready[by_key[next]] <= t) t = take_next(t, k);
             run_range(it.tail_begin, it.end);

@@ -8,7 +8,6 @@
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <queue>
 #include <stdexcept>
@@ -168,20 +167,16 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
     replay_pass(model, changes, table, slots, loops, nullptr, r);
     if (!loops.empty()) {
         // The loops simulated from their inputs' new times, and the run
-        // replayed again with them, until the loops' samples stay put
-        // (within a microsecond: what feeds a loop may depend on it).
-        constexpr int kMaxRounds = 4;
-        constexpr std::int64_t kSettledNs = 1000;
-        std::vector<std::int64_t> pinned;
-        for (int round = 0; round < kMaxRounds; ++round) {
-            std::vector<std::int64_t> simulated = r.time_ns;
-            std::vector<std::uint64_t> loop_changes(changes.size(), 0);
-            const PollingLoops::Outcome outcome = loops.simulate(simulated, table, loop_changes);
-            bool settled = true;
-            for (SampleIndex x = 0; x < simulated.size() && settled; ++x)
-                settled = !loops.simulated(x) || std::abs(simulated[x] - r.time_ns[x]) <= kSettledNs;
-            if (settled && round == 0) break;  // the replay's own batches are the loops' (an unchanged run)
-            pinned = std::move(simulated);
+        // replayed again with the loops' times, once: what feeds a loop may
+        // depend on it (haptics and physics feed each other), but through
+        // threads the replay keeps in their recorded order (a socket's
+        // thread that sends and receives), which would amplify a delay
+        // round after round that the real thread, serving whichever comes
+        // first, does not have.
+        std::vector<std::int64_t> pinned = r.time_ns;
+        std::vector<std::uint64_t> loop_changes(changes.size(), 0);
+        const PollingLoops::Outcome outcome = loops.simulate(pinned, table, loop_changes);
+        if (pinned != r.time_ns) {  // else the replay's own batches are the loops' (an unchanged run)
             replay_pass(model, changes, table, slots, loops, &pinned, r);
             for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
             r.delayed_external += outcome.delayed_ticks;
@@ -191,7 +186,6 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
                 q.after_end = note.after_end;
                 q.simulated = true;
             }
-            if (settled) break;
         }
     }
     std::erase_if(r.queues, [](const QueueNote& q) { return q.reordered == 0 && q.starved == 0 && q.moved == 0 && q.after_end == 0; });

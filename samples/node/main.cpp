@@ -83,12 +83,7 @@ int run_node(const NodeOptions& o) {
     // Absolute deadlines, so the rate does not drift by the work's duration.
     // After an overrun the schedule restarts from now instead of bursting.
     const auto period = seconds(1.0 / o.rate_hz);
-    auto started = SteadyClock::now();
-    if (o.align_start_ms > 0) {
-        const auto grid = std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double, std::milli>(o.align_start_ms));
-        started = SteadyClock::time_point((started.time_since_epoch() / grid + 1) * grid);
-        std::this_thread::sleep_until(started);
-    }
+    const auto started = SteadyClock::now();
     auto next = started;
     auto previous = started;
     std::uint64_t step = 0;

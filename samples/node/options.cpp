@@ -19,8 +19,6 @@ const char* const kNodeUsage =
     "  --bug                haptics: read only one message per loop iteration (case study 1's bug)\n"
     "  --extra-work apply=MS  busy CPU for MS ms per message applied (between MessageProcessed and\n"
     "                       SceneGraphUpdated), to check what-if predictions\n"
-    "  --align-start-ms N   first loop tick on the next multiple of N ms of the monotonic clock, so\n"
-    "                       loops started together keep one phase between them in every run\n"
     "  --stats FILE         write loop rate and message latency figures as JSON at exit\n"
     "  --connect-timeout S  give up connecting after S seconds (20)\n"
     "  --drain-timeout S    at shutdown, wait at most S seconds for peers to finish (10)\n";
@@ -79,7 +77,6 @@ NodeOptions parse_node_options(const std::vector<std::string>& argv) {
     o.duration_s = args.number("--duration", 0);
     o.bug = args.flag("--bug");
     for (const auto& work : args.option_all("--extra-work")) o.extra_apply_ms = parse_extra_work(work);
-    o.align_start_ms = args.number("--align-start-ms", 0);
     o.stats_file = args.option_or("--stats", "");
     o.connect_timeout_s = args.number("--connect-timeout", o.connect_timeout_s);
     o.drain_timeout_s = args.number("--drain-timeout", o.drain_timeout_s);
@@ -94,7 +91,6 @@ NodeOptions parse_node_options(const std::vector<std::string>& argv) {
     }
     if (o.objects < 1 || o.objects > 1000) throw UsageError("--objects must be 1-1000");
     if (o.duration_s < 0) throw UsageError("--duration must be >= 0");
-    if (!(o.align_start_ms >= 0 && o.align_start_ms <= 60000)) throw UsageError("--align-start-ms must be in [0, 60000]");
     if (o.bug && o.role != msg::NodeId::haptics) throw UsageError("--bug is planted in the haptics node only");
     if (o.role == msg::NodeId::router && (o.wait_start || !o.connect.empty())) {
         throw UsageError("the router only listens: use --listen and --accept");

@@ -25,11 +25,6 @@ struct NodeOptions {
     // MessageProcessed and SceneGraphUpdated: real work of a known size, to
     // check what-if predictions against (bench/critical-path).
     double extra_apply_ms = 0;
-    // --align-start-ms N: the loop's first tick on the next multiple of N ms
-    // of the machine's monotonic clock, so that loops started together keep
-    // the same phase between them in every run (as loops locked to one vsync
-    // or PPS do); 0 = start at once.
-    double align_start_ms = 0;
     std::string stats_file;                  // loop-rate and latency figures, JSON, written at exit
     double connect_timeout_s = 20;
     double drain_timeout_s = 10;

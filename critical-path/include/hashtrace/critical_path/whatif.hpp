@@ -18,14 +18,12 @@
 // Where a slot's input now arrives after the thread was ready for it, the
 // real thread would have found its queue empty and done something else,
 // which the trace does not say (starved, counted): the model makes the take
-// wait for it. (A loop that polls its inbox once per tick would end its
-// batch there and take the input at its next tick; moving it there without
-// samples of the batches the real loop then runs predicted worse than
-// waiting, docs/analysis.md.) A polling take whose input now comes before
-// its thread finished the work preceding it (in the recording, after) is not
-// held until its tick: a longer batch takes it. A change on a queue segment itself changes the wait in that
-// queue: the consumer is then assumed to keep up (its thread order no longer
-// holds those samples back).
+// wait for it. A loop that polls its inbox once per tick and takes what is
+// there until it is empty is simulated tick by tick instead
+// (src/polling_loops.hpp): its batches end sooner or run on, and an input
+// that misses a batch waits for the next tick. A change on a queue segment
+// itself changes the wait in that queue: the consumer is then assumed to
+// keep up (its thread order no longer holds those samples back).
 #pragma once
 
 #include "hashtrace/critical_path/change.hpp"
