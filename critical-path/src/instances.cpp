@@ -12,16 +12,24 @@ using metrics::detail::TracepointSet;
 constexpr graph::SampleIndex kNoSample = 0xFFFFFFFFu;
 
 // Kept across intervals: each worker's search scratch (its marks the size of
-// the run), the run's tracepoint graph, and the fallback passes (made on first use).
+// the run), and the fallback passes with the run's tracepoint graph (made on
+// first use).
 struct InstanceFinder::Passes {
     std::vector<metrics::detail::SearchScratch> scratch;  // per worker
-    metrics::detail::TracepointGraph tracepoints;
+    std::optional<metrics::detail::TracepointGraph> tracepoints;
     std::optional<metrics::detail::EarliestReach> reach;
-    Passes(const graph::SampleSet& s, const graph::Graph& g) : tracepoints(s, g) {}
 };
 
 InstanceFinder::InstanceFinder(const graph::SampleSet& samples, const graph::Graph& graph, unsigned threads)
-    : samples_(samples), graph_(graph), threads_(parallel::thread_count(threads)), passes_(std::make_unique<Passes>(samples, graph)) {
+    : samples_(samples), graph_(graph), threads_(parallel::thread_count(threads)), passes_(std::make_unique<Passes>()) {
+    // The forward searches are exact unless some edge runs back in time.
+    const std::size_t chunks = 4 * std::size_t{threads_};
+    std::vector<std::uint8_t> backward(chunks, 0);
+    parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned) {
+        for (std::size_t e = graph.edges.size() * c / chunks, end = graph.edges.size() * (c + 1) / chunks; e < end && !backward[c]; ++e)
+            backward[c] = samples.time_ns[graph.edges[e].from] > samples.time_ns[graph.edges[e].to];
+    });
+    runs_backward_in_time_ = std::find(backward.begin(), backward.end(), 1) != backward.end();
     // Each tracepoint's samples in order (a counting sort): an interval's
     // starts are then gathered without a scan of the run per interval.
     first_of_tracepoint_.assign(samples.tracepoints.size() + 1, 0);
@@ -73,7 +81,7 @@ IntervalInstances InstanceFinder::find(const graph::IntervalSpec& interval) {
 
     // Forward searches from the starts, a chunk per task, as analyze
     // answers its intervals; exact unless an edge runs back in time.
-    bool searched = !passes_->tracepoints.runs_backward_in_time();
+    bool searched = !runs_backward_in_time_;
     std::vector<std::vector<metrics::detail::Reached>> parts;
     if (searched) {
         const std::size_t chunks = std::min<std::size_t>(4 * threads_, std::max<std::size_t>(1, starts.size() / 4096));
@@ -93,7 +101,10 @@ IntervalInstances InstanceFinder::find(const graph::IntervalSpec& interval) {
         // The exact passes: one per class, merged into (start, class) order.
         parts.assign(1, {});
         auto& reached = parts[0];
-        if (!passes_->reach) passes_->reach.emplace(s, graph_, passes_->tracepoints);
+        if (!passes_->reach) {
+            passes_->tracepoints.emplace(s, graph_);
+            passes_->reach.emplace(s, graph_, *passes_->tracepoints);
+        }
         for (std::uint32_t instance = 0; instance < s.instances.size(); ++instance) {
             if (class_of_instance[instance] == metrics::detail::kNoClass) continue;
             TracepointSet to_here(s.tracepoints.size());

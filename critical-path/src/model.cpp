@@ -67,8 +67,7 @@ DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::G
         for (std::uint32_t e = begin; e < end; ++e) edge_kind_[e] = kind_of_hash_edge(graph.edges[e].from, graph.edges[e].to);
     });
     link_threads(threads);
-    find_floors(threads);
-    find_determining(threads);
+    find_floors_and_determining(threads);
 }
 
 // Program order: the previous sample of the same (node instance, thread).
@@ -105,21 +104,40 @@ void DependenceModel::link_threads(unsigned threads) {
         }
 }
 
-// The classes, and their floors: the shortest duration each took anywhere.
-void DependenceModel::find_floors(unsigned threads) {
+// In one pass over the constraints: the classes and their floors (the
+// shortest duration each took anywhere), and which constraint determined
+// each sample's time (the latest; ties go to the later sample, in file order
+// for equal times). A sample determined by a queue input that waited longer
+// than the floor of its class plus kPollingSlackNs is a polling take,
+// started by its tick: told once the floors are known.
+void DependenceModel::find_floors_and_determining(unsigned threads) {
+    const std::size_t n = samples_.size();
+    const auto& time = samples_.time_ns;
     const std::size_t tracepoints = samples_.tracepoints.size();
     const bool dense = tracepoints <= kDenseTracepoints;
     const std::size_t keys = tracepoints * tracepoints * 4;
     if (dense) dense_index_.assign(keys, kNone);
+    determined_by_.assign(n, kNone);
     std::vector<LeastPerKey> least;
     for (unsigned c = 0; c < threads; ++c) least.emplace_back(keys, dense);
+    std::vector<std::vector<SampleIndex>> by_queue(threads);  // samples a queue input determined, per chunk
     parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
-        const auto [begin, end] = chunk_range(samples_.size(), c, threads);
-        for (SampleIndex x = begin; x < end; ++x)
+        const auto [begin, end] = chunk_range(n, c, threads);
+        for (SampleIndex x = begin; x < end; ++x) {
+            SampleIndex latest = kNone;
+            SegmentKind latest_kind = SegmentKind::thread;
             for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
                 const std::uint64_t key = (std::uint64_t{samples_.tracepoint[y]} * tracepoints + samples_.tracepoint[x]) * 4 + std::uint64_t(kind);
-                least[c].add(key, std::max<std::int64_t>(0, graph::elapsed_ns(samples_.time_ns[y], samples_.time_ns[x])));
+                least[c].add(key, std::max<std::int64_t>(0, graph::elapsed_ns(time[y], time[x])));
+                if (latest == kNone || time[y] > time[latest] || (time[y] == time[latest] && y > latest)) {
+                    latest = y;
+                    latest_kind = kind;
+                }
             });
+            if (graph_.in_degree(x) == 0) continue;  // started from outside the trace
+            determined_by_[x] = latest;
+            if (latest_kind == SegmentKind::queue) by_queue[c].push_back(x);
+        }
     });
     for (const LeastPerKey& chunk : least)
         chunk.for_each([&](std::uint64_t key, std::int64_t d) {
@@ -129,32 +147,12 @@ void DependenceModel::find_floors(unsigned threads) {
             if (c == kNone) c = add_class(from, to, kind);
             floors_[c] = std::min(floors_[c], d);
         });
-}
-
-// Which constraint determined each sample's time.
-void DependenceModel::find_determining(unsigned threads) {
-    const std::size_t n = samples_.size();
-    determined_by_.assign(n, kNone);
-    const auto& time = samples_.time_ns;
-    parallel::for_each(4 * std::size_t{threads}, threads, [&](std::size_t c, unsigned) {
-        const auto [begin, end] = chunk_range(n, c, 4 * std::size_t{threads});
-        for (SampleIndex x = begin; x < end; ++x) {
-            if (graph_.in_degree(x) == 0) continue;  // started from outside the trace
-            SampleIndex latest = kNone;
-            SegmentKind latest_kind = SegmentKind::thread;
-            for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
-                // Ties go to the later sample (in file order for equal times).
-                if (latest == kNone || time[y] > time[latest] || (time[y] == time[latest] && y > latest)) {
-                    latest = y;
-                    latest_kind = kind;
-                }
-            });
-            if (latest_kind == SegmentKind::queue &&
-                graph::elapsed_ns(time[latest], time[x]) > floors_[class_index(latest, x, latest_kind)] + kPollingSlackNs)
-                continue;  // a polling consumer: its tick started it
-            determined_by_[x] = latest;
+    for (const auto& chunk : by_queue)
+        for (const SampleIndex x : chunk) {
+            const SampleIndex y = determined_by_[x];
+            if (graph::elapsed_ns(time[y], time[x]) > floors_[class_index(y, x, SegmentKind::queue)] + kPollingSlackNs)
+                determined_by_[x] = kNone;  // a polling consumer: its tick started it
         }
-    });
 }
 
 std::uint32_t DependenceModel::add_class(graph::TracepointId from, graph::TracepointId to, SegmentKind kind) {

@@ -44,6 +44,7 @@ private:
     const graph::SampleSet& samples_;
     const graph::Graph& graph_;
     unsigned threads_;
+    bool runs_backward_in_time_ = false;
     std::unique_ptr<Passes> passes_;
     std::vector<std::uint32_t> first_of_tracepoint_;  // samples of tracepoint t: by_tracepoint_[first[t] .. first[t+1])
     std::vector<graph::SampleIndex> by_tracepoint_;

@@ -116,8 +116,7 @@ private:
     }
     std::uint32_t add_class(graph::TracepointId from, graph::TracepointId to, SegmentKind kind);
     void link_threads(unsigned threads);
-    void find_floors(unsigned threads);
-    void find_determining(unsigned threads);
+    void find_floors_and_determining(unsigned threads);
 
     const graph::SampleSet& samples_;
     const graph::Graph& graph_;
