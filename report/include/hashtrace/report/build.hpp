@@ -5,6 +5,8 @@
 //   auto graph = graph::link(samples, spec);
 //   auto result = metrics::analyze(samples, graph, spec, {.keep_values = true});
 //   auto data = report::build_report(samples, graph, spec, result, options);   // -> html_report.hpp
+//   data.critical_paths = report::critical_path_section(samples, graph, spec);  // a spec with intervals
+//   data.system = report::system_section(infer::gather_evidence(samples, graph));  // a spec-less run
 //   auto trace = report::build_trace_model(samples, graph);                    // -> trace_export.hpp
 #pragma once
 
@@ -12,6 +14,7 @@
 #include "hashtrace/graph/route.hpp"
 #include "hashtrace/graph/sample_set.hpp"
 #include "hashtrace/graph/spec.hpp"
+#include "hashtrace/infer/evidence.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/metrics/compare.hpp"
 #include "hashtrace/report/report_data.hpp"
@@ -72,6 +75,16 @@ ReportData build_report(const graph::SampleSet& samples, const graph::Graph& gra
 // A page of several runs' metric and interval tables side by side (the
 // report of `hashtrace compare`); the per-run charts are in each run's own report.
 ReportData comparison_report(const std::string& title, std::span<const metrics::NamedRun> runs);
+
+// Per interval of the spec: which segments decide its latency, in the mean,
+// the p50, p95 and p99 instance, and their slack (critical_path.hpp, over the
+// run's dependence model; `threads` 0 = every core).
+std::vector<CriticalPathChart> critical_path_section(const graph::SampleSet& samples, const graph::Graph& graph,
+                                                     const graph::AnalysisSpec& spec, unsigned threads = 0);
+
+// The system as `hashtrace infer` draws it (infer/system_picture.hpp), from
+// the evidence of a spec-less run.
+SystemDrawing system_section(const infer::Evidence& evidence);
 
 // Lanes of the run: one per (node instance, thread) in first-seen order, and
 // each sample's lane.
