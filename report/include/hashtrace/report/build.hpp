@@ -8,6 +8,7 @@
 //   data.critical_paths = report::critical_path_section(samples, graph, spec);  // a spec with intervals
 //   data.system = report::system_section(infer::gather_evidence(samples, graph));  // a spec-less run
 //   auto trace = report::build_trace_model(samples, graph);                    // -> trace_export.hpp
+//   report::add_critical_paths(trace, samples, graph, spec);                   // optional
 #pragma once
 
 #include "hashtrace/graph/link.hpp"
@@ -99,5 +100,15 @@ Lanes assign_lanes(const graph::SampleSet& samples);
 // event and every edge a flow. Times are the SampleSet's: apply clock
 // correction (graph::correct_times) before, since viewers draw arrows by time.
 TraceModel build_trace_model(const graph::SampleSet& samples, const graph::Graph& graph, std::int64_t slice_ns = 1000);
+
+struct MarkedCriticalPaths {
+    std::size_t intervals = 0, instances = 0, segments = 0;
+    std::uint64_t not_followed = 0;  // instances whose path could not be followed (critical_path.hpp)
+};
+// Adds each instance's critical path (critical_path.hpp), for every interval
+// of the spec, to a model build_trace_model made of the same samples and
+// graph: its events are the samples, in order.
+MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet& samples, const graph::Graph& graph,
+                                       const graph::AnalysisSpec& spec);
 
 }  // namespace hashtrace::report
