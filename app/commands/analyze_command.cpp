@@ -65,8 +65,10 @@ int run_analyze(hashtrace::cli::Args& args) {
     const bool specless = !pipeline.spec_file;
     const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/html.has_value() || specless);
     timings.mark("link");
-    // Without a spec every pair may link: say how much of that a spec would undo.
-    const std::uint64_t unconstrained = specless && !pipeline.keep_all ? infer::gather_evidence(samples, graph).links_a_spec_removes() : 0;
+    // Without a spec every pair may link: say how much of that a spec would
+    // undo, and draw the system a spec would describe in the report.
+    std::optional<infer::Evidence> evidence;
+    if (specless && !pipeline.keep_all) evidence = infer::gather_evidence(samples, graph);
     if (specless && !html) samples.drop_hash_ids();
     auto result = metrics::analyze(samples, graph, spec, measure);
     result.warnings = warnings;
@@ -82,14 +84,14 @@ int run_analyze(hashtrace::cli::Args& args) {
     if (json) cli::write_file(*json, metrics::render_json(result));
     if (markdown) cli::write_file(*markdown, metrics::render_markdown(result));
     if (csv) cli::write_file(*csv, metrics::render_csv(result));
-    if (html) cli::write_html_report(*html, samples, graph, spec, result);
+    if (html) cli::write_html_report(*html, samples, graph, spec, result, evidence ? &*evidence : nullptr, pipeline.threads);
     timings.mark("output");
     timings.print();
     if (specless) {
         std::fprintf(stderr, "note: no --spec, so every pair of tracepoints may link");
-        if (!pipeline.keep_all)
+        if (evidence)
             std::fprintf(stderr, "; %llu of these %llu links join tracepoints a spec would not pair, or would keep within a thread or instance",
-                         (unsigned long long)unconstrained, (unsigned long long)result.edges);
+                         (unsigned long long)evidence->links_a_spec_removes(), (unsigned long long)result.edges);
         std::fputs(".\n      `hashtrace infer LOGS -o spec.toml` writes a spec from the logs, with the evidence; then\n"
                    "      hashtrace analyze LOGS --spec spec.toml\n", stderr);
     }

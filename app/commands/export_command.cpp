@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 
 namespace {
@@ -23,6 +24,9 @@ constexpr const char* kUsage =
     "  --chrome FILE        Chrome JSON trace event format\n"
     "  --perfetto FILE      Perfetto protobuf trace (.pftrace)\n"
     "  --slice-us X         longest slice drawn per sample, microseconds (default 1)\n"
+    "  --no-critical-path   do not mark each interval instance's critical path (with a --spec that has\n"
+    "                       intervals, it is marked by default: a track per interval, and flows named\n"
+    "                       critical_path:NAME in the Chrome JSON)\n"
     "  --clock-correct      correct each log's times by its clock's offset and drift first, as\n"
     "                       `analyze --clock-correct` does (viewers draw arrows by time)\n";
 
@@ -33,6 +37,7 @@ int run_export(hashtrace::cli::Args& args) {
     const auto perfetto = args.option("--perfetto");
     const double slice_us = args.number("--slice-us", 1.0);
     const bool clock_correct = args.flag("--clock-correct");
+    const bool critical_path = !args.flag("--no-critical-path");
     const auto inputs = args.positionals();
     args.finish();
     if (inputs.empty()) throw cli::UsageError("give the logs to export (files or directories)");
@@ -48,8 +53,13 @@ int run_export(hashtrace::cli::Args& args) {
     for (const auto& warning : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
     const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/true);
     timings.mark("link");
-    const auto model = report::build_trace_model(samples, graph, std::llround(slice_us * 1000));
+    auto model = report::build_trace_model(samples, graph, std::llround(slice_us * 1000));
     timings.mark("model");
+    std::optional<report::MarkedCriticalPaths> marked;
+    if (critical_path && !spec.intervals.empty()) {
+        marked = report::add_critical_paths(model, samples, graph, spec);
+        timings.mark("critical path");
+    }
 
     if (const auto backward = report::count_backward_flows(model))
         std::fprintf(stderr,
@@ -60,6 +70,12 @@ int run_export(hashtrace::cli::Args& args) {
     if (perfetto) cli::write_file(*perfetto, [&](std::ostream& out) { report::write_perfetto_trace(model, out); });
     std::printf("exported %zu samples on %zu node instances (%zu thread tracks) and %zu edges as flows\n", model.events.size(),
                 model.processes.size(), model.threads.size(), model.flows.size());
+    if (marked) {
+        std::printf("marked the critical path of %zu instances of %zu intervals (%zu segments)", marked->instances, marked->intervals,
+                    marked->segments);
+        if (marked->not_followed) std::printf("; %llu instances could not be followed", (unsigned long long)marked->not_followed);
+        std::printf("\n");
+    }
     timings.mark("output");
     timings.print();
     return 0;

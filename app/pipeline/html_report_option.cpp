@@ -63,14 +63,17 @@ std::optional<HtmlReportRequest> read_html_option(Args& args) {
 }
 
 void write_html_report(const HtmlReportRequest& request, const graph::SampleSet& samples, const graph::Graph& graph,
-                       const graph::AnalysisSpec& spec, const metrics::AnalysisResult& result) {
+                       const graph::AnalysisSpec& spec, const metrics::AnalysisResult& result, const infer::Evidence* specless_evidence,
+                       unsigned threads) {
     auto options = request.options;
     if (request.window_s && samples.size()) {
         const auto t0 = samples.time_ns.front();
         options.detail_window_ns = std::pair{t0 + std::llround(request.window_s->first * 1e9),
                                              t0 + std::llround(request.window_s->second * 1e9)};
     }
-    const auto data = report::build_report(samples, graph, spec, result, options);
+    auto data = report::build_report(samples, graph, spec, result, options);
+    data.critical_paths = report::critical_path_section(samples, graph, spec, threads);
+    if (specless_evidence) data.system = report::system_section(*specless_evidence);
     write_file(request.file, [&](std::ostream& out) { report::write_report_html(data, out); });
     if (request.window_s && !data.space_time.detail_window)
         std::fprintf(stderr, "warning: --html-window %g:%g holds more than %zu samples: the report shows it as density\n",

@@ -4,7 +4,7 @@
 //
 //   const auto html = hashtrace::cli::read_html_option(args);   // before args.finish()
 //   ... load, link, analyze ...
-//   if (html) hashtrace::cli::write_html_report(*html, samples, graph, spec, result);
+//   if (html) hashtrace::cli::write_html_report(*html, samples, graph, spec, result, evidence, threads);
 #pragma once
 
 #include "hashtrace/args/args.hpp"
@@ -31,7 +31,12 @@ std::optional<HtmlReportRequest> read_html_option(Args& args);
 // Parses "FROM:TO" (seconds, FROM < TO); throws UsageError naming the option.
 std::pair<double, double> parse_window(const std::string& text);
 
+// With intervals in the spec the report shows their critical paths (the
+// costly part: a dependence model of the run, `threads` for its walks, 0 =
+// every core); `specless_evidence`, the evidence of a run analysed without a
+// spec, adds the system it recovers (null: none).
 void write_html_report(const HtmlReportRequest& request, const graph::SampleSet& samples, const graph::Graph& graph,
-                       const graph::AnalysisSpec& spec, const metrics::AnalysisResult& result);
+                       const graph::AnalysisSpec& spec, const metrics::AnalysisResult& result, const infer::Evidence* specless_evidence,
+                       unsigned threads);
 
 }  // namespace hashtrace::cli

@@ -124,6 +124,100 @@ function drawHealth() {
   rendered(c, entries.length + (h.nodes || []).length);
 }
 
+// ---------- the system, as `hashtrace infer` recovers it (runs without a spec) ----------
+function shortNumber(v) { return String(+Number(v).toPrecision(3)); }
+
+function drawSystem() {
+  const c = document.getElementById("system-chart");
+  const sys = data.system;
+  if (!sys) { rendered(c, 0); return; }  // the section is hidden
+  el("p", { class: "hint" }, c, `Recovered from the logs alone: ${fmt(sys.kept)} tracepoint pairs kept (solid), ` +
+    `${fmt(sys.suspect)} suspect (dashed; point at one for its figures and why); ${fmt(sys.shortcuts)} shortcuts (implied by the drawn pairs) not drawn. ` +
+    `${fmt(sys.links_a_spec_removes)} of this run's ${fmt(sys.links)} links join tracepoints a spec would not pair, or would keep ` +
+    "within a thread or instance. Sources are bold, sinks doubled; edges show links per second and the median latency.");
+  el("p", { class: "advice" }, c, "For a spec: hashtrace infer LOGS -o spec.toml (then hashtrace analyze LOGS --spec spec.toml)");
+  if (!sys.nodes.length) { empty(c, "No tracepoints."); rendered(c, 0); return; }
+
+  // Columns by chain depth (sources left), one band per node, tracepoints of
+  // one node at one depth stacked inside it.
+  const colW = 270, tpW = 150, tpH = 36, gap = 10, pad = 10, head = 20, left = 16;
+  const colX = d => left + pad + d * colW;
+  const place = new Map();  // selector -> {x, y}
+  const boxes = [];
+  const nodes = [...sys.nodes].sort((a, b) =>
+    Math.min(...a.tracepoints.map(t => t.depth)) - Math.min(...b.tracepoints.map(t => t.depth)) || (a.name < b.name ? -1 : 1));
+  let y = 10;
+  for (const node of nodes) {
+    const rows = new Map();  // depth -> tracepoints placed there
+    for (const tp of node.tracepoints) {
+      const row = rows.get(tp.depth) || 0;
+      rows.set(tp.depth, row + 1);
+      place.set(tp.selector, { x: colX(tp.depth), y: y + head + pad + row * (tpH + gap), tp });
+    }
+    const depths = node.tracepoints.map(t => t.depth);
+    const height = head + 2 * pad + Math.max(...rows.values()) * (tpH + gap) - gap;
+    boxes.push({ node, x: colX(Math.min(...depths)) - pad, y, w: (Math.max(...depths) - Math.min(...depths)) * colW + tpW + 2 * pad, h: height });
+    y += height + 18;
+  }
+  const W = left + Math.max(1, sys.depths) * colW + 40, H = y;
+  const s = svg("svg", { width: W, height: H, class: "system" }, c);
+  const defs = svg("defs", {}, s);
+  for (const [id, colour] of [["sys-arrow", "#1d2330"], ["sys-arrow-suspect", "#98a2b3"]]) {
+    const marker = svg("marker", { id, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, defs);
+    svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: colour }, marker);
+  }
+  for (const b of boxes) {
+    const g = svg("g", { class: "system-node" }, s);
+    svg("rect", { x: b.x, y: b.y, width: b.w, height: b.h, rx: 6, class: "system-box" }, g);
+    svg("text", { x: b.x + 8, y: b.y + 14, class: "system-node-name" }, g, b.node.name);
+  }
+  // Over the boxes: suspect edges, kept edges, the tracepoints, then the labels.
+  const suspectLayer = svg("g", {}, s), keptLayer = svg("g", {}, s);
+  for (const { x, y: ty, tp } of place.values()) {
+    const rect = svg("rect", { x, y: ty, width: tpW, height: tpH, rx: 4,
+      class: "system-tracepoint" + (tp.source ? " source" : "") + (tp.sink ? " sink" : "") }, s);
+    svg("title", {}, rect, `${tp.selector}: ${fmt(tp.samples)} samples` + (tp.source ? ", a source" : "") + (tp.sink ? ", a sink" : ""));
+    if (tp.sink) svg("rect", { x: x + 3, y: ty + 3, width: tpW - 6, height: tpH - 6, rx: 3, fill: "none", class: "sink-inner" }, s);
+    svg("text", { x: x + tpW / 2, y: ty + 15, "text-anchor": "middle" }, s, tp.name);
+    svg("text", { x: x + tpW / 2, y: ty + 28, "text-anchor": "middle", class: "muted", style: "font-size:10px" }, s, `${fmt(tp.samples)} samples`);
+  }
+  const labelLayer = svg("g", {}, s);
+  let edges = 0;
+  for (const e of sys.edges) {
+    const a = place.get(e.from), b = place.get(e.to);
+    if (!a || !b) continue;
+    let d, lx, ly;
+    if (a === b) {  // a tracepoint feeding itself (a loop counter): a loop on its right
+      const x1 = a.x + tpW, y1 = a.y + tpH / 2;
+      d = `M ${x1} ${y1 - 8} C ${x1 + 46} ${y1 - 34}, ${x1 + 46} ${y1 + 34}, ${x1} ${y1 + 8}`;
+      lx = x1 + 40; ly = y1 - 30;
+    } else {
+      const x1 = a.x + tpW, y1 = a.y + tpH / 2, x2 = b.x, y2 = b.y + tpH / 2;
+      const bend = Math.max(40, Math.abs(x2 - x1) / 2);
+      const c1 = x1 + bend, c2 = x2 - bend;
+      d = `M ${x1} ${y1} C ${c1} ${y1}, ${c2} ${y2}, ${x2} ${y2}`;
+      lx = (x1 + 3 * c1 + 3 * c2 + x2) / 8; ly = (y1 + y2) / 2 + 3;
+    }
+    const path = svg("path", { d, fill: "none", class: "system-edge" + (e.suspect ? " suspect" : ""),
+      "marker-end": `url(#${e.suspect ? "sys-arrow-suspect" : "sys-arrow"})` }, e.suspect ? suspectLayer : keptLayer);
+    const lines = [`${shortNumber(e.rate_per_s)}/s`, `${shortNumber(e.p50_ms)} ms`];
+    if (e.suspect) lines.push(e.verdict);
+    else if (e.scope && e.scope !== "any") lines.push(e.scope);
+    svg("title", {}, path, `${e.from} -> ${e.to}: ${lines.join(", ")}`);
+    // Suspect pairs cross the picture in every direction: their figures are
+    // in the tooltip, so the kept pairs' labels stay readable.
+    if (!e.suspect) {
+      const text = svg("text", { x: lx, y: ly - 6 * (lines.length - 1), "text-anchor": "middle", class: "edge-label" }, labelLayer);
+      lines.forEach((line, i) => svg("tspan", { x: lx, dy: i ? 11 : 0 }, text, line));
+    }
+    ++edges;
+  }
+  c.dataset.boxes = String(boxes.length);
+  c.dataset.tracepoints = String(place.size);
+  c.dataset.edges = String(edges);
+  rendered(c, boxes.length + place.size + edges);
+}
+
 // ---------- metric tables (one column per run) ----------
 // Marks the best of a row's values when runs are compared.
 function bestIndex(values, better) {
@@ -290,6 +384,101 @@ function drawIntervals() {
     if (!iv.summary.count) { empty(row, "No observations."); continue; }
     items += drawHistogram(row, iv);
     items += drawOverTime(el("div", {}, row), iv);
+  }
+  rendered(c, items);
+}
+
+// ---------- critical path: which segments decide each interval's latency ----------
+// Distinct colours for the largest segments; the rest share the last (grey).
+const SEGMENT_COLOURS = ["#2e6fdb", "#e08b00", "#c4320a", "#087443", "#7a3ec8", "#0e9aa7", "#d4478b", "#6b8e23", "#8c564b", "#98a2b3"];
+const CP_ROWS = [["mean_ms", "mean"], ["p50_ms", "p50 instance"], ["p95_ms", "p95 instance"], ["p99_ms", "p99 instance"]];
+
+function segmentName(s) { return `${s.from} -> ${s.to}`; }
+
+// Each segment's colour: the largest (by their biggest contribution in any
+// row) get their own, the others are "other segments".
+function segmentColours(segments) {
+  const biggest = s => Math.max(...CP_ROWS.map(([k]) => s[k]));
+  const order = segments.map((s, i) => i).filter(i => biggest(segments[i]) > 0)
+    .sort((a, b) => biggest(segments[b]) - biggest(segments[a]));
+  const colour = new Array(segments.length).fill(SEGMENT_COLOURS[SEGMENT_COLOURS.length - 1]);
+  order.slice(0, SEGMENT_COLOURS.length - 1).forEach((i, rank) => { colour[i] = SEGMENT_COLOURS[rank]; });
+  return { colour, named: new Set(order.slice(0, SEGMENT_COLOURS.length - 1)) };
+}
+
+function drawSegmentBars(parent, cp, colours) {
+  const W = 820, rowH = 26, m = { l: 100, r: 90, t: 8, b: 36 }, H = m.t + CP_ROWS.length * rowH + m.b;
+  const s = svg("svg", { width: W, height: H, class: "cp-bars" }, parent);
+  const totals = CP_ROWS.map(([k]) => cp.segments.reduce((sum, seg) => sum + seg[k], 0));
+  const x = linear(0, Math.max(1e-9, ...totals), m.l, W - m.r);
+  let items = 0;
+  CP_ROWS.forEach(([key, label], row) => {
+    const y = m.t + row * rowH;
+    svg("text", { x: m.l - 8, y: y + rowH / 2 + 2, "text-anchor": "end" }, s, label);
+    let at = 0;
+    cp.segments.forEach((seg, i) => {
+      const v = seg[key];
+      if (!(v > 0)) return;
+      const rect = svg("rect", { x: x(at), y: y + 3, width: Math.max(0.5, x(at + v) - x(at)), height: rowH - 8,
+        fill: colours.colour[i], class: "cp-segment" }, s);
+      svg("title", {}, rect, `${segmentName(seg)} (${seg.kind}): ${fmt(v)} ms, ${fmt(100 * v / totals[row], 1)} % of the ${label}`);
+      if (x(at + v) - x(at) > 42)
+        svg("text", { x: (x(at) + x(at + v)) / 2, y: y + rowH / 2 + 2, "text-anchor": "middle", class: "on-bar" }, s,
+          `${fmt(100 * v / totals[row], 0)}%`);
+      at += v;
+      ++items;
+    });
+    svg("text", { x: x(at) + 6, y: y + rowH / 2 + 2 }, s, `${fmt(totals[row])} ms`);
+  });
+  axisBottom(s, x, ticks(0, Math.max(1e-9, ...totals), 6), m.t + CP_ROWS.length * rowH + 2, "contribution (ms)", W);
+  const legend = el("div", { class: "legend" }, parent);
+  cp.segments.forEach((seg, i) => {
+    if (!colours.named.has(i)) return;
+    const span = el("span", {}, legend);
+    el("i", { style: `background:${colours.colour[i]};height:10px` }, span);
+    span.appendChild(document.createTextNode(`${segmentName(seg)} (${seg.kind})`));
+  });
+  if (cp.segments.length > colours.named.size) {
+    const span = el("span", {}, legend);
+    el("i", { style: `background:${SEGMENT_COLOURS[SEGMENT_COLOURS.length - 1]};height:10px` }, span);
+    span.appendChild(document.createTextNode("other segments"));
+  }
+  return items;
+}
+
+function drawSlackTable(parent, cp, colours) {
+  const t = el("table", { class: "slack-table" }, parent);
+  const head = el("tr", {}, t);
+  for (const k of ["segment", "kind", "on path", "mean (ms)", "share", "p50 (ms)", "p95 (ms)", "p99 (ms)", "slack (ms)"]) el("th", {}, head, k);
+  cp.segments.forEach((seg, i) => {
+    const r = el("tr", {}, t);
+    const name = el("td", {}, r);
+    el("i", { class: "swatch", style: `background:${colours.colour[i]}` }, name);
+    name.appendChild(document.createTextNode(segmentName(seg)));
+    el("td", { class: "text" }, r, seg.kind);
+    el("td", {}, r, `${fmt(100 * seg.on_path_fraction, 1)} %`);
+    el("td", {}, r, fmt(seg.mean_ms));
+    el("td", {}, r, `${fmt(100 * seg.share, 1)} %`);
+    for (const k of ["p50_ms", "p95_ms", "p99_ms", "slack_ms"]) el("td", {}, r, fmt(seg[k]));
+  });
+  return cp.segments.length;
+}
+
+function drawCriticalPaths() {
+  const c = document.getElementById("critical-path-chart");
+  const list = data.critical_paths || [];
+  if (!list.length) { empty(c, "The spec names no intervals: a critical path runs from an interval's `from` to its `to`."); rendered(c, 0); return; }
+  let items = 0;
+  for (const cp of list) {
+    let notes = "";
+    if (cp.not_followed) notes += `; ${fmt(cp.not_followed)} instances could not be followed`;
+    if (cp.unreached_starts) notes += `; ${fmt(cp.unreached_starts)} starts reach no end`;
+    el("h3", {}, c, `${cp.interval}: ${fmt(cp.count)} instances, mean ${fmt(cp.mean_ms)} ms, p50 ${fmt(cp.p50_ms)}, ` +
+      `p95 ${fmt(cp.p95_ms)}, p99 ${fmt(cp.p99_ms)} ms${notes}`);
+    if (!cp.segments.length) { empty(c, "No instance to follow."); continue; }
+    const colours = segmentColours(cp.segments);
+    items += drawSegmentBars(el("div", {}, c), cp, colours);
+    items += drawSlackTable(c, cp, colours);
   }
   rendered(c, items);
 }
@@ -569,13 +758,18 @@ function drawGaps() {
 
 // Each chart draws independently: one failing must not hide the others, but
 // the error still reaches the console (and so fails the browser test).
-for (const draw of [drawHeader, drawHealth, drawMetrics, drawIntervals, drawMatrix, drawSpaceTime, drawSlowest, setupRoutes, drawGaps]) {
+for (const draw of [drawHeader, drawHealth, drawSystem, drawMetrics, drawIntervals, drawCriticalPaths, drawMatrix, drawSpaceTime, drawSlowest, setupRoutes, drawGaps]) {
   try { draw(); } catch (e) { console.error(`${draw.name}: ${e && e.stack || e}`); }
 }
 document.getElementById("matrix-stat").addEventListener("change", drawMatrix);
+// The system is drawn for runs analysed without a spec only.
+if (!data.system) {
+  document.getElementById("system").hidden = true;
+  document.querySelector('nav a[href="#system"]').hidden = true;
+}
 // A comparison holds the runs' tables only: hide the single-run charts.
 if (data.comparison) {
-  for (const id of ["health", "intervals", "matrix", "spacetime", "slowest", "route", "gaps"]) {
+  for (const id of ["health", "system", "intervals", "critical-path", "matrix", "spacetime", "slowest", "route", "gaps"]) {
     document.getElementById(id).hidden = true;
     document.querySelector(`nav a[href="#${id}"]`).hidden = true;
   }

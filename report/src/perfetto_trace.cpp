@@ -21,8 +21,10 @@ constexpr std::uint32_t kSequenceFlags = 13;
 constexpr std::uint32_t kTrackDescriptor = 60;
 // TrackDescriptor
 constexpr std::uint32_t kUuid = 1;
+constexpr std::uint32_t kTrackName = 2;
 constexpr std::uint32_t kProcess = 3;
 constexpr std::uint32_t kThread = 4;
+constexpr std::uint32_t kParentUuid = 5;
 // ProcessDescriptor / ThreadDescriptor
 constexpr std::uint32_t kPid = 1;
 constexpr std::uint32_t kTid = 2;
@@ -45,9 +47,12 @@ enum EventType : std::uint64_t { kSliceBegin = 1, kSliceEnd = 2, kInstant = 3 };
 constexpr std::uint64_t kSequence = 1;
 constexpr std::uint64_t kIncrementalStateCleared = 1;
 
-// Process tracks take uuids 1..P; thread tracks are offset past any pid.
+// Process tracks take uuids 1..P; thread tracks are offset past any pid,
+// the critical paths' interval and lane tracks past those.
 std::uint64_t process_uuid(std::uint32_t process) { return process + 1; }
 std::uint64_t thread_uuid(std::uint32_t thread) { return (std::uint64_t{1} << 32) + thread + 1; }
+std::uint64_t interval_uuid(std::size_t interval) { return (std::uint64_t{2} << 32) + interval + 1; }
+std::uint64_t lane_uuid(std::size_t lane) { return (std::uint64_t{3} << 32) + lane + 1; }
 
 class PacketStream {
 public:
@@ -95,6 +100,66 @@ void write_tracks(PacketStream& stream, const TraceModel& model) {
     }
 }
 
+// The critical paths stand out as tracks of their own (tracks of no process,
+// beside the node instances'): an instance's path there is visible along the
+// whole run at a glance, while flows are drawn only for a selected slice. Each interval's track is a parent of its lanes (instances overlap in
+// time; CriticalPathLayout), so it opens and closes as one.
+std::vector<std::size_t> write_critical_path_tracks(PacketStream& stream, const TraceModel& model, const CriticalPathLayout& layout) {
+    std::vector<std::size_t> first_lane(model.critical_path_intervals.size());
+    proto::Message packet, descriptor;
+    for (std::size_t k = 0, lane = 0; k < model.critical_path_intervals.size(); ++k) {
+        descriptor.clear();
+        descriptor.varint(field::kUuid, interval_uuid(k));
+        descriptor.bytes(field::kTrackName, "critical path: " + model.critical_path_intervals[k]);
+        packet.clear();
+        packet.varint(field::kSequenceId, kSequence);
+        packet.message(field::kTrackDescriptor, descriptor);
+        stream.emit(packet);
+        first_lane[k] = lane;
+        for (std::uint32_t l = 0; l < layout.lanes[k]; ++l, ++lane) {
+            descriptor.clear();
+            descriptor.varint(field::kUuid, lane_uuid(lane));
+            descriptor.bytes(field::kTrackName, "lane " + std::to_string(l + 1));
+            descriptor.varint(field::kParentUuid, interval_uuid(k));
+            packet.clear();
+            packet.varint(field::kSequenceId, kSequence);
+            packet.message(field::kTrackDescriptor, descriptor);
+            stream.emit(packet);
+        }
+    }
+    return first_lane;
+}
+
+void write_critical_path_slices(PacketStream& stream, const TraceModel& model, const CriticalPathLayout& layout,
+                                const std::vector<std::size_t>& first_lane) {
+    proto::Message packet, event;
+    const auto emit = [&](std::uint64_t track, std::int64_t time_ns, EventType type, std::string_view name) {
+        event.clear();
+        event.varint(field::kType, type);
+        event.varint(field::kTrackUuid, track);
+        if (type == kSliceBegin) {
+            event.bytes(field::kCategories, "critical_path");
+            event.bytes(field::kName, name);
+        }
+        packet.clear();
+        packet.varint(field::kTimestamp, static_cast<std::uint64_t>(time_ns));
+        packet.varint(field::kSequenceId, kSequence);
+        packet.message(field::kTrackEvent, event);
+        stream.emit(packet);
+    };
+    for (std::size_t i = 0; i < model.critical_paths.size(); ++i) {
+        const auto& p = model.critical_paths[i];
+        const auto track = lane_uuid(first_lane[p.interval] + layout.lane[i]);
+        const auto last = p.first + p.count - 1;
+        emit(track, layout.begin_ns[p.first], kSliceBegin, model.critical_path_intervals[p.interval]);
+        for (std::uint32_t k = p.first; k <= last; ++k) {
+            emit(track, layout.begin_ns[k], kSliceBegin, model.segment_names[model.critical_segments[k].name]);
+            emit(track, layout.end_ns[k], kSliceEnd, {});
+        }
+        emit(track, layout.end_ns[last], kSliceEnd, {});
+    }
+}
+
 void add_hash_annotation(proto::Message& event, std::string_view name, const Hash128& hash) {
     proto::Message annotation;
     annotation.bytes(field::kAnnotationName, name);
@@ -117,6 +182,8 @@ void write_perfetto_trace(const TraceModel& model, std::ostream& out) {
         stream.emit(packet);
     }
     write_tracks(stream, model);
+    const auto layout = layout_critical_paths(model);
+    const auto first_lane = write_critical_path_tracks(stream, model, layout);
 
     proto::Message packet, event;
     for (std::uint32_t i = 0; i < model.events.size(); ++i) {
@@ -146,6 +213,7 @@ void write_perfetto_trace(const TraceModel& model, std::ostream& out) {
             stream.emit(packet);
         }
     }
+    write_critical_path_slices(stream, model, layout, first_lane);
 }
 
 }  // namespace hashtrace::report

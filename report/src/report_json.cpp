@@ -153,6 +153,48 @@ void write_gaps(JsonWriter& json, const IdleGaps& g) {
     json.end_array().end_object();
 }
 
+void write_critical_paths(JsonWriter& json, const std::vector<CriticalPathChart>& paths) {
+    json.key("critical_paths").begin_array();
+    for (const auto& p : paths) {
+        json.begin_object().field("interval", p.interval).field("count", p.count).field("mean_ms", p.mean_ms);
+        json.field("p50_ms", p.p50_ms).field("p95_ms", p.p95_ms).field("p99_ms", p.p99_ms);
+        json.field("unreached_starts", p.unreached_starts).field("not_followed", p.not_followed).key("segments").begin_array();
+        for (const auto& s : p.segments) {
+            json.begin_object().field("from", s.from).field("to", s.to).field("kind", s.kind);
+            json.field("on_path_fraction", s.on_path_fraction).field("mean_ms", s.mean_ms).field("share", s.share);
+            json.field("p50_ms", s.p50_ms).field("p95_ms", s.p95_ms).field("p99_ms", s.p99_ms).field("slack_ms", s.slack_ms);
+            json.end_object();
+        }
+        json.end_array().end_object();
+    }
+    json.end_array();
+}
+
+void write_system(JsonWriter& json, const std::optional<SystemDrawing>& system) {
+    json.key("system");
+    if (!system) {
+        json.null();
+        return;
+    }
+    json.begin_object().field("kept", system->kept).field("suspect", system->suspect).field("shortcuts", system->shortcuts);
+    json.field("depths", system->depths).field("links", system->links).field("links_a_spec_removes", system->links_a_spec_removes);
+    json.key("nodes").begin_array();
+    for (const auto& n : system->nodes) {
+        json.begin_object().field("name", n.name).key("tracepoints").begin_array();
+        for (const auto& tp : n.tracepoints) {
+            json.begin_object().field("selector", tp.selector).field("name", tp.name).field("samples", tp.samples);
+            json.field("source", tp.source).field("sink", tp.sink).field("depth", tp.depth).end_object();
+        }
+        json.end_array().end_object();
+    }
+    json.end_array().key("edges").begin_array();
+    for (const auto& e : system->edges) {
+        json.begin_object().field("from", e.from).field("to", e.to).field("rate_per_s", e.rate_per_s).field("p50_ms", e.p50_ms);
+        json.field("suspect", e.suspect).field("verdict", e.verdict).field("scope", e.scope).end_object();
+    }
+    json.end_array().end_object();
+}
+
 }  // namespace
 
 void write_report_json(const ReportData& data, std::ostream& out) {
@@ -166,6 +208,8 @@ void write_report_json(const ReportData& data, std::ostream& out) {
     write_space_time(json, data.space_time);
     write_routes(json, data);
     write_gaps(json, data.idle_gaps);
+    write_critical_paths(json, data.critical_paths);
+    write_system(json, data.system);
     json.end_object();
 }
 

@@ -5,6 +5,9 @@
 #include "report_fixture.hpp"
 #include "run_command.hpp"
 
+#include "systems.hpp"
+
+#include "hashtrace/infer/system_picture.hpp"
 #include "hashtrace/report/build.hpp"
 #include "hashtrace/report/html_report.hpp"
 
@@ -16,8 +19,10 @@
 namespace hashtrace::report {
 namespace {
 
-const char* const kCharts[] = {"health-chart", "metrics-chart", "intervals-chart", "matrix-chart",
-                               "spacetime-chart", "slowest-chart", "route-chart", "gaps-chart"};
+// The charts of a run analysed with a spec; a spec-less run's page also
+// draws "system-chart".
+const char* const kCharts[] = {"health-chart", "metrics-chart",  "intervals-chart", "critical-path-chart", "matrix-chart",
+                               "spacetime-chart", "slowest-chart", "route-chart",     "gaps-chart"};
 
 test::BrowserRun render(const ReportData& d, const test::TempDir& dir) {
     const auto page = dir / "report.html";
@@ -26,6 +31,12 @@ test::BrowserRun render(const ReportData& d, const test::TempDir& dir) {
         write_report_html(d, out);
     }
     return test::open_in_chromium(page);
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
 }
 
 std::string joined(const std::vector<std::string>& lines) {
@@ -54,6 +65,15 @@ TEST(Browser, DemoReportRendersEveryChartWithoutConsoleErrors) {
     EXPECT_THAT(run.dom, ::testing::HasSubstr("class=\"route-sample\""));
     EXPECT_THAT(run.dom, ::testing::HasSubstr("<tr class=\"flag\">"));  // gap paused with another node
     EXPECT_THAT(run.dom, ::testing::HasSubstr("<ul class=\"unclean-files\"><li>logs/Unity-3c4d.htlog</li></ul>"));
+    EXPECT_EQ(occurrences(run.dom, "class=\"cp-bars\""), 1u);
+    EXPECT_EQ(occurrences(run.dom, "class=\"cp-segment\""), 12u);  // 4 rows of the 3 segments that contribute
+    EXPECT_EQ(occurrences(run.dom, "class=\"slack-table\""), 1u);
+    // The fixture has a system too: every box, tracepoint and edge is drawn.
+    const auto system = test::element_attributes(run.dom, "system-chart");
+    EXPECT_EQ(system.at("data-boxes"), "2");
+    EXPECT_EQ(system.at("data-tracepoints"), "5");
+    EXPECT_EQ(system.at("data-edges"), "5");
+    EXPECT_EQ(occurrences(run.dom, "class=\"system-edge suspect\""), 1u);
 }
 
 TEST(Browser, ReportOfALinkedRunRendersEveryChart) {
@@ -62,7 +82,9 @@ TEST(Browser, ReportOfALinkedRunRendersEveryChart) {
     ReportOptions options;
     options.idle_threshold_ms = 30;
     test::TempDir dir;
-    const auto run = render(build_report(demo.samples, demo.graph, demo.spec, demo.result, options), dir);
+    auto data = build_report(demo.samples, demo.graph, demo.spec, demo.result, options);
+    data.critical_paths = critical_path_section(demo.samples, demo.graph, demo.spec);
+    const auto run = render(data, dir);
     ASSERT_EQ(run.status, 0) << run.log;
     EXPECT_TRUE(run.console.empty()) << joined(run.console);
     for (const char* chart : kCharts) {
@@ -71,6 +93,35 @@ TEST(Browser, ReportOfALinkedRunRendersEveryChart) {
         EXPECT_EQ(attrs.count("data-rendered") ? attrs.at("data-rendered") : "", "true");
         EXPECT_GT(std::stoi(attrs.count("data-items") ? attrs.at("data-items") : "0"), 0);
     }
+    EXPECT_EQ(occurrences(run.dom, "class=\"cp-bars\""), 2u);  // one per interval
+    EXPECT_EQ(test::element_attributes(run.dom, "system").count("hidden"), 1u) << "a run with a spec has no inferred system";
+}
+
+TEST(Browser, ASpecLessRunShowsItsSystemAsBoxesAndEdges) {
+    // Four nodes: a sender, a router fanning out to A and B (infer's test system).
+    const auto logs = infer::testing::router_pipeline(200);
+    const auto samples = logs.load();
+    const auto specless = graph::link(samples, graph::AnalysisSpec{});
+    const auto result = metrics::analyze(samples, specless, graph::AnalysisSpec{});
+    const auto evidence = infer::gather_evidence(samples, specless);
+    const auto picture = infer::system_picture(evidence, infer::recover_chains(evidence));
+    auto data = build_report(samples, specless, graph::AnalysisSpec{}, result, {});
+    data.system = system_section(evidence);
+    test::TempDir dir;
+    const auto run = render(data, dir);
+    ASSERT_EQ(run.status, 0) << run.log;
+    EXPECT_TRUE(run.console.empty()) << joined(run.console);
+    EXPECT_EQ(test::element_attributes(run.dom, "system").count("hidden"), 0u);
+    const auto attrs = test::element_attributes(run.dom, "system-chart");
+    EXPECT_EQ(attrs.at("data-rendered"), "true");
+    EXPECT_EQ(attrs.at("data-boxes"), "4");
+    EXPECT_EQ(attrs.at("data-tracepoints"), "8");
+    EXPECT_EQ(attrs.at("data-edges"), std::to_string(picture.edges.size()));
+    EXPECT_EQ(occurrences(run.dom, "<g class=\"system-node\">"), 4u);
+    EXPECT_EQ(occurrences(run.dom, "class=\"system-edge\""), picture.kept);
+    EXPECT_EQ(occurrences(run.dom, "class=\"system-edge suspect\""), picture.suspect);
+    EXPECT_GT(picture.suspect, 0u);
+    EXPECT_THAT(run.dom, ::testing::HasSubstr("hashtrace infer LOGS -o spec.toml"));
 }
 
 TEST(Browser, EmptyRunStillRendersWithoutErrors) {

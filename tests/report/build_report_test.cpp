@@ -1,5 +1,8 @@
 #include "demo_run.hpp"
 
+#include "hashtrace/critical_path/critical_path.hpp"
+#include "hashtrace/infer/chains.hpp"
+#include "hashtrace/infer/system_picture.hpp"
 #include "hashtrace/report/build.hpp"
 
 #include <gmock/gmock.h>
@@ -238,6 +241,81 @@ TEST(ComparisonReport, PutsEachRunsTablesSideBySide) {
     EXPECT_EQ(d.runs[1].intervals.size(), 1u);
     EXPECT_EQ(d.runs[1].intervals[0].latency.count, std::uint64_t(kSent));
     EXPECT_TRUE(d.space_time.lanes.empty());
+}
+
+TEST(CriticalPathSection, HoldsTheCriticalPathLibrarysFiguresForEveryInterval) {
+    const auto run = demo_run();
+    const auto section = critical_path_section(run.samples, run.graph, run.spec, 1);
+    const critpath::DependenceModel model(run.samples, run.graph);
+    const auto paths = critpath::critical_paths(model, critpath::select_intervals(run.spec, {}), {1});
+    ASSERT_EQ(section.size(), 2u);
+    ASSERT_EQ(paths.size(), 2u);
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        SCOPED_TRACE(paths[i].name);
+        EXPECT_EQ(section[i].interval, paths[i].name);
+        EXPECT_EQ(section[i].count, paths[i].count);
+        EXPECT_EQ(section[i].mean_ms, paths[i].mean_ms);
+        EXPECT_EQ(section[i].p99_ms, paths[i].p99_ms);
+        ASSERT_EQ(section[i].segments.size(), paths[i].segments.size());
+        for (std::size_t k = 0; k < paths[i].segments.size(); ++k) {
+            const auto& ours = section[i].segments[k];
+            const auto& theirs = paths[i].segments[k];
+            EXPECT_EQ(ours.from + ours.to + ours.kind, theirs.from + theirs.to + std::string(critpath::to_string(theirs.kind)));
+            EXPECT_EQ(ours.share, theirs.share);
+            EXPECT_EQ(ours.p95_ms, theirs.p95_ms);
+            EXPECT_EQ(ours.slack_ms, theirs.slack_ms);
+        }
+    }
+    // Force to render: Chai's queue to its network thread (0.2 ms), the
+    // message (1 ms, every 10th 5 ms), Unity's rendering (3 ms); the p99
+    // instance is one of the slow messages, the median one is not.
+    const auto& render = section[0];
+    EXPECT_EQ(render.count, std::uint64_t(kSent));
+    ASSERT_EQ(render.segments.size(), 3u);
+    EXPECT_EQ(render.segments[0].from + " " + render.segments[0].kind, "Unity/MessageReceived local");
+    EXPECT_NEAR(render.segments[0].mean_ms, 3.0, 1e-9);
+    const auto& message = render.segments[1];
+    EXPECT_EQ(message.kind, "message");
+    EXPECT_NEAR(message.p50_ms, 1.0, 1e-9);
+    EXPECT_NEAR(message.p99_ms, 5.0, 1e-9);
+    EXPECT_NEAR(message.on_path_fraction, 1.0, 1e-12);
+    EXPECT_EQ(render.segments[2].kind, "queue");
+    EXPECT_NEAR(render.segments[2].mean_ms, 0.2, 1e-9);
+}
+
+TEST(CriticalPathSection, IsEmptyWithoutIntervals) {
+    auto run = demo_run();
+    run.spec.intervals.clear();
+    EXPECT_TRUE(critical_path_section(run.samples, run.graph, run.spec).empty());
+}
+
+TEST(SystemSection, DrawsTheInferredSystemFromSourceToSink) {
+    const auto run = demo_run();
+    const auto specless = graph::link(run.samples, graph::AnalysisSpec{});
+    const auto evidence = infer::gather_evidence(run.samples, specless);
+    const auto d = system_section(evidence);
+    const auto picture = infer::system_picture(evidence, infer::recover_chains(evidence));
+    ASSERT_EQ(d.nodes.size(), 2u);
+    EXPECT_EQ(d.nodes[0].name, "Chai");
+    std::vector<std::pair<std::string, std::uint32_t>> depths;
+    for (const auto& node : d.nodes)
+        for (const auto& tp : node.tracepoints) depths.emplace_back(tp.selector, tp.depth);
+    EXPECT_EQ(depths, (std::vector<std::pair<std::string, std::uint32_t>>{
+                          {"Chai/ForceComputed", 0}, {"Chai/MessageSent", 1}, {"Unity/MessageReceived", 2}, {"Unity/Rendered", 3}}));
+    EXPECT_TRUE(d.nodes[0].tracepoints[0].source);
+    EXPECT_TRUE(d.nodes[1].tracepoints[1].sink);
+    EXPECT_EQ(d.depths, 4u);
+    ASSERT_EQ(d.edges.size(), picture.edges.size());
+    ASSERT_EQ(d.edges.size(), 3u);
+    for (std::size_t i = 0; i < d.edges.size(); ++i) {
+        EXPECT_EQ(d.edges[i].from, picture.edges[i].from);
+        EXPECT_EQ(d.edges[i].to, picture.edges[i].to);
+        EXPECT_EQ(d.edges[i].rate_per_s, picture.edges[i].rate_per_s);
+        EXPECT_FALSE(d.edges[i].suspect);
+        EXPECT_EQ(d.edges[i].verdict, "kept");
+    }
+    EXPECT_EQ(d.links, evidence.links);
+    EXPECT_EQ(d.links_a_spec_removes, evidence.links_a_spec_removes());
 }
 
 TEST(BuildTraceModel, EveryEdgeBecomesAFlowBetweenItsSamples) {

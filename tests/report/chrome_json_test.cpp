@@ -121,6 +121,53 @@ TEST(ChromeJson, EveryEdgeIsAFlowFromProducerSliceToConsumerSlice) {
     }
 }
 
+TEST(ChromeJson, CriticalPathsAreSlicesOnLanesOfTheirIntervalAndNamedFlowsBetweenSamples) {
+    const auto m = test::sample_trace_with_critical_paths();
+    LoadedTrace t(export_json(m));
+    EXPECT_EQ(t.process_names.at(3), "critical path: end to end");
+    EXPECT_EQ(t.process_names.at(4), "critical path: send");
+    EXPECT_EQ((t.thread_names.at({3, 4})), "lane 1");
+    EXPECT_EQ((t.thread_names.at({3, 5})), "lane 2");
+    EXPECT_EQ((t.thread_names.at({4, 7})), "lane 2");
+    // Per lane: each instance a slice, its segments inside it, back to back.
+    std::map<std::pair<int, int>, std::vector<json>> on_lane;
+    for (const auto& s : t.slices)
+        if (s.at("pid") > 2) on_lane[{s.at("pid"), s.at("tid")}].push_back(s);
+    ASSERT_EQ(on_lane.size(), 4u);
+    const auto& first = on_lane.at({3, 4});
+    ASSERT_EQ(first.size(), 4u);
+    EXPECT_EQ(first[0].at("name"), "end to end");
+    EXPECT_DOUBLE_EQ(first[0].at("dur").get<double>(), 90.0);
+    EXPECT_DOUBLE_EQ(first[0].at("args").at("latency_ms").get<double>(), 0.09);
+    EXPECT_EQ(first[2].at("name"), "Chai/MessageSent -> Unity/MessageReceived (message)");
+    EXPECT_DOUBLE_EQ(first[2].at("ts").get<double>(), 0.4);
+    EXPECT_DOUBLE_EQ(first[2].at("dur").get<double>(), 2.1);
+    const auto& backwards = on_lane.at({4, 7});  // "send"'s second instance, its last segment recorded backwards
+    ASSERT_EQ(backwards.size(), 3u);
+    EXPECT_DOUBLE_EQ(backwards[2].at("ts").get<double>(), 2.5);
+    EXPECT_DOUBLE_EQ(backwards[2].at("dur").get<double>(), 0.0);
+    EXPECT_EQ(on_lane.at({4, 6}).size(), 4u);  // two instances, one after the other
+
+    // Every segment a flow of its interval's name between the two samples' slices.
+    std::size_t marked = 0;
+    for (std::size_t k = 0; k < m.critical_segments.size(); ++k) {
+        SCOPED_TRACE("segment " + std::to_string(k));
+        const auto& ends = t.flow_events.at(critical_path_flow_id(m, k));
+        ASSERT_EQ(ends.size(), 2u);
+        const auto interval = k < 4 ? "end to end" : "send";
+        for (const auto& end : ends) {
+            EXPECT_EQ(end.at("name"), std::string("critical_path:") + interval);
+            EXPECT_EQ(end.at("cat"), end.at("name"));
+        }
+        const auto& start = ends[0].at("ph") == "s" ? ends[0] : ends[1];
+        const auto& finish = ends[0].at("ph") == "s" ? ends[1] : ends[0];
+        EXPECT_EQ(t.bound_slice(start), expected(m, m.critical_segments[k].from));
+        EXPECT_EQ(t.bound_slice(finish), expected(m, m.critical_segments[k].to));
+        ++marked;
+    }
+    EXPECT_EQ(t.flow_events.size(), m.flows.size() + marked);
+}
+
 TEST(ChromeJson, KeepsNanosecondsByWritingTimesRelativeToTheFirstSample) {
     const auto m = sample_trace();
     const auto doc = export_json(m);

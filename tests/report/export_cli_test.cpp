@@ -3,16 +3,23 @@
 #include "proto_text.hpp"
 #include "run_command.hpp"
 
+#include "hashtrace/critical_path/critical_path.hpp"
+#include "hashtrace/critical_path/instances.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
 
 namespace hashtrace::report {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class ExportCli : public ::testing::Test {
 protected:
@@ -39,10 +46,11 @@ TEST_F(ExportCli, WritesBothFormatsWithAFlowPerEdge) {
 
     const auto doc = nlohmann::json::parse(test::read_file(dir / "trace.json"));
     std::size_t starts = 0, finishes = 0, slices = 0;
-    for (const auto& e : doc.at("traceEvents")) {
-        starts += e.at("ph") == "s";
-        finishes += e.at("ph") == "f";
-        slices += e.at("ph") == "X";
+    for (const auto& e : doc.at("traceEvents")) {  // the causality graph's (the spec's critical paths come beside them)
+        const bool edge = e.contains("cat") && e.at("cat") == "hashtrace.edge";
+        starts += edge && e.at("ph") == "s";
+        finishes += edge && e.at("ph") == "f";
+        slices += e.at("ph") == "X" && e.at("cat") == "hashtrace.sample";
     }
     EXPECT_EQ(slices, 781u);
     EXPECT_EQ(starts, edges);
@@ -62,6 +70,121 @@ TEST_F(ExportCli, WritesBothFormatsWithAFlowPerEdge) {
         }
     EXPECT_EQ(flow_ids, edges);
     EXPECT_EQ(terminating, edges);
+}
+
+// A critical-path step as a viewer shows it: the samples (time, tracepoint) it joins.
+using Step = std::tuple<std::int64_t, std::string, std::int64_t, std::string>;
+
+// Per interval, every step of every instance's critical path, as the critical-path library walks them.
+std::map<std::string, std::multiset<Step>> library_steps(const test::DemoRun& run, std::size_t& instances) {
+    const critpath::DependenceModel model(run.samples, run.graph);
+    critpath::InstanceFinder finder(run.samples, run.graph);
+    critpath::PathFinder paths(model);
+    std::map<std::string, std::multiset<Step>> out;
+    std::vector<critpath::PathStep> path;
+    instances = 0;
+    for (const auto& interval : run.spec.intervals)
+        for (const auto& instance : finder.find(interval).list) {
+            if (!paths.critical_path(instance, path)) continue;
+            ++instances;
+            for (const auto& step : path)
+                out[interval.name].insert({run.samples.time_ns[step.from], run.samples.tracepoint_of(step.from).tracepoint_name,
+                                           run.samples.time_ns[step.to], run.samples.tracepoint_of(step.to).tracepoint_name});
+        }
+    return out;
+}
+
+// The sample slice (an "X" event on a node instance's thread) a flow event binds to: the one enclosing it.
+const nlohmann::json* enclosing_slice(const std::vector<nlohmann::json>& slices, const nlohmann::json& flow) {
+    const nlohmann::json* found = nullptr;
+    for (const auto& s : slices)
+        if (s.at("pid") == flow.at("pid") && s.at("tid") == flow.at("tid") && s.at("ts").get<double>() <= flow.at("ts").get<double>() &&
+            flow.at("ts").get<double>() < s.at("ts").get<double>() + s.at("dur").get<double>()) {
+            EXPECT_EQ(found, nullptr) << "two slices enclose " << flow.dump();
+            found = &s;
+        }
+    return found;
+}
+
+TEST_F(ExportCli, MarksEachInstancesCriticalPathAsTheLibraryFindsIt) {
+    const auto demo = test::demo_run();
+    std::size_t instances = 0;
+    const auto expected = library_steps(demo, instances);
+    std::size_t segments = 0;
+    for (const auto& [name, steps] : expected) segments += steps.size();
+    ASSERT_EQ(expected.size(), 2u);
+    ASSERT_GT(instances, 0u);
+
+    const auto run = hashtrace(path("logs") + " --spec " + path("spec.toml") + " --chrome " + path("trace.json") + " --perfetto " +
+                               path("trace.pftrace") + " --quiet");
+    ASSERT_EQ(run.status, 0) << run.out;
+    EXPECT_THAT(run.out, HasSubstr("marked the critical path of " + std::to_string(instances) + " instances of 2 intervals (" +
+                                   std::to_string(segments) + " segments)"));
+
+    // Chrome JSON: the flows named critical_path:NAME join exactly the library's steps.
+    const auto doc = nlohmann::json::parse(test::read_file(dir / "trace.json"));
+    std::map<int, std::string> process_names;
+    std::vector<nlohmann::json> slices;
+    std::map<std::uint64_t, std::vector<nlohmann::json>> flows;
+    for (const auto& e : doc.at("traceEvents")) {
+        if (e.at("ph") == "M" && e.at("name") == "process_name") process_names[e.at("pid")] = e.at("args").at("name");
+        if (e.at("ph") == "X" && e.at("cat") == "hashtrace.sample") slices.push_back(e);
+        if ((e.at("ph") == "s" || e.at("ph") == "f") && e.at("name").get<std::string>().starts_with("critical_path:"))
+            flows[e.at("id")].push_back(e);
+    }
+    std::map<std::string, std::multiset<Step>> marked;
+    for (const auto& [id, ends] : flows) {
+        ASSERT_EQ(ends.size(), 2u) << id;
+        const auto& start = ends[0].at("ph") == "s" ? ends[0] : ends[1];
+        const auto& finish = ends[0].at("ph") == "s" ? ends[1] : ends[0];
+        ASSERT_EQ(start.at("name"), finish.at("name"));
+        EXPECT_EQ(start.at("cat"), start.at("name"));
+        const auto* from = enclosing_slice(slices, start);
+        const auto* to = enclosing_slice(slices, finish);
+        ASSERT_TRUE(from && to) << start.dump() << finish.dump();
+        marked[start.at("name").get<std::string>().substr(14)].insert(
+            Step{from->at("args").at("time_utc_ns").get<std::int64_t>(), from->at("name").get<std::string>(),
+                 to->at("args").at("time_utc_ns").get<std::int64_t>(), to->at("name").get<std::string>()});
+    }
+    EXPECT_EQ(marked, expected);
+    std::set<std::string> tracks;
+    for (const auto& [pid, name] : process_names) tracks.insert(name);
+    EXPECT_TRUE(tracks.count("critical path: force to render"));
+    EXPECT_TRUE(tracks.count("critical path: send"));
+
+    // Perfetto: a track per interval, lanes under it, a slice per instance and per segment.
+    const std::filesystem::path proto = HASHTRACE_TEST_PERFETTO_PROTO;
+    const auto decoded = test::run_command(std::string(HASHTRACE_TEST_PROTOC) + " --decode=perfetto.protos.Trace -I" +
+                                           test::shell_quote(proto.parent_path().string()) + " " + proto.filename().string() + " < " +
+                                           path("trace.pftrace"));
+    ASSERT_EQ(decoded.status, 0);
+    const auto trace = test::parse_proto_text(decoded.out);
+    std::map<std::string, std::string> interval_of_uuid, lane_parent;
+    for (const auto* packet : trace.children("packet"))
+        for (const auto* d : packet->children("track_descriptor")) {
+            if (d->has("parent_uuid")) lane_parent[d->scalar("uuid")] = d->scalar("parent_uuid");
+            else if (d->has("name")) interval_of_uuid[d->scalar("uuid")] = d->scalar("name");
+        }
+    EXPECT_EQ(interval_of_uuid.size(), 2u);
+    std::map<std::string, std::size_t> slices_per_interval;
+    for (const auto* packet : trace.children("packet"))
+        for (const auto* e : packet->children("track_event"))
+            if (lane_parent.count(e->scalar("track_uuid")) && e->scalar("type") == "TYPE_SLICE_BEGIN")
+                ++slices_per_interval[interval_of_uuid.at(lane_parent.at(e->scalar("track_uuid")))];
+    std::map<std::string, std::size_t> want;
+    std::size_t total = 0;
+    for (const auto& [name, steps] : expected) total += (want["critical path: " + name] = steps.size());
+    std::size_t counted = 0;
+    for (auto& [name, n] : slices_per_interval) counted += n;
+    EXPECT_EQ(counted, instances + total);
+    for (const auto& [name, n] : want) EXPECT_GT(slices_per_interval[name], n) << name;  // its segments and its instances
+
+    // Off on request: the export is the causality graph alone.
+    const auto plain = hashtrace(path("logs") + " --spec " + path("spec.toml") + " --chrome " + path("plain.json") +
+                                 " --no-critical-path --quiet");
+    ASSERT_EQ(plain.status, 0) << plain.out;
+    EXPECT_THAT(plain.out, Not(HasSubstr("marked")));
+    EXPECT_THAT(test::read_file(dir / "plain.json"), Not(HasSubstr("critical")));
 }
 
 TEST_F(ExportCli, NeedsAnOutput) {

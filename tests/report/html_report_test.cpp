@@ -58,6 +58,29 @@ TEST(HtmlReport, EmbedsTheDataModelAsJson) {
     EXPECT_EQ(j.at("space_time").at("density").at("counts").size(), 4u);
     EXPECT_EQ(j.at("routes")[0].at("edges")[2], nlohmann::json::array({2, 3}));
     EXPECT_EQ(j.at("idle_gaps").at("gaps")[0].at("concurrent"), 2u);
+    const auto& cp = j.at("critical_paths").at(0);
+    EXPECT_EQ(cp.at("interval"), "M5 Chai to Unity");
+    EXPECT_EQ(cp.at("not_followed"), 2);
+    EXPECT_EQ(cp.at("segments").size(), 4u);
+    EXPECT_EQ(cp.at("segments")[1].at("kind"), "message");
+    EXPECT_DOUBLE_EQ(cp.at("segments")[1].at("p99_ms").get<double>(), 15.2);
+    EXPECT_DOUBLE_EQ(cp.at("segments")[3].at("slack_ms").get<double>(), 4.1);
+    const auto& system = j.at("system");
+    EXPECT_EQ(system.at("nodes").size(), 2u);
+    EXPECT_EQ(system.at("nodes")[1].at("tracepoints")[1].at("sink"), true);
+    EXPECT_EQ(system.at("nodes")[1].at("tracepoints")[2].at("depth"), 2);
+    EXPECT_EQ(system.at("edges")[4].at("suspect"), true);
+    EXPECT_EQ(system.at("edges")[4].at("verdict"), "label_mismatch");
+    EXPECT_EQ(system.at("links_a_spec_removes"), 40);
+}
+
+TEST(HtmlReport, ARunWithASpecHasNoSystem) {
+    auto d = test::demo_report_data();
+    d.system.reset();
+    d.critical_paths.clear();
+    const auto j = embedded_data(page_of(d));
+    EXPECT_TRUE(j.at("system").is_null());
+    EXPECT_EQ(j.at("critical_paths"), nlohmann::json::array());
 }
 
 TEST(HtmlReport, TextFromLogsCannotCloseTheScriptElement) {

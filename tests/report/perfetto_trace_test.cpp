@@ -49,6 +49,8 @@ struct Shown {
 struct DecodedTrace {
     ProtoNode root;  // the rest point into it
     std::map<std::string, Track> tracks;  // uuid -> names
+    std::map<std::string, const ProtoNode*> named_tracks;  // uuid -> descriptor of a track of no process or thread
+    std::map<std::string, std::vector<std::pair<std::uint64_t, const ProtoNode*>>> on_named_track;  // uuid -> events in order
     std::vector<std::pair<Shown, const ProtoNode*>> begins;  // SLICE_BEGIN and INSTANT events
     std::map<std::string, std::vector<std::uint64_t>> ends;  // uuid -> SLICE_END timestamps
     std::vector<const ProtoNode*> packets;
@@ -62,12 +64,17 @@ struct DecodedTrace {
                     process_names[proc->scalar("pid")] = proc->scalar("process_name");
                 for (const auto* thr : d->children("thread"))
                     tracks[d->scalar("uuid")] = {process_names.at(thr->scalar("pid")), thr->scalar("thread_name")};
+                if (d->has("name")) named_tracks[d->scalar("uuid")] = d;
             }
         }
         for (const auto* p : packets) {
             for (const auto* e : p->children("track_event")) {
-                const auto& track = tracks.at(e->scalar("track_uuid"));
                 const auto ts = std::stoull(p->scalar("timestamp"));
+                if (named_tracks.count(e->scalar("track_uuid"))) {
+                    on_named_track[e->scalar("track_uuid")].emplace_back(ts, e);
+                    continue;
+                }
+                const auto& track = tracks.at(e->scalar("track_uuid"));
                 if (e->scalar("type") == "TYPE_SLICE_END") {
                     ends[e->scalar("track_uuid")].push_back(ts);
                 } else {
@@ -154,6 +161,56 @@ TEST(PerfettoTrace, ZeroLengthSamplesBecomeInstantsThatStillCarryFlows) {
     EXPECT_EQ(t.begins[1].second->scalar("type"), "TYPE_SLICE_BEGIN");
     EXPECT_EQ(t.begins[0].second->scalar("flow_ids"), "1");
     EXPECT_EQ(t.begins[1].second->scalar("terminating_flow_ids"), "1");
+}
+
+TEST(PerfettoTrace, CriticalPathsAreNestedSlicesOnLaneTracksUnderATrackPerInterval) {
+    const auto m = test::sample_trace_with_critical_paths();
+    DecodedTrace t(decode(m));
+    EXPECT_EQ(t.begins.size(), m.events.size());  // the samples' tracks are unchanged
+    std::map<std::string, std::string> parent_of_lane;  // lane uuid -> its interval's track name
+    std::map<std::string, std::string> name_of;
+    for (const auto& [uuid, d] : t.named_tracks) name_of[uuid] = d->scalar("name");
+    for (const auto& [uuid, d] : t.named_tracks)
+        if (d->has("parent_uuid")) parent_of_lane[uuid] = name_of.at(d->scalar("parent_uuid"));
+    ASSERT_EQ(parent_of_lane.size(), 4u);
+    std::map<std::string, int> lanes;
+    for (const auto& [lane, parent] : parent_of_lane) ++lanes[parent];
+    EXPECT_EQ(lanes, (std::map<std::string, int>{{"critical path: end to end", 2}, {"critical path: send", 2}}));
+
+    // Each lane's events nest: begins and ends balance, never below zero, in time order.
+    std::size_t slices = 0;
+    for (const auto& [lane, events] : t.on_named_track) {
+        SCOPED_TRACE(lane);
+        ASSERT_TRUE(parent_of_lane.count(lane));
+        int depth = 0;
+        std::uint64_t last = 0;
+        for (const auto& [ts, e] : events) {
+            EXPECT_GE(ts, last);
+            last = ts;
+            if (e->scalar("type") == "TYPE_SLICE_BEGIN") {
+                EXPECT_EQ(e->scalar("categories"), "critical_path");
+                if (depth == 0) {
+                    EXPECT_EQ("critical path: " + e->scalar("name"), parent_of_lane.at(lane));
+                }
+                ++depth, ++slices;
+            } else {
+                ASSERT_EQ(e->scalar("type"), "TYPE_SLICE_END");
+                --depth;
+            }
+            EXPECT_GE(depth, 0);
+            EXPECT_LE(depth, 2);
+        }
+        EXPECT_EQ(depth, 0);
+    }
+    EXPECT_EQ(slices, m.critical_paths.size() + m.critical_segments.size());
+    // The first instance: its slice from ForceComputed to Rendered, the message segment inside it.
+    const auto& first = t.on_named_track.at(std::to_string((std::uint64_t{3} << 32) + 1));
+    EXPECT_EQ(first[0].second->scalar("name"), "end to end");
+    EXPECT_EQ(first[0].first, std::uint64_t(m.events[0].time_ns));
+    EXPECT_EQ(first[3].second->scalar("name"), "Chai/MessageSent -> Unity/MessageReceived (message)");
+    EXPECT_EQ(first[3].first, std::uint64_t(m.events[1].time_ns));
+    EXPECT_EQ(first[4].first, std::uint64_t(m.events[3].time_ns));
+    EXPECT_EQ(first[7].first, std::uint64_t(m.events[5].time_ns));
 }
 
 TEST(PerfettoTrace, EmptyModelDecodesAsATraceWithoutEvents) {

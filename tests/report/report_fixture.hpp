@@ -62,6 +62,21 @@ inline ReportData demo_report_data() {
                  0,
                  false}};
     d.slowest = {{"M5 Chai to Unity", "Chai/ForceComputed", "Unity/Rendered", 18.0, 1.0, 0}};
+    d.critical_paths = {{"M5 Chai to Unity", 5000, 0, 2, 2.3, 2.0, 3.0, 17.0,
+                         {{"Unity/Received", "Unity/Rendered", "local", 1.0, 1.5, 0.652, 1.4, 1.6, 1.5, 0},
+                          {"Chai/Sent", "Unity/Received", "message", 1.0, 0.6, 0.261, 0.4, 1.2, 15.2, 0.3},
+                          {"Chai/Computed", "Chai/Sent", "queue", 0.97, 0.2, 0.087, 0.2, 0.2, 0.3, 0.05},
+                          {"Chai/Computed", "Chai/Computed", "thread", 0, 0, 0, 0, 0, 0, 4.1}}}};
+    d.system = SystemDrawing{{{"Chai", {{"Chai/Computed", "Computed", 5000, true, false, 0}, {"Chai/Sent", "Sent", 5000, false, false, 1}}},
+                              {"Unity", {{"Unity/Received", "Received", 5000, false, false, 2},
+                                         {"Unity/Rendered", "Rendered", 5000, false, true, 3},
+                                         {"Unity/Loop", "Loop", 700, false, false, 2}}}},
+                             {{"Chai/Computed", "Chai/Sent", 416.7, 0.2, false, "kept", "thread"},
+                              {"Chai/Sent", "Unity/Received", 416.7, 0.6, false, "kept", "any"},
+                              {"Unity/Received", "Unity/Rendered", 416.7, 1.5, false, "kept", "instance"},
+                              {"Unity/Loop", "Unity/Loop", 58, 16.6, false, "kept", "thread"},
+                              {"Chai/Sent", "Unity/Loop", 3.1, 7.5, true, "label_mismatch", ""}},
+                             4, 1, 1, 4, 21000, 40};
     d.idle_gaps = {100, 2, {{"Chai 1a2b", 3.0, 3.4, 400, 2}, {"Unity 3c4d", 3.1, 3.3, 200, 2}, {"Unity 3c4d", 8, 8.2, 200, 1}}, 3};
     return d;
 }

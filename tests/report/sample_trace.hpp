@@ -33,4 +33,22 @@ inline TraceModel sample_trace() {
     return m;
 }
 
+// sample_trace() with critical paths of two intervals: in "end to end", two
+// instances that overlap in time; in "send", three, the second of which
+// overlaps the first and ends with a segment recorded backwards (within a
+// linking tolerance), the third starting just as the first ends.
+inline TraceModel sample_trace_with_critical_paths() {
+    TraceModel m = sample_trace();
+    m.critical_path_intervals = {"end to end", "send"};
+    m.segment_names = {"Chai/ForceComputed -> Chai/MessageSent (queue)", "Chai/MessageSent -> Unity/MessageReceived (message)",
+                       "Unity/MessageReceived -> Unity/Rendered (local)"};
+    m.critical_segments = {{0, 1, 0}, {1, 3, 1}, {3, 5, 2},  // path 0
+                           {2, 5, 1},                        // path 1
+                           {0, 1, 0},                        // path 2
+                           {0, 3, 1}, {3, 2, 2},             // path 3: 2500 ns -> 700 ns
+                           {1, 3, 1}};                       // path 4
+    m.critical_paths = {{0, 0, 3}, {0, 3, 1}, {1, 4, 1}, {1, 5, 2}, {1, 7, 1}};
+    return m;
+}
+
 }  // namespace hashtrace::report::test

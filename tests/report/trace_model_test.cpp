@@ -57,6 +57,41 @@ TEST(TraceModel, RejectsDanglingReferences) {
     EXPECT_NO_THROW(check_trace_model(sample_trace()));
 }
 
+TEST(TraceModel, OverlappingCriticalPathsTakeLanesAndSegmentsNeverOverlap) {
+    const auto m = test::sample_trace_with_critical_paths();
+    ASSERT_NO_THROW(check_trace_model(m));
+    const auto layout = layout_critical_paths(m);
+    EXPECT_THAT(layout.lanes, ElementsAre(2u, 2u));
+    // The third instance of "send" starts as the first ends (400 ns): its lane is free again.
+    EXPECT_THAT(layout.lane, ElementsAre(0u, 1u, 0u, 1u, 0u));
+    const std::int64_t base = m.events[0].time_ns;
+    std::vector<std::int64_t> begin, end;
+    for (std::size_t k = 0; k < m.critical_segments.size(); ++k) {
+        begin.push_back(layout.begin_ns[k] - base);
+        end.push_back(layout.end_ns[k] - base);
+    }
+    EXPECT_THAT(begin, ElementsAre(0, 400, 2'500, 700, 0, 0, 2'500, 400));
+    EXPECT_THAT(end, ElementsAre(400, 2'500, 90'000, 90'000, 400, 2'500, 2'500, 2'500));  // the backward one has length 0
+}
+
+TEST(TraceModel, RejectsBrokenCriticalPaths) {
+    auto m = test::sample_trace_with_critical_paths();
+    m.critical_segments[6].to = 99;
+    EXPECT_THROW(check_trace_model(m), std::invalid_argument);
+    m = test::sample_trace_with_critical_paths();
+    m.critical_paths[4].count = 0;
+    EXPECT_THROW(check_trace_model(m), std::invalid_argument);
+    m = test::sample_trace_with_critical_paths();
+    m.critical_paths[4].count = 2;  // past the last segment
+    EXPECT_THROW(check_trace_model(m), std::invalid_argument);
+    m = test::sample_trace_with_critical_paths();
+    std::swap(m.critical_paths[1], m.critical_paths[2]);  // the intervals' groups interleave
+    EXPECT_THROW(check_trace_model(m), std::invalid_argument);
+    m = test::sample_trace_with_critical_paths();
+    m.critical_paths[0].interval = 2;
+    EXPECT_THROW(check_trace_model(m), std::invalid_argument);
+}
+
 TEST(TraceModel, CountsFlowsThatGoBackInTime) {
     auto m = sample_trace();
     EXPECT_EQ(count_backward_flows(m), 0u);

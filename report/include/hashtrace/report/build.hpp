@@ -5,13 +5,17 @@
 //   auto graph = graph::link(samples, spec);
 //   auto result = metrics::analyze(samples, graph, spec, {.keep_values = true});
 //   auto data = report::build_report(samples, graph, spec, result, options);   // -> html_report.hpp
+//   data.critical_paths = report::critical_path_section(samples, graph, spec);  // a spec with intervals
+//   data.system = report::system_section(infer::gather_evidence(samples, graph));  // a spec-less run
 //   auto trace = report::build_trace_model(samples, graph);                    // -> trace_export.hpp
+//   report::add_critical_paths(trace, samples, graph, spec);                   // optional
 #pragma once
 
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/route.hpp"
 #include "hashtrace/graph/sample_set.hpp"
 #include "hashtrace/graph/spec.hpp"
+#include "hashtrace/infer/evidence.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/metrics/compare.hpp"
 #include "hashtrace/report/report_data.hpp"
@@ -73,6 +77,16 @@ ReportData build_report(const graph::SampleSet& samples, const graph::Graph& gra
 // report of `hashtrace compare`); the per-run charts are in each run's own report.
 ReportData comparison_report(const std::string& title, std::span<const metrics::NamedRun> runs);
 
+// Per interval of the spec: which segments decide its latency, in the mean,
+// the p50, p95 and p99 instance, and their slack (critical_path.hpp, over the
+// run's dependence model; `threads` 0 = every core).
+std::vector<CriticalPathChart> critical_path_section(const graph::SampleSet& samples, const graph::Graph& graph,
+                                                     const graph::AnalysisSpec& spec, unsigned threads = 0);
+
+// The system as `hashtrace infer` draws it (infer/system_picture.hpp), from
+// the evidence of a spec-less run.
+SystemDrawing system_section(const infer::Evidence& evidence);
+
 // Lanes of the run: one per (node instance, thread) in first-seen order, and
 // each sample's lane.
 struct Lanes {
@@ -86,5 +100,15 @@ Lanes assign_lanes(const graph::SampleSet& samples);
 // event and every edge a flow. Times are the SampleSet's: apply clock
 // correction (graph::correct_times) before, since viewers draw arrows by time.
 TraceModel build_trace_model(const graph::SampleSet& samples, const graph::Graph& graph, std::int64_t slice_ns = 1000);
+
+struct MarkedCriticalPaths {
+    std::size_t intervals = 0, instances = 0, segments = 0;
+    std::uint64_t not_followed = 0;  // instances whose path could not be followed (critical_path.hpp)
+};
+// Adds each instance's critical path (critical_path.hpp), for every interval
+// of the spec, to a model build_trace_model made of the same samples and
+// graph: its events are the samples, in order.
+MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet& samples, const graph::Graph& graph,
+                                       const graph::AnalysisSpec& spec);
 
 }  // namespace hashtrace::report

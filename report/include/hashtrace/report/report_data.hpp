@@ -148,6 +148,50 @@ struct IdleGaps {
     std::uint64_t gaps_total = 0;
 };
 
+struct CriticalSegment {  // one segment class of an interval's critical paths (critical_path.hpp's SegmentSummary)
+    std::string from, to;  // "node/tracepoint"
+    std::string kind;      // "local", "queue", "message" or "thread"
+    double on_path_fraction = 0, mean_ms = 0, share = 0;
+    double p50_ms = 0, p95_ms = 0, p99_ms = 0;  // its contribution in the p50, p95, p99 instance
+    double slack_ms = 0;
+};
+
+struct CriticalPathChart {  // one interval
+    std::string interval;
+    std::uint64_t count = 0, unreached_starts = 0, not_followed = 0;
+    double mean_ms = 0, p50_ms = 0, p95_ms = 0, p99_ms = 0;
+    std::vector<CriticalSegment> segments;  // by mean contribution
+};
+
+struct SystemTracepoint {
+    std::string selector, name;
+    std::uint64_t samples = 0;
+    bool source = false, sink = false;
+    std::uint32_t depth = 0;  // chain depth: the page's column
+};
+
+struct SystemNode {  // a box: one node's tracepoints
+    std::string name;
+    std::vector<SystemTracepoint> tracepoints;
+};
+
+struct SystemEdge {
+    std::string from, to;  // selectors
+    double rate_per_s = 0, p50_ms = 0;
+    bool suspect = false;
+    std::string verdict;  // "kept" or why it is suspect
+    std::string scope;    // of a kept pair: "any", "instance" or "thread"
+};
+
+// The system `hashtrace infer` recovers from the run, drawn when analyze ran without a spec.
+struct SystemDrawing {
+    std::vector<SystemNode> nodes;
+    std::vector<SystemEdge> edges;
+    std::uint64_t kept = 0, suspect = 0, shortcuts = 0;
+    std::uint32_t depths = 0;
+    std::uint64_t links = 0, links_a_spec_removes = 0;  // of the spec-less run
+};
+
 struct ReportData {
     std::string title = "hashtrace report";
     bool comparison = false;  // only `runs` is filled: the page shows the tables alone
@@ -162,6 +206,8 @@ struct ReportData {
     std::vector<SlowMessage> slowest;
     std::vector<RouteDrawing> routes;
     IdleGaps idle_gaps;
+    std::vector<CriticalPathChart> critical_paths;  // per interval of the spec
+    std::optional<SystemDrawing> system;            // analyze without a spec
 };
 
 }  // namespace hashtrace::report

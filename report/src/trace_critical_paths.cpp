@@ -1,0 +1,51 @@
+// Each interval instance's critical path into the trace model, so the
+// viewers show which steps decided its latency.
+#include "hashtrace/critical_path/critical_path.hpp"
+#include "hashtrace/critical_path/instances.hpp"
+#include "hashtrace/report/build.hpp"
+
+#include <stdexcept>
+#include <unordered_map>
+
+namespace hashtrace::report {
+
+MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet& samples, const graph::Graph& graph,
+                                       const graph::AnalysisSpec& spec) {
+    if (model.events.size() != samples.size())
+        throw std::invalid_argument("add_critical_paths: the trace model holds " + std::to_string(model.events.size()) + " events, the run " +
+                                    std::to_string(samples.size()) + " samples");
+    MarkedCriticalPaths marked;
+    if (spec.intervals.empty()) return marked;
+    const critpath::DependenceModel dependence(samples, graph);
+    critpath::InstanceFinder instances(samples, graph);
+    critpath::PathFinder finder(dependence);
+    std::unordered_map<std::uint64_t, std::uint32_t> name_of_segment;  // SegmentClass::key() -> index into segment_names
+    const auto& labels = dependence.labels();
+    std::vector<critpath::PathStep> path;
+    for (const auto& interval : spec.intervals) {
+        const auto k = std::uint32_t(model.critical_path_intervals.size());
+        model.critical_path_intervals.push_back(interval.name);
+        ++marked.intervals;
+        for (const auto& instance : instances.find(interval).list) {
+            if (!finder.critical_path(instance, path)) {
+                ++marked.not_followed;
+                continue;
+            }
+            if (path.empty()) continue;  // `from` is `to`: nothing to mark
+            model.critical_paths.push_back({k, std::uint32_t(model.critical_segments.size()), std::uint32_t(path.size())});
+            for (const auto& step : path) {
+                const critpath::SegmentClass segment{dependence.label_of(step.from), dependence.label_of(step.to), step.kind};
+                const auto [it, added] = name_of_segment.try_emplace(segment.key(), std::uint32_t(model.segment_names.size()));
+                if (added)
+                    model.segment_names.push_back(labels[segment.from_label] + " -> " + labels[segment.to_label] + " (" +
+                                                  std::string(critpath::to_string(step.kind)) + ")");
+                model.critical_segments.push_back({step.from, step.to, it->second});
+            }
+            ++marked.instances;
+            marked.segments += path.size();
+        }
+    }
+    return marked;
+}
+
+}  // namespace hashtrace::report
