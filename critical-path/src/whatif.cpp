@@ -82,7 +82,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
     const auto& g = model.graph();
     const std::size_t n = s.size();
     r.changed_segments.assign(changes.size(), 0);
-    r.time_ns.assign(n, kNoTime);
+    r.time_ns.resize(n);  // every sample's is written before any later one reads it
     r.served_slot.assign(n, kNone);
     r.queues = slots.queues;
     r.reorderings = r.delayed_external = r.backward_constraints = 0;
