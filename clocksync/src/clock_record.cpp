@@ -2,6 +2,8 @@
 
 #include "hashtrace/fileio/read_file.hpp"
 
+#include <cmath>
+#include <type_traits>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -31,6 +33,9 @@ std::optional<Number> parse_optional(std::string_view text, const char* column, 
     if (text.empty()) return std::nullopt;
     Number value{};
     if (!parse_number(text, value)) fail(name, line, std::string(column) + " '" + std::string(text) + "' is not a number");
+    // "nan" and "inf" parse as doubles, and would pass through every fit and bound unnoticed.
+    if constexpr (std::is_floating_point_v<Number>)
+        if (!std::isfinite(value)) fail(name, line, std::string(column) + " '" + std::string(text) + "' is not a finite number");
     return value;
 }
 

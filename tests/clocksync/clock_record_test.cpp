@@ -43,6 +43,8 @@ TEST(ClockRecord, RejectsMalformedLinesWithFileLineAndReason) {
     expect_error(header + "12,a,ntp,SLAVE,1,2,3,\n", "clock-a.htclock:2: source 'ntp'");
     expect_error(header + "12,a,ptp,SLAVE,1x,2,3,\n", "clock-a.htclock:2: offset_ns '1x'");
     expect_error(header + "12,a,ptp,,1,2,3,\n", "clock-a.htclock:2: state is empty");
+    expect_error(header + "12,a,ptp,SLAVE,1,2,nan,\n", "clock-a.htclock:2: freq_ppb 'nan' is not a finite number");
+    expect_error(header + "12,a,ptp,SLAVE,1,2,-inf,\n", "clock-a.htclock:2: freq_ppb '-inf' is not a finite number");
     expect_error("# only a comment\n", "no header line");
 }
 
