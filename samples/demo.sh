@@ -13,7 +13,9 @@
 # 3. analyses every run (`hashtrace analyze`: text, JSON, an HTML report and
 #    Chrome/Perfetto traces kept in the run's
 #    folder) and prints the Table-5-style comparison (`hashtrace compare`) and
-#    which link of the physics -> haptics chain holds the bug's delay.
+#    which link of the physics -> haptics chain holds the bug's delay;
+# 4. on the bug run, the critical path of physics -> haptics (the haptics
+#    queue decides it) and what the model predicts with that backlog gone.
 #
 # Stops every process it started and removes its namespace on any exit,
 # including Ctrl-C. The remote router needs root (ip netns); without it that
@@ -65,6 +67,7 @@ if [ "$build" = 1 ]; then
     { cat "$build_dir/demo-configure.log" >&2; exit 1; }
   cmake --build "$build_dir" -j"$(nproc)" --target hashtrace hashtrace-sample hashtrace-sample-notrace
 fi
+build_dir=$(cd "$build_dir" && pwd)  # absolute: the comparisons run from the output folder
 hashtrace=$build_dir/app/hashtrace
 export SAMPLE_BIN_DIR=$build_dir/samples/node
 spec=$here/spec.toml
@@ -103,6 +106,19 @@ section "case study 1: the planted bug (local router without and with it)"
 
 section "where the delay is: the physics -> haptics chain, link by link"
 python3 "$here/which_link.py" "$out/local-router/analysis.json" "$out/local-router-bug/analysis.json"
+
+section "why, and what would help: the critical path and a what-if on the bug run"
+interval="M5.3 Physics simulation to Haptics scene graph"
+"$hashtrace" critical-path "$out/local-router-bug" --spec "$spec" --interval "$interval" --quiet
+"$hashtrace" whatif "$out/local-router-bug" --spec "$spec" --interval "$interval" --quiet \
+  --change "Haptics/MessageQueued->Haptics/MessageProcessed-60s" --json "$out/whatif.json"
+python3 - "$out/whatif.json" "$out/local-router/analysis.json" "$interval" <<'PY'
+import json, sys
+whatif, analysis, name = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+without_bug = next(i["mean_ms"] for i in analysis["intervals"] if i["name"] == name)
+print(f"{name}: {whatif['baseline']['mean_ms']:.3f} ms with the bug; with the waits in the haptics queue gone (-60s) the model "
+      f"predicts {whatif['predicted']['mean_ms']:.3f} ms; the run without the bug measured {without_bug:.3f} ms")
+PY
 
 section "done"
 echo "runs, logs, analyses and tables: $out"

@@ -314,6 +314,23 @@ TEST_F(SampleSystem, DemoRunsEveryConfigurationComparesThemAndNamesTheBuggyLink)
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("The delay is in link \"L4 Haptics queued to processed\""), std::string::npos) << text;
     EXPECT_NE(text.find("M5 M5.3 Physics simulation to Haptic"), std::string::npos) << text;
+    // The critical path of the bug run puts the haptics queue first, and the
+    // what-if without its waits lands near the run without the bug, far
+    // below the bug run's figure.
+    const auto path = text.find("M5.3 Physics simulation to Haptics scene graph: ");
+    ASSERT_NE(path, std::string::npos) << text;
+    const auto table_header_end = text.find('\n', text.find('\n', path) + 1);  // the interval's line, the columns' line
+    ASSERT_NE(table_header_end, std::string::npos) << text;
+    EXPECT_EQ(text.compare(table_header_end + 1, 52, "  Haptics/MessageQueued -> Haptics/MessageProcessed "), 0) << text;
+    const auto with_bug = text.find(" ms with the bug; ");
+    const auto predicts = text.find("the model predicts ");
+    const auto measured = text.find("the run without the bug measured ");
+    ASSERT_TRUE(with_bug != std::string::npos && predicts != std::string::npos && measured != std::string::npos) << text;
+    const double bug_ms = std::stod(text.substr(text.rfind(": ", with_bug) + 2));
+    const double predicted_ms = std::stod(text.substr(predicts + 19));
+    const double without_bug_ms = std::stod(text.substr(measured + 33));
+    EXPECT_LT(predicted_ms, 3 * without_bug_ms + 1) << text;
+    EXPECT_GT(bug_ms, 10 * predicted_ms) << text;
     std::ifstream table(out / "table5.md");
     const std::string markdown((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
     EXPECT_NE(markdown.find("mesh"), std::string::npos) << markdown;
