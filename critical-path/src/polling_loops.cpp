@@ -21,24 +21,19 @@ PollingLoops::PollingLoops(const DependenceModel& model, const std::vector<Sampl
         if (slot_input[x] != kNone && model.external(x))
             candidates.try_emplace((std::uint64_t{s.tracepoint_of(x).instance_id} << 32) | s.thread[x], x);
     if (candidates.empty()) return;
-    loop_of_.assign(n, kNone);
-    position_.assign(n, kNone);
+    simulated_.assign((n + 63) / 64, 0);
     for (const auto& [key, sample] : candidates) {
         Loop loop;
         SampleIndex first = sample;
         while (model.thread_predecessor(first) != kNone) first = model.thread_predecessor(first);
-        for (SampleIndex x = first; x != kNone; x = model.thread_successor(x)) {
-            position_[x] = static_cast<std::uint32_t>(loop.order.size());
-            loop.order.push_back(x);
-        }
+        for (SampleIndex x = first; x != kNone; x = model.thread_successor(x)) loop.order.push_back(x);
         if (read_structure(loop, slot_input)) {
-            for (const SampleIndex x : loop.order) loop_of_[x] = static_cast<std::uint32_t>(loops_.size());
+            for (const SampleIndex x : loop.order) simulated_[x / 64] |= std::uint64_t{1} << (x % 64);
             loops_.push_back(std::move(loop));
         }
     }
     if (loops_.empty()) {
-        loop_of_.clear();
-        position_.clear();
+        simulated_.clear();
     }
 }
 
@@ -47,45 +42,33 @@ bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& sl
     const auto& time = s.time_ns;
     const auto& order = loop.order;
     const auto count = static_cast<std::uint32_t>(order.size());
-    loop.gap.assign(count, 0);
     loop.kind.assign(count, SegmentKind::thread);
-    loop.take_of.assign(count, kNone);
+    const auto gap = [&](std::uint32_t p) { return graph::elapsed_ns(time[order[p - 1]], time[order[p]]); };
 
     // The tracepoints a message carries: one sample per take (each update
     // applied). The loop's own work (a frame drawn, a force computed) comes
     // once per tick, however many messages the tick took.
     std::uint64_t takes = 0;
-    std::unordered_map<graph::TracepointId, std::uint64_t> samples_of;
+    std::vector<std::uint64_t> samples_of(s.tracepoints.size(), 0);
     for (const SampleIndex x : order) {
         if (slot_input[x] != kNone) ++takes;
         else ++samples_of[s.tracepoint[x]];
     }
     std::vector<std::uint8_t> per_message(s.tracepoints.size(), 0);
-    for (const auto& [t, c] : samples_of) per_message[t] = c * 100 >= takes * 99 && c * 100 <= takes * 101;
+    for (std::size_t t = 0; t < samples_of.size(); ++t)
+        per_message[t] = samples_of[t] > 0 && samples_of[t] * 100 >= takes * 99 && samples_of[t] * 100 <= takes * 101;
 
+    // The ticks, from the order of takes, message samples and own work alone.
     bool in_chain = false;
     std::uint32_t first_tail = kNone;
-    std::vector<graph::TracepointId> own_work;  // the current iteration's own tracepoints
-    std::int64_t batch_end = kNoTime, previous_batch_end = kNoTime;
-    std::uint64_t first_takes = 0, left_behind = 0;
+    std::vector<graph::TracepointId> own_work;  // the current tick's own tracepoints
     auto close_iteration = [&](std::uint32_t end) {
-        Iteration& it = loop.iterations.back();
-        it.end = end;
-        it.tail_begin = first_tail == kNone ? end : first_tail;
-        if (in_chain) loop.messages.back().chain_end = end;
-        previous_batch_end = it.tail_begin == it.begin ? time[order[it.begin]] : batch_end;
+        loop.iterations.back().end = end;
+        loop.iterations.back().tail_begin = first_tail == kNone ? end : first_tail;
     };
     for (std::uint32_t p = 0; p < count; ++p) {
         const SampleIndex x = order[p];
         const bool take = slot_input[x] != kNone;
-        bool other_queue_input = false;
-        model_.for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
-            if (p > 0 && y == order[p - 1]) loop.kind[p] = kind;
-            if (kind == SegmentKind::queue && y < x && y != slot_input[x]) other_queue_input = true;
-        });
-        if (other_queue_input) return false;  // a take the replay does not serve as a slot (a changed queue)
-        if (p > 0) loop.gap[p] = graph::elapsed_ns(time[order[p - 1]], time[x]);
-
         // A tick starts at a sample started from outside, at a take after
         // the loop's own work, and at own work seen already in this tick
         // (a tick that took nothing, its start not told by the trace).
@@ -99,38 +82,30 @@ bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& sl
             own_work.clear();
         }
         if (take) {
-            if (in_chain) loop.messages.back().chain_end = p;
-            Message m{x, slot_input[x], p + 1, static_cast<std::uint32_t>(loop.iterations.size() - 1), 0, 0};
-            const std::int64_t handed = time[m.input] + model_.own_duration(m.input, x, SegmentKind::queue);
-            if (p == loop.iterations.back().begin) {
-                // The tick's first take: its input was not there when the
-                // previous batch ended (or the loop does not drain its inbox).
-                ++first_takes;
-                if (previous_batch_end != kNoTime && handed + kPollingSlackNs < previous_batch_end) ++left_behind;
-                m.arrival = std::min(time[x], previous_batch_end == kNoTime ? handed : std::max(handed, previous_batch_end + 1));
-            } else {
-                // Taken as soon as its thread was free: it was there by then.
-                m.arrival = std::min(handed, time[order[p - 1]]);
-                m.take_gap = loop.gap[p];
-            }
-            loop.take_of[p] = static_cast<std::uint32_t>(loop.messages.size());
-            loop.messages.push_back(m);
             in_chain = true;
-            batch_end = time[x];
-        } else if (!own) {
-            loop.messages.back().chain_end = p + 1;
-            batch_end = time[x];
-        } else {
-            if (in_chain) loop.messages.back().chain_end = p;
+        } else if (own) {
             if (first_tail == kNone) first_tail = p;
             in_chain = false;
             own_work.push_back(s.tracepoint[x]);
         }
     }
     if (count > 0) close_iteration(count);
+
+    // A tick's takes come first; its batch ended with the last of their samples.
+    const auto has_takes = [&](const Iteration& it) { return slot_input[order[it.begin]] != kNone; };
+    const auto batch_end = [&](const Iteration& it) { return time[order[has_takes(it) ? it.tail_begin - 1 : it.begin]]; };
+    const auto handed = [&](SampleIndex take) {
+        return time[slot_input[take]] + model_.own_duration(slot_input[take], take, SegmentKind::queue);
+    };
     // A loop that leaves inputs in its inbox at the end of a batch takes a
     // bounded number per tick: not one this simulation is right for.
-    if (loop.messages.empty() || left_behind * 100 > first_takes) return false;
+    std::uint64_t first_takes = 0, left_behind = 0;
+    for (std::size_t k = 0; k < loop.iterations.size(); ++k)
+        if (has_takes(loop.iterations[k])) {
+            ++first_takes;
+            left_behind += k > 0 && handed(order[loop.iterations[k].begin]) + kPollingSlackNs < batch_end(loop.iterations[k - 1]);
+        }
+    if (first_takes == 0 || left_behind * 100 > first_takes) return false;
     // A loop that polls at its own ticks takes its first input of a tick
     // whenever the tick comes, a good part of a period after it arrived; a
     // consumer woken by its input (a socket's sender) takes it after the
@@ -141,15 +116,45 @@ bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& sl
     for (std::size_t k = 0; k < loop.iterations.size(); ++k) {
         const Iteration& it = loop.iterations[k];
         if (k > 0) periods.push_back(graph::elapsed_ns(time[order[loop.iterations[k - 1].begin]], time[order[it.begin]]));
-        if (const SampleIndex first = order[it.begin]; slot_input[first] != kNone)
-            waits.push_back(graph::elapsed_ns(time[slot_input[first]], time[first]));
+        if (has_takes(it)) waits.push_back(graph::elapsed_ns(time[slot_input[order[it.begin]]], time[order[it.begin]]));
     }
-    if (waits.empty() || periods.empty()) return false;
+    if (periods.empty()) return false;
     const auto median = [](std::vector<std::int64_t>& v) {
         std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
         return v[v.size() / 2];
     };
-    return 4 * median(waits) >= median(periods);
+    if (4 * median(waits) < median(periods)) return false;
+
+    // A loop then: each sample's segment from the one before it, and the messages.
+    loop.kind.assign(count, SegmentKind::thread);
+    for (std::uint32_t p = 0; p < count; ++p) {
+        bool other_queue_input = false;
+        model_.for_each_constraint(order[p], [&](SampleIndex y, SegmentKind kind) {
+            if (p > 0 && y == order[p - 1]) loop.kind[p] = kind;
+            if (kind == SegmentKind::queue && y < order[p] && y != slot_input[order[p]]) other_queue_input = true;
+        });
+        if (other_queue_input) return false;  // a take the replay does not serve as a slot (a changed queue)
+    }
+    loop.messages.reserve(takes);
+    for (std::uint32_t k = 0; k < loop.iterations.size(); ++k) {
+        const Iteration& it = loop.iterations[k];
+        for (std::uint32_t p = it.begin; p < it.tail_begin; ++p) {
+            const SampleIndex x = order[p];
+            if (slot_input[x] == kNone) continue;
+            if (p > it.begin) loop.messages.back().chain_end = p;
+            Message m{x, slot_input[x], p, it.tail_begin, k, 0, 0};
+            if (p == it.begin) {
+                // The tick's first take: its input was not there when the previous batch ended.
+                m.arrival = std::min(time[x], k == 0 ? handed(x) : std::max(handed(x), batch_end(loop.iterations[k - 1]) + 1));
+            } else {
+                // Taken as soon as its thread was free: it was there by then.
+                m.arrival = std::min(handed(x), time[order[p - 1]]);
+                m.take_gap = gap(p);
+            }
+            loop.messages.push_back(m);
+        }
+    }
+    return true;
 }
 
 PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns, ChangeTable& changes, std::vector<std::uint64_t>& changed) const {
@@ -172,13 +177,14 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
         std::stable_sort(by_key.begin(), by_key.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
 
         auto after_previous = [&](std::uint32_t p, std::int64_t t) {
-            return t + changes.apply(loop.order[p - 1], loop.order[p], loop.kind[p], loop.gap[p], changed);
+            const std::int64_t gap = graph::elapsed_ns(recorded[loop.order[p - 1]], recorded[loop.order[p]]);
+            return t + changes.apply(loop.order[p - 1], loop.order[p], loop.kind[p], gap, changed);
         };
         std::size_t next = 0;
         std::int64_t free_at = kNoTime;
         auto take_next = [&](std::int64_t t, std::uint32_t iteration) {
             const Message& m = loop.messages[by_key[next++]];
-            std::uint32_t p = position_[m.take];
+            std::uint32_t p = m.position;
             t += m.take_gap;
             time_ns[m.take] = t;
             for (++p; p < m.chain_end; ++p) time_ns[loop.order[p]] = t = after_previous(p, t);

@@ -46,7 +46,7 @@ public:
 
     bool empty() const { return loops_.empty(); }
     // Sample x belongs to a simulated loop (its time comes from simulate()).
-    bool simulated(SampleIndex x) const { return !loops_.empty() && loop_of_[x] != kNone; }
+    bool simulated(SampleIndex x) const { return !simulated_.empty() && (simulated_[x / 64] >> (x % 64)) & 1; }
 
     struct LoopNote {
         SampleIndex take;            // the loop's first take
@@ -65,6 +65,7 @@ public:
 private:
     struct Message {
         SampleIndex take, input;
+        std::uint32_t position;   // of the take in the loop's order
         std::uint32_t chain_end;  // position one past its chain
         std::uint32_t iteration;  // recorded
         std::int64_t arrival;     // recorded: when its input was there to take
@@ -75,9 +76,7 @@ private:
     };
     struct Loop {
         std::vector<SampleIndex> order;        // the thread's samples, recorded order
-        std::vector<std::int64_t> gap;         // per position: recorded time after the previous one
         std::vector<SegmentKind> kind;         // per position: the segment from the previous one
-        std::vector<std::uint32_t> take_of;    // per position: its message, or kNone
         std::vector<Message> messages;         // recorded take order
         std::vector<Iteration> iterations;
     };
@@ -86,8 +85,7 @@ private:
 
     const DependenceModel& model_;
     std::vector<Loop> loops_;
-    std::vector<std::uint32_t> loop_of_;  // per sample: its loop, or kNone
-    std::vector<std::uint32_t> position_; // per sample of a loop: its position in the loop's order
+    std::vector<std::uint64_t> simulated_;  // a bit per sample of the run: it belongs to a simulated loop
 };
 
 }  // namespace hashtrace::critpath
