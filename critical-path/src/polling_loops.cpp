@@ -176,6 +176,10 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
         std::iota(by_key.begin(), by_key.end(), 0u);
         std::stable_sort(by_key.begin(), by_key.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
 
+        auto place = [&](SampleIndex x, std::int64_t t) {
+            out.moved |= time_ns[x] != t;
+            time_ns[x] = t;
+        };
         auto after_previous = [&](std::uint32_t p, std::int64_t t) {
             const std::int64_t gap = graph::elapsed_ns(recorded[loop.order[p - 1]], recorded[loop.order[p]]);
             return t + changes.apply(loop.order[p - 1], loop.order[p], loop.kind[p], gap, changed);
@@ -186,8 +190,8 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
             const Message& m = loop.messages[by_key[next++]];
             std::uint32_t p = m.position;
             t += m.take_gap;
-            time_ns[m.take] = t;
-            for (++p; p < m.chain_end; ++p) time_ns[loop.order[p]] = t = after_previous(p, t);
+            place(m.take, t);
+            for (++p; p < m.chain_end; ++p) place(loop.order[p], t = after_previous(p, t));
             note.moved += m.iteration != iteration;
             return t;
         };
@@ -198,7 +202,7 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
             out.delayed_ticks += free_at != kNoTime && free_at > tick;
             std::int64_t t = start;
             auto run_range = [&](std::uint32_t begin, std::uint32_t end) {
-                for (std::uint32_t p = begin; p < end; ++p) time_ns[loop.order[p]] = t = p == it.begin ? t : after_previous(p, t);
+                for (std::uint32_t p = begin; p < end; ++p) place(loop.order[p], t = p == it.begin ? t : after_previous(p, t));
             };
             while (next < count && ready[by_key[next]] <= t) t = take_next(t, k);
             run_range(it.tail_begin, it.end);

@@ -57,9 +57,11 @@ public:
     struct Outcome {
         std::vector<LoopNote> notes;  // per loop
         std::uint64_t delayed_ticks = 0;  // ticks that found their thread still busy
+        bool moved = false;               // some sample's time is not the one it had
     };
-    // The loops' samples' new times into `time_ns`, from their inputs' new
-    // times there (the rest of the replay's); changes counted per change in `changed`.
+    // The loops' samples' new times into `time_ns`, in place, from their
+    // inputs' new times there (the rest of the replay's); changes counted per
+    // change in `changed`.
     Outcome simulate(std::vector<std::int64_t>& time_ns, ChangeTable& changes, std::vector<std::uint64_t>& changed) const;
 
 private:

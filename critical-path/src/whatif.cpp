@@ -173,11 +173,12 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
         // thread that sends and receives), which would amplify a delay
         // round after round that the real thread, serving whichever comes
         // first, does not have.
-        std::vector<std::int64_t> pinned = r.time_ns;
         std::vector<std::uint64_t> loop_changes(changes.size(), 0);
-        const PollingLoops::Outcome outcome = loops.simulate(pinned, table, loop_changes);
-        if (pinned != r.time_ns) {  // else the replay's own batches are the loops' (an unchanged run)
-            replay_pass(model, changes, table, slots, loops, &pinned, r);
+        const PollingLoops::Outcome outcome = loops.simulate(r.time_ns, table, loop_changes);
+        if (outcome.moved) {  // else the replay's own batches are the loops' (an unchanged run)
+            // The pass reads the loops' times where the simulation left them,
+            // and writes each other sample's after all it reads.
+            replay_pass(model, changes, table, slots, loops, &r.time_ns, r);
             for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
             r.delayed_external += outcome.delayed_ticks;
             for (const auto& note : outcome.notes) {
