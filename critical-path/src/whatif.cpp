@@ -83,7 +83,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
     const std::size_t n = s.size();
     r.changed_segments.assign(changes.size(), 0);
     r.time_ns.resize(n);  // every sample's is written before any later one reads it
-    r.served_slot.assign(n, kNone);
+    r.served_slot.clear();  // laid out at the first input served elsewhere
     r.queues = slots.queues;
     r.reorderings = r.delayed_external = r.backward_constraints = 0;
     const auto& queue_of = slots.queue_of;
@@ -145,6 +145,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
             if (served.producer != slot_input[x]) {
                 ++note.reordered;
                 ++r.reorderings;
+                if (r.served_slot.empty()) r.served_slot.assign(n, kNone);
                 r.served_slot[served.producer] = x;
             }
         } else {
