@@ -9,10 +9,12 @@ and the render loop's apply, behind the inbox where the haptics and physics
 streams meet (a fan-in). Each variant is predicted from its round's baseline
 alone (`hashtrace whatif --change "...->...+D"`) and measured (`hashtrace
 analyze`); the table gives predicted vs measured mean and p95 with the
-error, beside the naive prediction (the baseline plus the change).
+error, beside the naive prediction (the baseline plus the change), then each
+variant averaged over the rounds, and how far each round's baseline lands
+from a repeat of it (the noise floor any prediction from one run meets).
 
     bench/critical-path/whatif_accuracy.py --hashtrace build/app/hashtrace \\
-        --sample-bin build/samples/node --rounds 2 --duration 6 --out /tmp/whatif-bench
+        --sample-bin build/samples/node --rounds 3 --duration 8 --out /tmp/whatif-bench
 
 Run on a machine as idle as you can get: the runs are real, and what else
 runs on the cores moves their latencies (as root, the system runs at real-time priority).
