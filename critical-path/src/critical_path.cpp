@@ -4,6 +4,7 @@
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -23,9 +24,37 @@ std::size_t rank_index(double p, std::size_t n) {
 struct Accumulator {
     std::int64_t sum_ns = 0;
     std::uint64_t on_path = 0;
-    std::int64_t at_rank_ns[3] = {0, 0, 0};  // in the p50, p95, p99 instance
     std::vector<float> slack_ms;
 };
+
+// A segment's figures over all instances: the shares' sums, and their slacks
+// where they are (read for the median, not copied together).
+struct SegmentTotals {
+    std::int64_t sum_ns = 0;
+    std::uint64_t on_path = 0;
+    std::int64_t at_rank_ns[3] = {0, 0, 0};  // in the p50, p95, p99 instance
+    std::vector<const std::vector<float>*> slacks;
+    std::size_t slack_count = 0;
+};
+
+// The k-th smallest (from 0) of non-negative floats held in several lists:
+// their bit patterns order as the values do, so two counting passes over
+// 16 bits each find it, with no copy and no partial sort.
+float kth_smallest(const std::vector<const std::vector<float>*>& lists, std::size_t k) {
+    std::vector<std::uint32_t> count(1 << 16);
+    const auto bits = [](float v) { return std::bit_cast<std::uint32_t>(v); };
+    for (const auto* list : lists)
+        for (const float v : *list) ++count[bits(v) >> 16];
+    std::uint32_t high = 0;
+    for (; k >= count[high]; ++high) k -= count[high];
+    std::fill(count.begin(), count.end(), 0);
+    for (const auto* list : lists)
+        for (const float v : *list)
+            if (bits(v) >> 16 == high) ++count[bits(v) & 0xFFFF];
+    std::uint32_t low = 0;
+    for (; k >= count[low]; ++low) k -= count[low];
+    return std::bit_cast<float>(high << 16 | low);
+}
 
 // Per class of the model, and the instances not followed.
 struct Accumulators {
@@ -139,7 +168,7 @@ void walk_instances(const DependenceModel& model, std::span<const IntervalInstan
 // added up. Classes of the model are per tracepoint pair; a segment is per
 // label pair ("node/tracepoint" of several instances): merged here.
 IntervalCriticalPath summarize_interval(const DependenceModel& model, const graph::IntervalSpec& interval, const IntervalInstances& instances,
-                                        std::span<Accumulators> parts, PathFinder& finder) {
+                                        std::span<const Accumulators> parts, PathFinder& finder) {
     const auto& s = model.samples();
     const auto& list = instances.list;
     IntervalCriticalPath out;
@@ -157,7 +186,7 @@ IntervalCriticalPath summarize_interval(const DependenceModel& model, const grap
 
     std::unordered_map<std::uint64_t, std::size_t> segment_of;  // SegmentClass::key() -> index in `segments`
     std::vector<SegmentClass> segments;
-    std::vector<Accumulator> merged;
+    std::vector<SegmentTotals> merged;
     const auto segment_index = [&](std::uint32_t c) {
         const SegmentClass& segment = model.classes()[c];
         auto [it, added] = segment_of.try_emplace(segment.key(), segments.size());
@@ -167,16 +196,16 @@ IntervalCriticalPath summarize_interval(const DependenceModel& model, const grap
         }
         return it->second;
     };
-    for (Accumulators& part : parts) {
+    for (const Accumulators& part : parts) {
         out.not_followed += part.not_followed;
         for (std::size_t c = 0; c < part.of_class.size(); ++c) {
-            Accumulator& a = part.of_class[c];
+            const Accumulator& a = part.of_class[c];
             if (a.on_path == 0 && a.slack_ms.empty()) continue;
-            Accumulator& into = merged[segment_index(std::uint32_t(c))];
+            SegmentTotals& into = merged[segment_index(std::uint32_t(c))];
             into.sum_ns += a.sum_ns;
             into.on_path += a.on_path;
-            into.slack_ms.insert(into.slack_ms.end(), a.slack_ms.begin(), a.slack_ms.end());
-            a = {};
+            if (!a.slack_ms.empty()) into.slacks.push_back(&a.slack_ms);
+            into.slack_count += a.slack_ms.size();
         }
     }
     // Each segment's contribution in the instances at the p50, p95 and p99
@@ -201,7 +230,7 @@ IntervalCriticalPath summarize_interval(const DependenceModel& model, const grap
 
     const std::size_t followed = out.count - out.not_followed;
     for (std::size_t k = 0; k < segments.size(); ++k) {
-        Accumulator& a = merged[k];
+        const SegmentTotals& a = merged[k];
         SegmentSummary seg;
         seg.from = model.labels()[segments[k].from_label];
         seg.to = model.labels()[segments[k].to_label];
@@ -214,11 +243,7 @@ IntervalCriticalPath summarize_interval(const DependenceModel& model, const grap
         seg.p50_ms = double(a.at_rank_ns[0]) / 1e6;
         seg.p95_ms = double(a.at_rank_ns[1]) / 1e6;
         seg.p99_ms = double(a.at_rank_ns[2]) / 1e6;
-        if (!a.slack_ms.empty()) {
-            auto mid = a.slack_ms.begin() + std::ptrdiff_t(a.slack_ms.size() / 2);
-            std::nth_element(a.slack_ms.begin(), mid, a.slack_ms.end());
-            seg.slack_ms = *mid;
-        }
+        if (a.slack_count > 0) seg.slack_ms = kth_smallest(a.slacks, a.slack_count / 2);
         out.segments.push_back(std::move(seg));
     }
     std::sort(out.segments.begin(), out.segments.end(), [](const SegmentSummary& a, const SegmentSummary& b) {
