@@ -36,12 +36,9 @@ int run_route(hashtrace::cli::Args& args) {
 
     cli::StageTimings timings(pipeline.timings);
     const auto spec = cli::spec_stage(pipeline);
-    auto samples = cli::load_stage(inputs, pipeline, /*keep_hash_values=*/true);
-    timings.mark("load");
-    cli::report_input_health(samples);
-    for (const auto& w : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/true);
-    timings.mark("link");
+    const auto run = cli::linked_run_stage(inputs, spec, pipeline, timings, {.values = true, .ids = true});
+    const auto& samples = run.samples;
+    const auto& graph = run.graph;
 
     graph::SampleIndex origin;
     if (from) {

@@ -50,14 +50,8 @@ int run_whatif(hashtrace::cli::Args& args) {
         throw cli::UsageError(e.what());
     }
     const auto* interval = selected.front();
-    auto samples = cli::load_stage(inputs, pipeline);
-    timings.mark("load");
-    cli::report_input_health(samples);
-    for (const auto& w : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    timings.mark("checks");
-    const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/false);
-    timings.mark("link");
-    const critpath::DependenceModel model(samples, graph);
+    const auto run = cli::linked_run_stage(inputs, spec, pipeline, timings);
+    const critpath::DependenceModel model(run.samples, run.graph);
     timings.mark("model");
     critpath::WhatIfResult result;
     try {

@@ -207,4 +207,16 @@ void StageTimings::print() const {
                  (marks_.back().cpu_s - marks_.front().cpu_s) * 1e3, marks_.back().peak_kib / 1024.0);
 }
 
+LinkedRun linked_run_stage(const std::vector<std::string>& inputs, const graph::AnalysisSpec& spec, const PipelineOptions& options,
+                           StageTimings& timings, KeepHashes keep) {
+    LinkedRun run{load_stage(inputs, options, keep.values), {}};
+    timings.mark("load");
+    report_input_health(run.samples);
+    for (const auto& warning : check_spec_stage(spec, run.samples, options)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    timings.mark("checks");
+    run.graph = link_stage(run.samples, spec, options, keep.ids);
+    timings.mark("link");
+    return run;
+}
+
 }  // namespace hashtrace::cli

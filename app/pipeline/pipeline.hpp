@@ -86,4 +86,18 @@ private:
     std::vector<Mark> marks_;
 };
 
+// The run loaded and linked as the spec says, for the commands that need
+// nothing between: load (its health on stderr), the spec's selectors checked
+// (warnings on stderr), link; each stage marked in `timings`.
+struct LinkedRun {
+    graph::SampleSet samples;
+    graph::Graph graph;
+};
+struct KeepHashes {
+    bool values = false;  // load_stage's keep_hash_values
+    bool ids = false;     // link_stage's keep_hash_ids
+};
+LinkedRun linked_run_stage(const std::vector<std::string>& inputs, const graph::AnalysisSpec& spec, const PipelineOptions& options,
+                           StageTimings& timings, KeepHashes keep = {});
+
 }  // namespace hashtrace::cli
