@@ -1,6 +1,7 @@
 // Clock records in the analysis, end to end through the graph loader: two
 // nodes in two directories, one the PTP reference, one free-running 2 ms
 // ahead and drifting 10 us/s.
+#include "clock_model.hpp"
 #include "hashtrace/clock_analysis/clock_analysis.hpp"
 #include "hashtrace/clocksync/subprocess.hpp"
 #include "hashtrace/graph/link.hpp"
@@ -19,21 +20,8 @@ namespace hm = hashtrace::metrics;
 namespace fs = std::filesystem;
 
 namespace {
-constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;
-constexpr std::int64_t kSecond = 1'000'000'000;
-constexpr const char* kHeader = "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash\n";
-
-std::string hash(int i) {
-    char buffer[33];
-    std::snprintf(buffer, sizeof buffer, "%032x", i + 1);
-    return buffer;
-}
-
-std::string seconds(std::int64_t ns) {
-    char buffer[40];
-    std::snprintf(buffer, sizeof buffer, "%lld.%09lld", static_cast<long long>(ns / kSecond), static_cast<long long>(ns % kSecond));
-    return buffer;
-}
+using clock_model::kT0;
+using clock_model::kSecond;
 
 // Reference clock offset of the follower at local time t: 2 ms + 10 us/s.
 double follower_offset(std::int64_t t) { return 2'000'000 + 10'000 * static_cast<double>(t - kT0) / 1e9; }
@@ -46,16 +34,16 @@ protected:
         fs::create_directories(root_ / "gm");
         fs::create_directories(root_ / "fo");
         std::ofstream sender(root_ / "gm" / "Sender-1.csv"), receiver(root_ / "fo" / "Receiver-1.csv");
-        sender << kHeader;
-        receiver << kHeader;
+        sender << clock_model::kCsvHeader;
+        receiver << clock_model::kCsvHeader;
         // Each message: sent at reference time T, received 500 us later; the
         // receiver's clock stamps it follower_offset later still.
         for (int i = 0; i < 20; ++i) {
             const std::int64_t sent = kT0 + i * kSecond / 2;
             const std::int64_t received_true = sent + 500'000;
             const std::int64_t received_local = received_true + std::llround(follower_offset(received_true));
-            sender << "Sender,1,Send,none,messageid," << seconds(sent) << ",," << hash(i) << "\n";
-            receiver << "Receiver,1,Receive,messageid,none," << seconds(received_local) << "," << hash(i) << ",\n";
+            sender << "Sender,1,Send,none,messageid," << clock_model::csv_seconds(sent) << ",," << clock_model::csv_hash(i) << "\n";
+            receiver << "Receiver,1,Receive,messageid,none," << clock_model::csv_seconds(received_local) << "," << clock_model::csv_hash(i) << ",\n";
         }
         hc::ClockRecordWriter gm(hc::clock_file_path(root_ / "gm", "gm")), fo(hc::clock_file_path(root_ / "fo", "fo"));
         for (int k = -2; k < 14; ++k) {

@@ -21,20 +21,6 @@ using namespace clock_model;
 
 namespace {
 
-constexpr const char* kHeader = "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash\n";
-
-std::string hash(int i) {
-    char buffer[33];
-    std::snprintf(buffer, sizeof buffer, "%032x", i + 1);
-    return buffer;
-}
-
-std::string seconds(std::int64_t ns) {
-    char buffer[40];
-    std::snprintf(buffer, sizeof buffer, "%lld.%09lld", static_cast<long long>(ns / kSecond), static_cast<long long>(ns % kSecond));
-    return buffer;
-}
-
 class ClockEstimateCommand : public ::testing::Test {
 protected:
     const Clock ref_{}, fast_{5.0 * kMs, 100};
@@ -45,18 +31,18 @@ protected:
         fs::create_directories(root_ / "ref");
         fs::create_directories(root_ / "fast");
         std::ofstream ref(root_ / "ref" / "Ref-1.csv"), fast(root_ / "fast" / "Fast-1.csv");
-        ref << kHeader;
-        fast << kHeader;
+        ref << kCsvHeader;
+        fast << kCsvHeader;
         const auto to_fast = messages(ref_, fast_, 10 * kMs, 10 * kSecond, 50'000, 300'000, 1);
         const auto to_ref = messages(fast_, ref_, 10 * kMs, 10 * kSecond, 50'000, 300'000, 2, 5 * kMs);
         int id = 0;
         for (const auto& m : to_fast) {
-            ref << "Ref,1,Send,none,msg," << seconds(m.send_ns) << ",," << hash(id) << "\n";
-            fast << "Fast,1,Receive,msg,none," << seconds(m.receive_ns) << "," << hash(id++) << ",\n";
+            ref << "Ref,1,Send,none,msg," << csv_seconds(m.send_ns) << ",," << csv_hash(id) << "\n";
+            fast << "Fast,1,Receive,msg,none," << csv_seconds(m.receive_ns) << "," << csv_hash(id++) << ",\n";
         }
         for (const auto& m : to_ref) {
-            fast << "Fast,1,Send,none,msg," << seconds(m.send_ns) << ",," << hash(id) << "\n";
-            ref << "Ref,1,Receive,msg,none," << seconds(m.receive_ns) << "," << hash(id++) << ",\n";
+            fast << "Fast,1,Send,none,msg," << csv_seconds(m.send_ns) << ",," << csv_hash(id) << "\n";
+            ref << "Ref,1,Receive,msg,none," << csv_seconds(m.receive_ns) << "," << csv_hash(id++) << ",\n";
         }
         hc::ClockRecordWriter gm(hc::clock_file_path(root_ / "ref", "gm")), fo(hc::clock_file_path(root_ / "fast", "fo"));
         for (int k = -1; k < 12; ++k) {

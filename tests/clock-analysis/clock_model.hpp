@@ -1,12 +1,15 @@
-// clock_model.hpp - simulated clocks with known offset, drift and steps, and
-// the messages they would stamp: the known answers the estimate is held to.
+// clock_model.hpp - simulated clocks with known offset, drift and steps, the
+// messages they would stamp (the known answers the estimate is held to), and
+// the CSV log text of such samples.
 #pragma once
 
 #include "hashtrace/clock_analysis/edge_constraints.hpp"
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace clock_model {
@@ -41,6 +44,22 @@ inline std::vector<hashtrace::clock_analysis::Message> messages(const Clock& fro
         out.push_back({from.local(t), to.local(t + transit)});
     }
     return out;
+}
+
+// CSV logs of those stamps, exact to the nanosecond: the header, a message's
+// hash (32 hex digits from its number) and a time in seconds.
+constexpr const char* kCsvHeader = "node_name,instance,tracepoint_name,input_hash_type,output_hash_type,sample_time,input_hash,output_hash\n";
+
+inline std::string csv_hash(int i) {
+    char buffer[33];
+    std::snprintf(buffer, sizeof buffer, "%032x", i + 1);
+    return buffer;
+}
+
+inline std::string csv_seconds(std::int64_t ns) {
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%lld.%09lld", static_cast<long long>(ns / kSecond), static_cast<long long>(ns % kSecond));
+    return buffer;
 }
 
 }  // namespace clock_model
