@@ -42,7 +42,6 @@ bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& sl
     const auto& time = s.time_ns;
     const auto& order = loop.order;
     const auto count = static_cast<std::uint32_t>(order.size());
-    loop.kind.assign(count, SegmentKind::thread);
     const auto gap = [&](std::uint32_t p) { return graph::elapsed_ns(time[order[p - 1]], time[order[p]]); };
 
     // The tracepoints a message carries: one sample per take (each update
@@ -142,7 +141,7 @@ bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& sl
             const SampleIndex x = order[p];
             if (slot_input[x] == kNone) continue;
             if (p > it.begin) loop.messages.back().chain_end = p;
-            Message m{x, slot_input[x], p, it.tail_begin, k, 0, 0};
+            Message m{slot_input[x], p, it.tail_begin, k, 0, 0};
             if (p == it.begin) {
                 // The tick's first take: its input was not there when the previous batch ended.
                 m.arrival = std::min(time[x], k == 0 ? handed(x) : std::max(handed(x), batch_end(loop.iterations[k - 1]) + 1));
@@ -161,7 +160,7 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
     const auto& recorded = model_.samples().time_ns;
     Outcome out;
     for (const Loop& loop : loops_) {
-        LoopNote note{loop.messages.front().take, loop.messages.size(), 0, 0};
+        LoopNote note{loop.order[loop.messages.front().position], loop.messages.size(), 0, 0};
         const std::size_t count = loop.messages.size();
         // Each input's recorded place in the inbox and arrival, moved by as
         // much as its producer moved.
@@ -169,7 +168,7 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
         for (std::size_t i = 0; i < count; ++i) {
             const Message& m = loop.messages[i];
             const std::int64_t shift = time_ns[m.input] - recorded[m.input];
-            key[i] = recorded[m.take] + shift;
+            key[i] = recorded[loop.order[m.position]] + shift;
             ready[i] = m.arrival + shift;
         }
         std::vector<std::uint32_t> by_key(count);
@@ -190,7 +189,7 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
             const Message& m = loop.messages[by_key[next++]];
             std::uint32_t p = m.position;
             t += m.take_gap;
-            place(m.take, t);
+            place(loop.order[m.position], t);
             for (++p; p < m.chain_end; ++p) place(loop.order[p], t = after_previous(p, t));
             note.moved += m.iteration != iteration;
             return t;

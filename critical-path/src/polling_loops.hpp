@@ -66,7 +66,7 @@ public:
 
 private:
     struct Message {
-        SampleIndex take, input;
+        SampleIndex input;        // what the take took
         std::uint32_t position;   // of the take in the loop's order
         std::uint32_t chain_end;  // position one past its chain
         std::uint32_t iteration;  // recorded

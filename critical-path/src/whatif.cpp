@@ -73,11 +73,11 @@ struct Slots {
     }
 };
 
-// One pass over the run in recorded order. The samples of simulated polling
-// loops take their times from `pinned` when it is given (their inputs are
-// then not queued for slots).
+// One pass over the run in recorded order. With `loops_placed`, the samples
+// of simulated polling loops keep the times the simulation left in r.time_ns
+// (their inputs are then not queued for slots).
 void replay_pass(const DependenceModel& model, const std::vector<Change>& changes, ChangeTable& table, const Slots& slots,
-                 const PollingLoops& loops, const std::vector<std::int64_t>* pinned, Replay& r) {
+                 const PollingLoops& loops, bool loops_placed, Replay& r) {
     const auto& s = model.samples();
     const auto& g = model.graph();
     const std::size_t n = s.size();
@@ -88,7 +88,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
     r.reorderings = r.delayed_external = r.backward_constraints = 0;
     const auto& queue_of = slots.queue_of;
     const auto& slot_input = slots.input;
-    const auto is_pinned = [&](SampleIndex x) { return pinned && loops.simulated(x); };
+    const auto is_pinned = [&](SampleIndex x) { return loops_placed && loops.simulated(x); };
     std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending(r.queues.size());
 
     auto changed = [&](SampleIndex y, SampleIndex x, SegmentKind kind, std::int64_t ns) { return table.apply(y, x, kind, ns, r.changed_segments); };
@@ -100,7 +100,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
     };
     for (SampleIndex x = 0; x < n; ++x) {
         if (is_pinned(x)) {
-            queue_outputs(x, r.time_ns[x] = (*pinned)[x]);
+            queue_outputs(x, r.time_ns[x]);
             continue;
         }
         std::int64_t started = model.external(x) ? s.time_ns[x] : kNoTime;  // by its tick or device
@@ -165,7 +165,7 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
     const Slots slots(model, table);
     const PollingLoops loops(model, slots.input);
     Replay r;
-    replay_pass(model, changes, table, slots, loops, nullptr, r);
+    replay_pass(model, changes, table, slots, loops, false, r);
     if (!loops.empty()) {
         // The loops simulated from their inputs' new times, and the run
         // replayed again with the loops' times, once: what feeds a loop may
@@ -177,9 +177,7 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
         std::vector<std::uint64_t> loop_changes(changes.size(), 0);
         const PollingLoops::Outcome outcome = loops.simulate(r.time_ns, table, loop_changes);
         if (outcome.moved) {  // else the replay's own batches are the loops' (an unchanged run)
-            // The pass reads the loops' times where the simulation left them,
-            // and writes each other sample's after all it reads.
-            replay_pass(model, changes, table, slots, loops, &r.time_ns, r);
+            replay_pass(model, changes, table, slots, loops, true, r);
             for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
             r.delayed_external += outcome.delayed_ticks;
             for (const auto& note : outcome.notes) {
