@@ -103,11 +103,11 @@ public:
     // Calls f(x, kind) for every sample x that y is a constraint of: hash
     // outputs, then the thread successor unless it is also one of them.
     template <typename F> void for_each_dependent(SampleIndex y, F&& f) const;
-    SegmentKind kind_of_hash_edge(SampleIndex y, SampleIndex x) const;
-    // The same for edge e of the graph (its index in graph().edges), kept per edge.
+    // The kind of hash edge e of the graph (its index in graph().edges).
     SegmentKind kind_of_edge(std::uint32_t e) const { return edge_kind_[e]; }
 
 private:
+    SegmentKind kind_of_hash_edge(SampleIndex y, SampleIndex x) const;  // read once per edge into edge_kind_
     std::uint32_t class_index_of(graph::TracepointId from, graph::TracepointId to, SegmentKind kind) const {
         const std::uint64_t key = (std::uint64_t{from} * samples_.tracepoints.size() + to) * 4 + std::uint64_t(kind);
         if (!dense_index_.empty()) return dense_index_[key];
