@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -15,10 +14,6 @@
 
 namespace hashtrace::critpath {
 namespace {
-
-std::size_t rank_index(double p, std::size_t n) {
-    return std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(p / 100.0 * double(n)))) - 1;
-}
 
 // One segment class's figures over a share of the instances.
 struct Accumulator {
@@ -213,7 +208,7 @@ IntervalCriticalPath summarize_interval(const DependenceModel& model, const grap
     if (!list.empty()) {
         const double value_at_rank[3] = {summary.p50, summary.p95, summary.p99};
         std::size_t rank[3], less[3] = {0, 0, 0}, instance_at_rank[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
-        for (int r = 0; r < 3; ++r) rank[r] = rank_index(r == 0 ? 50 : r == 1 ? 95 : 99, list.size());
+        for (int r = 0; r < 3; ++r) rank[r] = metrics::nearest_rank_index(r == 0 ? 50 : r == 1 ? 95 : 99, list.size());
         for (const double v : latency_ms)
             for (int r = 0; r < 3; ++r) less[r] += v < value_at_rank[r];
         for (std::size_t i = 0; i < list.size(); ++i)

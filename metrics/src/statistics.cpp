@@ -33,10 +33,6 @@ Pair load_pair(const double* p) {
     return v;
 }
 
-// 1-based rank ceil(p/100 * n), at least 1 (p = 0 means the minimum).
-std::size_t rank_of(double p, std::size_t n) {
-    return std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(p / 100.0 * double(n))), 1, n);
-}
 
 // Percentiles by a histogram instead of nth_element over all values: one
 // pass counts the values' top 16 bits (sign, exponent, 4 mantissa bits);
@@ -213,7 +209,11 @@ private:
 
 }  // namespace
 
-double nearest_rank(std::span<const double> sorted, double p) { return sorted[rank_of(p, sorted.size()) - 1]; }
+std::size_t nearest_rank_index(double p, std::size_t n) {
+    return std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(p / 100.0 * double(n))), 1, n) - 1;
+}
+
+double nearest_rank(std::span<const double> sorted, double p) { return sorted[nearest_rank_index(p, sorted.size())]; }
 
 namespace {
 // Sums of term(i) for i in [begin, end), pairwise: the rounding error
@@ -322,7 +322,7 @@ Summary summarize(std::span<const double> values) {
     s.max = histogram.max();
     s.mean = sums.all / double(n);
     const double diff_mean = n > 1 ? sums.after_first / double(n - 1) : 0;
-    RankHistogram::Selection<3> percentiles(histogram, {rank_of(50, n) - 1, rank_of(95, n) - 1, rank_of(99, n) - 1});
+    RankHistogram::Selection<3> percentiles(histogram, {nearest_rank_index(50, n), nearest_rank_index(95, n), nearest_rank_index(99, n)});
     const TwoSums squares = pairwise_sums(
         n,
         [x, mean = s.mean]<typename Lanes>(std::size_t i, Lanes) {

@@ -18,6 +18,8 @@ Summary summarize(std::span<const double> values);
 
 // Nearest rank: the value at 1-based rank ceil(p/100 * N) of sorted values (N > 0).
 double nearest_rank(std::span<const double> sorted, double p);
+// Its index from 0 among N > 0 values: ceil(p/100 * N) - 1, within [0, N).
+std::size_t nearest_rank_index(double p, std::size_t n);
 
 // Mean and population variance in one pass (Welford), for tests and significance.
 struct Moments {
