@@ -34,7 +34,7 @@ struct alignas(64) QueuedSample {
         kTscStamp = 16,   // time_ns holds TSC ticks for the writer to convert (clock.hpp)
     };
 
-    const CallSite* site;  // null: a placeholder (thread_queues.hpp)
+    const CallSite* site;  // null: a ring filler, no sample (thread_queues.hpp)
     std::int64_t time_ns;  // CLOCK_REALTIME ns, or TSC ticks (kTscStamp)
     std::uint64_t seq;
     std::uint32_t thread;

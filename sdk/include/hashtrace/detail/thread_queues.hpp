@@ -72,7 +72,7 @@ inline std::atomic<int> g_prewarm_requests{0};
 inline std::atomic<bool> g_writer_parked{false};
 
 // Gives the thread its own ring of `capacity` samples: with the writer parked,
-// enqueueing that many placeholder items makes its producer allocate the
+// enqueueing that many filler items (no sample: no call site) makes its producer allocate the
 // blocks; once the writer has consumed them the blocks stay in the producer's
 // ring, empty and reused, and enqueueing never allocates again. Takes well
 // under a millisecond (16 Ki samples), once per thread, at its first tracepoint

@@ -99,7 +99,7 @@ private:
     }
 
     void write(const QueuedSample& q) {
-        if (!q.site) {  // a placeholder from prewarm_thread_queue
+        if (!q.site) {  // a ring filler from prewarm_thread_queue, no sample
             PrewarmFence* fence;
             std::memcpy(&fence, q.payload, sizeof fence);
             if (fence) fence->reached.store(true, std::memory_order_release);
