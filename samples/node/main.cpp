@@ -4,6 +4,7 @@
 // hashtrace-sample-notrace (-DHASHTRACE_DISABLE), the overhead baseline.
 #include "hashtrace/args/args.hpp"
 #include "loop_body.hpp"
+#include "schedule.hpp"
 
 #include <hashtrace/hashtrace.hpp>
 
@@ -85,6 +86,8 @@ int run_node(const NodeOptions& o) {
     const auto period = seconds(1.0 / o.rate_hz);
     const auto started = SteadyClock::now();
     auto next = started;
+    if (o.phase_ms) next = SteadyClock::time_point(std::chrono::nanoseconds(first_deadline_at_phase(
+                        std::chrono::duration_cast<std::chrono::nanoseconds>(started.time_since_epoch()).count(), o.rate_hz, *o.phase_ms)));
     auto previous = started;
     std::uint64_t step = 0;
     while (!stop_requested(o, started)) {

@@ -14,6 +14,9 @@ const char* const kNodeUsage =
     "  --connect HOST:PORT  connect to a peer (mesh) or the router; repeatable\n"
     "  --wait-start         start the loop on the router's start frame (router topology)\n"
     "  --rate HZ            loop rate (haptics 1000, physics 250, render 60)\n"
+    "  --phase-ms MS        put the loop's deadlines MS ms past the multiples of its period on the\n"
+    "                       monotonic clock, as loops locked to a shared time are, so processes on one\n"
+    "                       machine keep a fixed phase from run to run (default: from the start)\n"
     "  --objects N          physics: simulated objects, one transform message each per step (5)\n"
     "  --duration S         stop after S seconds (default: at SIGINT/SIGTERM)\n"
     "  --bug                haptics: read only one message per loop iteration (case study 1's bug)\n"
@@ -54,6 +57,20 @@ double parse_extra_work(const std::string& text) {
     return ms;
 }
 
+// "MS" -> MS, a phase within the loop's period.
+double parse_phase(const std::string& text, double rate_hz) {
+    std::size_t used = 0;
+    double ms = -1;
+    try {
+        ms = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || !(ms >= 0 && ms * rate_hz < 1000))
+        throw cli::UsageError("--phase-ms '" + text + "': must be a number of milliseconds in [0, the loop's period)");
+    return ms;
+}
+
 }  // namespace
 
 NodeOptions parse_node_options(const std::vector<std::string>& argv) {
@@ -73,6 +90,7 @@ NodeOptions parse_node_options(const std::vector<std::string>& argv) {
     o.accept = static_cast<int>(args.integer("--accept", 0));
     o.wait_start = args.flag("--wait-start");
     o.rate_hz = args.number("--rate", default_rate_hz(o.role));
+    if (auto phase = args.option("--phase-ms")) o.phase_ms = parse_phase(*phase, o.rate_hz);
     o.objects = static_cast<int>(args.integer("--objects", o.objects));
     o.duration_s = args.number("--duration", 0);
     o.bug = args.flag("--bug");

@@ -17,6 +17,11 @@ struct NodeOptions {
     std::vector<msg::Endpoint> connect;      // peers (mesh) or the router to connect to
     bool wait_start = false;                 // router topology: loop starts on the router's start frame
     double rate_hz = 0;                      // loop rate; 0 = the role's default
+    // --phase-ms: the loop's deadlines at this phase of its period on the
+    // monotonic clock (shared by the processes of one machine) instead of
+    // from its start: two loops' relative phase, which sets how long one's
+    // messages wait for the other's tick, is then the same in every run.
+    std::optional<double> phase_ms;
     int objects = 5;                         // physics: simulated objects (one transform message each per step)
     double duration_s = 0;                   // 0 = until SIGINT/SIGTERM
     bool bug = false;                        // haptics: read one message per iteration (case study 1)

@@ -2,6 +2,7 @@
 // scene-graph work each node does.
 #include "options.hpp"
 #include "run_stats.hpp"
+#include "schedule.hpp"
 #include "scene.hpp"
 
 #include "hashtrace/args/args.hpp"
@@ -33,6 +34,37 @@ TEST(NodeOptions, ExtraWorkPerAppliedMessage) {
     EXPECT_NE(usage_error({"render", "--connect", "h:1", "--extra-work", "apply"}).find("STAGE=MS"), std::string::npos);
     EXPECT_NE(usage_error({"render", "--connect", "h:1", "--extra-work", "apply=-1"}).find("[0, 1000]"), std::string::npos);
     EXPECT_NE(usage_error({"render", "--connect", "h:1", "--extra-work", "apply=2x"}).find("[0, 1000]"), std::string::npos);
+}
+
+TEST(NodeOptions, PhaseOfTheLoopsSchedule) {
+    EXPECT_FALSE(samples::parse_node_options({"render", "--connect", "h:1"}).phase_ms.has_value());
+    EXPECT_EQ(samples::parse_node_options({"render", "--connect", "h:1", "--phase-ms", "2.5"}).phase_ms, 2.5);
+    // Within the period: 1 / 60 Hz = 16.67 ms, 1 / 50 Hz = 20 ms.
+    EXPECT_NE(usage_error({"render", "--connect", "h:1", "--phase-ms", "17"}).find("[0, the loop's period)"), std::string::npos);
+    EXPECT_EQ(samples::parse_node_options({"render", "--connect", "h:1", "--rate", "50", "--phase-ms", "17"}).phase_ms, 17);
+    EXPECT_NE(usage_error({"render", "--connect", "h:1", "--phase-ms", "-1"}).find("--phase-ms '-1'"), std::string::npos);
+    EXPECT_NE(usage_error({"render", "--connect", "h:1", "--phase-ms", "1ms"}).find("number of milliseconds"), std::string::npos);
+}
+
+// A locked schedule's first deadline: the next instant at the phase, whatever
+// the time now, and loops of 50 and 60 Hz in different processes meet on the
+// grid of 10/3 ms their periods share, even days after boot.
+TEST(LoopSchedule, FirstDeadlineLiesOnTheGridAtThePhase) {
+    const std::int64_t day = 86'400'000'000'000;
+    for (const std::int64_t now : {std::int64_t{0}, std::int64_t{123'456'789}, 3 * day + 987'654'321}) {
+        for (const double rate : {50.0, 60.0, 200.0}) {
+            const std::int64_t deadline = samples::first_deadline_at_phase(now, rate, 1.5);
+            EXPECT_GT(deadline, now);
+            EXPECT_LE(deadline, now + std::int64_t(std::ceil(1e9 / rate)));
+            const long double periods = (static_cast<long double>(deadline) - 1.5e6L) * rate / 1e9L;
+            EXPECT_NEAR(static_cast<double>(periods - std::round(periods)), 0, 1e-6) << rate << " Hz at " << now;
+        }
+        const long double apart = samples::first_deadline_at_phase(now, 60, 0) - samples::first_deadline_at_phase(now, 50, 0);
+        const long double grids = apart / (1e7L / 3);
+        EXPECT_NEAR(static_cast<double>(grids - std::round(grids)), 0, 1e-6) << now;
+    }
+    // Exactly at the phase: the next one, a period on.
+    EXPECT_EQ(samples::first_deadline_at_phase(20'000'000, 50, 0), 40'000'000);
 }
 
 TEST(NodeOptions, ParsesAMeshNodeWithDefaultsForItsRole) {
