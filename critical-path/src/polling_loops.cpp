@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <queue>
 #include <unordered_map>
 
 namespace hashtrace::critpath {
@@ -83,6 +84,15 @@ bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& sl
         if (take) {
             in_chain = true;
         } else if (own) {
+            // A loop's own work answers its own thread alone; a sample that
+            // takes another thread's or node's output other than through a
+            // take is the thread serving events (a socket's receive): its
+            // times follow those events, not a tick.
+            bool answers_others = false;
+            model_.for_each_constraint(x, [&](SampleIndex, SegmentKind kind) {
+                answers_others |= kind == SegmentKind::queue || kind == SegmentKind::message;
+            });
+            if (answers_others) return false;
             if (first_tail == kNone) first_tail = p;
             in_chain = false;
             own_work.push_back(s.tracepoint[x]);
@@ -134,6 +144,7 @@ bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& sl
         });
         if (other_queue_input) return false;  // a take the replay does not serve as a slot (a changed queue)
     }
+    read_schedule(loop);
     loop.messages.reserve(takes);
     for (std::uint32_t k = 0; k < loop.iterations.size(); ++k) {
         const Iteration& it = loop.iterations[k];
@@ -142,18 +153,41 @@ bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& sl
             if (slot_input[x] == kNone) continue;
             if (p > it.begin) loop.messages.back().chain_end = p;
             Message m{slot_input[x], p, it.tail_begin, k, 0, 0};
-            if (p == it.begin) {
-                // The tick's first take: its input was not there when the previous batch ended.
-                m.arrival = std::min(time[x], k == 0 ? handed(x) : std::max(handed(x), batch_end(loop.iterations[k - 1]) + 1));
-            } else {
-                // Taken as soon as its thread was free: it was there by then.
-                m.arrival = std::min(handed(x), time[order[p - 1]]);
-                m.take_gap = gap(p);
-            }
+            // Taken at once when its thread was free (a tick's first take: at
+            // the tick), so there by then; and not there yet when the
+            // previous batch ended, or that batch would have taken it.
+            const std::int64_t there_by = p == it.begin ? time[x] : time[order[p - 1]];
+            m.arrival = std::min(there_by, k == 0 ? handed(x) : std::max(handed(x), batch_end(loop.iterations[k - 1]) + 1));
+            if (p > it.begin) m.take_gap = gap(p);
             loop.messages.push_back(m);
         }
     }
     return true;
+}
+
+// A tick that began within kPollingSlackNs of the previous iteration's end
+// did not sleep: an overrun restarted the schedule there. Others slept until
+// their deadline; the period is the median step between such ticks.
+void PollingLoops::read_schedule(Loop& loop) const {
+    const auto& time = model_.samples().time_ns;
+    const auto& order = loop.order;
+    const auto& its = loop.iterations;
+    const auto step = [&](std::size_t k) { return graph::elapsed_ns(time[order[its[k - 1].begin]], time[order[its[k].begin]]); };
+    const auto gap = [&](std::size_t k) { return graph::elapsed_ns(time[order[its[k - 1].end - 1]], time[order[its[k].begin]]); };
+    std::vector<std::int64_t> steps;
+    for (std::size_t k = 1; k < its.size(); ++k)
+        if (gap(k) >= kPollingSlackNs) steps.push_back(step(k));
+    if (steps.empty()) return;
+    std::nth_element(steps.begin(), steps.begin() + std::ptrdiff_t(steps.size() / 2), steps.end());
+    const std::int64_t period = steps[steps.size() / 2];
+    std::size_t split = 0;
+    for (std::size_t k = 1; k < its.size(); ++k) split += 2 * step(k) < period;
+    loop.scheduled = split * 100 <= its.size();
+    for (std::size_t k = 1; k < its.size(); ++k) {
+        const bool restarted = gap(k) < kPollingSlackNs;
+        loop.iterations[k].after_tick = restarted ? std::min(period, step(k)) : step(k);
+        loop.iterations[k].after_end = restarted ? gap(k) : kPollingSlackNs;
+    }
 }
 
 PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns, ChangeTable& changes, std::vector<std::uint64_t>& changed) const {
@@ -171,9 +205,16 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
             key[i] = recorded[loop.order[m.position]] + shift;
             ready[i] = m.arrival + shift;
         }
-        std::vector<std::uint32_t> by_key(count);
-        std::iota(by_key.begin(), by_key.end(), 0u);
-        std::stable_sort(by_key.begin(), by_key.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
+        // The inbox: inputs enter it when ready and leave it in key order.
+        std::vector<std::uint32_t> by_ready(count);
+        std::iota(by_ready.begin(), by_ready.end(), 0u);
+        std::stable_sort(by_ready.begin(), by_ready.end(), [&](std::uint32_t a, std::uint32_t b) { return ready[a] < ready[b]; });
+        const auto later_in_inbox = [&](std::uint32_t a, std::uint32_t b) { return key[a] != key[b] ? key[a] > key[b] : a > b; };
+        std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(later_in_inbox)> inbox(later_in_inbox);
+        std::size_t entered = 0;
+        const auto enter_until = [&](std::int64_t t) {
+            for (; entered < count && ready[by_ready[entered]] <= t; ++entered) inbox.push(by_ready[entered]);
+        };
 
         auto place = [&](SampleIndex x, std::int64_t t) {
             out.moved |= time_ns[x] != t;
@@ -183,10 +224,10 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
             const std::int64_t gap = graph::elapsed_ns(recorded[loop.order[p - 1]], recorded[loop.order[p]]);
             return t + changes.apply(loop.order[p - 1], loop.order[p], loop.kind[p], gap, changed);
         };
-        std::size_t next = 0;
-        std::int64_t free_at = kNoTime;
-        auto take_next = [&](std::int64_t t, std::uint32_t iteration) {
-            const Message& m = loop.messages[by_key[next++]];
+        // The first input in the inbox, taken at t: the time its chain ends.
+        auto take = [&](std::int64_t t, std::uint32_t iteration) {
+            const Message& m = loop.messages[inbox.top()];
+            inbox.pop();
             std::uint32_t p = m.position;
             t += m.take_gap;
             place(loop.order[m.position], t);
@@ -194,21 +235,32 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
             note.moved += m.iteration != iteration;
             return t;
         };
+        std::int64_t tick = kNoTime, free_at = kNoTime;
         for (std::uint32_t k = 0; k < loop.iterations.size(); ++k) {
             const Iteration& it = loop.iterations[k];
-            const std::int64_t tick = recorded[loop.order[it.begin]];
-            const std::int64_t start = free_at == kNoTime ? tick : std::max(tick, free_at);
-            out.delayed_ticks += free_at != kNoTime && free_at > tick;
-            std::int64_t t = start;
-            auto run_range = [&](std::uint32_t begin, std::uint32_t end) {
-                for (std::uint32_t p = begin; p < end; ++p) place(loop.order[p], t = p == it.begin ? t : after_previous(p, t));
-            };
-            while (next < count && ready[by_key[next]] <= t) t = take_next(t, k);
-            run_range(it.tail_begin, it.end);
+            const std::int64_t recorded_tick = recorded[loop.order[it.begin]];
+            if (k == 0) {
+                tick = recorded_tick;
+            } else if (loop.scheduled) {
+                const std::int64_t deadline = tick + it.after_tick, after_work = free_at + it.after_end;
+                out.delayed_ticks += after_work > deadline && it.after_end >= kPollingSlackNs;  // overran where the recording did not
+                tick = std::max(deadline, after_work);
+            } else {
+                out.delayed_ticks += free_at > recorded_tick;
+                tick = std::max(recorded_tick, free_at);
+            }
+            std::int64_t t = tick;
+            for (enter_until(t); !inbox.empty(); enter_until(t)) t = take(t, k);
+            for (std::uint32_t p = it.tail_begin; p < it.end; ++p) place(loop.order[p], t = p == it.begin ? t : after_previous(p, t));
             free_at = t;
         }
         // Inputs that come after the recording's last tick: taken as they come.
-        for (; next < count; ++note.after_end) free_at = take_next(std::max(free_at, ready[by_key[next]]), kNone);
+        while (entered < count || !inbox.empty()) {
+            if (inbox.empty()) free_at = std::max(free_at, ready[by_ready[entered]]);
+            enter_until(free_at);
+            free_at = take(free_at, kNone);
+            ++note.after_end;
+        }
         out.notes.push_back(std::move(note));
     }
     return out;

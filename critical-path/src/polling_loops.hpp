@@ -7,13 +7,29 @@
 // faster work its batch ends sooner and an input arriving after that waits
 // for the next tick; with slower work the batch runs on and takes inputs
 // that arrived meanwhile. So these loops are simulated as they run: at each
-// tick (its recorded time, later if the thread is still busy) the loop takes
-// the inputs there in their new arrival order, each with the samples its
-// message carries on the thread (its chain, with their recorded durations,
-// changed where a change matches), until none is there, then does its own
-// work (the frame drawn, with its recorded durations). A take's samples move
-// with its message to whatever tick takes it; the loop's own samples stay
-// with their tick.
+// tick the loop takes the inputs there, each with the samples its message
+// carries on the thread (its chain, with their recorded durations, changed
+// where a change matches), until none is there, then does its own work (the
+// frame drawn, with its recorded durations). A take's samples move with its
+// message to whatever tick takes it; the loop's own samples stay with their
+// tick.
+//
+// Among the inputs there, the next taken is the first in the inbox's
+// recorded order (each moved by as much as its producer moved): an inbox
+// with several producers need not hand them out first-in first-out (a
+// lock-free queue serves one producer's run, then another's), and an input
+// that is not there yet does not hold back those behind it.
+//
+// The ticks follow the loop's schedule, as a loop sleeping until deadlines a
+// period apart runs: a tick comes at its deadline, a step after the one
+// before (the recorded step), unless the previous iteration overran it; then
+// it comes as soon as that one ends, and the deadlines after it count from
+// there (the schedule restarts). A tick the recording shows starting right
+// after the previous iteration (an overrun there) had its deadline at most a
+// period after the tick before, so with less work it comes then. Unchanged,
+// this gives the recorded ticks. A loop whose trace splits ticks into
+// several iterations (more than 1 % start within half a period of the one
+// before) keeps its recorded ticks, each later if the thread is still busy.
 //
 // A thread is such a loop when some take of it was started by its tick (the
 // model's polling takes), every queue input it takes is a slot of the
@@ -21,7 +37,9 @@
 // takes one message per tick is replayed by its slots instead), and its
 // ticks' first inputs waited for the tick: a quarter of its period or more
 // in the median (a consumer woken by its input waits for the wake-up alone,
-// however late that is on a busy machine, and is replayed by its slots).
+// however late that is on a busy machine, and is replayed by its slots), and
+// its own work takes no other thread's or node's output (a thread that also
+// receives from a socket serves events, however its takes waited).
 // Its structure is read off the recording. A message's samples are those of
 // tracepoints with one sample per take (each update applied); the others are
 // the loop's own work, once per tick. A tick starts at a sample started from
@@ -75,15 +93,21 @@ private:
     };
     struct Iteration {
         std::uint32_t begin, tail_begin, end;  // positions: its takes (and their chains) come first, then its own work
+        // Its tick on the schedule: its deadline `after_tick` after the
+        // previous tick, and not before `after_end` after the previous
+        // iteration's end.
+        std::int64_t after_tick = 0, after_end = 0;
     };
     struct Loop {
         std::vector<SampleIndex> order;        // the thread's samples, recorded order
         std::vector<SegmentKind> kind;         // per position: the segment from the previous one
         std::vector<Message> messages;         // recorded take order
         std::vector<Iteration> iterations;
+        bool scheduled = false;  // its iterations are its ticks: they follow its schedule
     };
 
     bool read_structure(Loop& loop, const std::vector<SampleIndex>& slot_input) const;
+    void read_schedule(Loop& loop) const;
 
     const DependenceModel& model_;
     std::vector<Loop> loops_;
