@@ -83,16 +83,17 @@ bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& sl
         }
         if (take) {
             in_chain = true;
-        } else if (own) {
-            // A loop's own work answers its own thread alone; a sample that
-            // takes another thread's or node's output other than through a
-            // take is the thread serving events (a socket's receive): its
-            // times follow those events, not a tick.
-            bool answers_others = false;
-            model_.for_each_constraint(x, [&](SampleIndex, SegmentKind kind) {
-                answers_others |= kind == SegmentKind::queue || kind == SegmentKind::message;
-            });
-            if (answers_others) return false;
+            continue;
+        }
+        // A loop takes other threads' and nodes' outputs through its takes
+        // alone; a sample that takes one otherwise is the thread serving
+        // events (a socket's receive): its times follow them, not a tick.
+        bool answers_others = false;
+        model_.for_each_constraint(x, [&](SampleIndex, SegmentKind kind) {
+            answers_others |= kind == SegmentKind::queue || kind == SegmentKind::message;
+        });
+        if (answers_others) return false;
+        if (own) {
             if (first_tail == kNone) first_tail = p;
             in_chain = false;
             own_work.push_back(s.tracepoint[x]);
@@ -166,27 +167,35 @@ bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& sl
 }
 
 // A tick that began within kPollingSlackNs of the previous iteration's end
-// did not sleep: an overrun restarted the schedule there. Others slept until
-// their deadline; the period is the median step between such ticks.
+// did not sleep: an overrun restarted the schedule there, and the gap is the
+// loop's own between its last sample and the next tick (none where the
+// recording has no overrun). Others slept until their deadline; the period
+// is the median step between such ticks.
 void PollingLoops::read_schedule(Loop& loop) const {
     const auto& time = model_.samples().time_ns;
     const auto& order = loop.order;
     const auto& its = loop.iterations;
     const auto step = [&](std::size_t k) { return graph::elapsed_ns(time[order[its[k - 1].begin]], time[order[its[k].begin]]); };
     const auto gap = [&](std::size_t k) { return graph::elapsed_ns(time[order[its[k - 1].end - 1]], time[order[its[k].begin]]); };
-    std::vector<std::int64_t> steps;
-    for (std::size_t k = 1; k < its.size(); ++k)
+    const auto median = [](std::vector<std::int64_t>& v) {
+        std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+        return v[v.size() / 2];
+    };
+    std::vector<std::int64_t> steps, restart_gaps;
+    for (std::size_t k = 1; k < its.size(); ++k) {
         if (gap(k) >= kPollingSlackNs) steps.push_back(step(k));
+        else restart_gaps.push_back(gap(k));
+    }
     if (steps.empty()) return;
-    std::nth_element(steps.begin(), steps.begin() + std::ptrdiff_t(steps.size() / 2), steps.end());
-    const std::int64_t period = steps[steps.size() / 2];
+    const std::int64_t period = median(steps), restart_gap = restart_gaps.empty() ? 0 : median(restart_gaps);
     std::size_t split = 0;
     for (std::size_t k = 1; k < its.size(); ++k) split += 2 * step(k) < period;
     loop.scheduled = split * 100 <= its.size();
     for (std::size_t k = 1; k < its.size(); ++k) {
-        const bool restarted = gap(k) < kPollingSlackNs;
-        loop.iterations[k].after_tick = restarted ? std::min(period, step(k)) : step(k);
-        loop.iterations[k].after_end = restarted ? gap(k) : kPollingSlackNs;
+        Iteration& it = loop.iterations[k];
+        it.restarted = gap(k) < kPollingSlackNs;
+        it.after_tick = it.restarted ? std::min(period, step(k)) : step(k);
+        it.after_end = it.restarted ? gap(k) : restart_gap;
     }
 }
 
@@ -243,7 +252,7 @@ PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns,
                 tick = recorded_tick;
             } else if (loop.scheduled) {
                 const std::int64_t deadline = tick + it.after_tick, after_work = free_at + it.after_end;
-                out.delayed_ticks += after_work > deadline && it.after_end >= kPollingSlackNs;  // overran where the recording did not
+                out.delayed_ticks += after_work > deadline && !it.restarted;  // overran where the recording did not
                 tick = std::max(deadline, after_work);
             } else {
                 out.delayed_ticks += free_at > recorded_tick;

@@ -95,8 +95,10 @@ private:
         std::uint32_t begin, tail_begin, end;  // positions: its takes (and their chains) come first, then its own work
         // Its tick on the schedule: its deadline `after_tick` after the
         // previous tick, and not before `after_end` after the previous
-        // iteration's end.
+        // iteration's end; `restarted`: the recording's tick came right
+        // after that end (an overrun).
         std::int64_t after_tick = 0, after_end = 0;
+        bool restarted = false;
     };
     struct Loop {
         std::vector<SampleIndex> order;        // the thread's samples, recorded order

@@ -340,6 +340,119 @@ TEST(Polling, AFasterBatchEndsSoonerAndALateInputWaitsForTheNextTick) {
     EXPECT_EQ(replayed.time_ns[run.at("Q", "Frame", 1.00225)], 1'000'000'000 + 2'260'000);
 }
 
+// A render loop (thread 2) with deadlines a period (1 ms) apart takes its
+// inbox at each tick, applies each input in 0.2 ms, then draws its frame
+// (0.05 ms):
+//   tick 1: Take m0 1.0 (put 0.5), Apply 1.2; Take m0b 1.21 (put 0.6), Apply 1.41; Frame 1.46
+//   tick 2: Take m1 2.0 (put 1.6), Apply 2.2; Frame 2.25
+//   tick 3: Take m2 3.0 (put 2.5), Apply 3.2; Frame 3.25
+//   tick 4: Take m3 4.0 (put 3.3), Apply 4.2; Frame 4.25
+// With Apply 0.4 ms slower the first batch runs to 2.21 and takes m1 too
+// (there at 2.0: Apply 2.81), Frame 2.86: tick 2's deadline passed, so it
+// comes at once (2.86, nothing there, Frame 2.91) and the schedule restarts
+// from there: tick 3 at 3.86, not 3.0 (m2: Apply 4.46; m3, there at 3.7, in
+// the same batch: Apply 5.06). Latencies 1.1, 1.61, 1.21, 1.96, 1.76: mean
+// 1.528; keeping the recorded ticks would give 1.264.
+TEST(Polling, AnOverrunRestartsTheLoopsScheduleFromItsEnd) {
+    CsvLog q;
+    const std::pair<const char*, double> puts[] = {{"m0", 0.5}, {"m0b", 0.6}, {"m1", 1.6}, {"m2", 2.5}, {"m3", 3.3}};
+    for (const auto& [m, t] : puts) q.row("Q", "1", "Put", 1 + t * ms, "", m, 1);
+    struct Take {
+        const char* message;
+        double at;
+        const char* frame;
+    };
+    const Take takes[] = {{"m0", 1.0, "f1"}, {"m0b", 1.21, "f1"}, {"m1", 2.0, "f2"}, {"m2", 3.0, "f3"}, {"m3", 4.0, "f4"}};
+    for (const Take& t : takes) {
+        q.row("Q", "1", "Take", 1 + t.at * ms, t.message, std::string("p") + t.message, 2);
+        q.row("Q", "1", "Apply", 1 + (t.at + 0.2) * ms, std::string("p") + t.message, t.frame, 2);
+    }
+    const std::pair<const char*, double> frames[] = {{"f1", 1.46}, {"f2", 2.25}, {"f3", 3.25}, {"f4", 4.25}};
+    for (const auto& [f, t] : frames) q.row("Q", "1", "Frame", 1 + t * ms, f, "", 2);
+    RecordedRun run({{"q.csv", q.text()}}, "[[interval]]\nname = \"i\"\nfrom = \"Q/Put\"\nto = \"Q/Apply\"\n");
+    DependenceModel model(run.samples, run.graph);
+    const Replay unchanged = replay(model, {});
+    for (SampleIndex x = 0; x < run.samples.size(); ++x) EXPECT_EQ(unchanged.time_ns[x], run.samples.time_ns[x]) << x;
+
+    const std::vector<Change> slower{parse_change("Q/Take->Q/Apply+0.4ms")};
+    const WhatIfResult r = what_if(model, run.interval("i"), slower);
+    EXPECT_NEAR(r.baseline.mean_ms, (0.7 + 0.81 + 0.6 + 0.7 + 0.9) / 5, 1e-9);
+    EXPECT_NEAR(r.predicted.mean_ms, (1.1 + 1.61 + 1.21 + 1.96 + 1.76) / 5, 1e-9);
+    ASSERT_EQ(r.queues.size(), 1u);
+    EXPECT_TRUE(r.queues[0].simulated);
+    EXPECT_EQ(r.queues[0].moved, 2u);  // m1 and m3 taken a tick early
+    const Replay replayed = replay(model, slower);
+    EXPECT_EQ(replayed.time_ns[run.at("Q", "Frame", 1.00225)], 1'000'000'000 + 2'910'000);
+    EXPECT_EQ(replayed.time_ns[run.at("Q", "Take", 1.003)], 1'000'000'000 + 3'860'000);
+}
+
+// A render loop (thread 3) polls at ticks 1.0 and 2.0; its inbox has two
+// producers (threads 1 and 2) and serves them in its own order, not by time:
+//   tick 1: Take x1 1.0 (put 0.5), Apply 1.2; Take a 1.21 (put 1.15 by thread 2),
+//           Apply 1.41; Take b 1.42 (put 1.0, there long before a), Apply 1.62; Frame 1.66
+//   tick 2: Take y 2.0 (put 1.8), Apply 2.2; Frame 2.25
+// With Apply halved, x1's Apply ends at 1.1, before a is there (1.2; the
+// hand-off floor is 0.06): b, there since 1.06, is taken at once (1.11,
+// Apply 1.21), then a (1.22, Apply 1.32), all in tick 1. Latencies 0.6,
+// 0.17, 0.21, 0.3: mean 0.32. Serving strictly in the recorded order would
+// hold b behind a past the end of the batch, to tick 2 (mean 0.8275).
+TEST(Polling, AnInputNotThereYetDoesNotHoldBackTheOnesBehindIt) {
+    CsvLog q;
+    q.row("Q", "1", "Put", 1 + 0.5 * ms, "", "x1", 1);
+    q.row("Q", "1", "Put", 1 + 1.0 * ms, "", "b", 1);
+    q.row("Q", "1", "Put", 1 + 1.15 * ms, "", "a", 2);
+    q.row("Q", "1", "Put", 1 + 1.8 * ms, "", "y", 1);
+    const std::pair<const char*, double> takes[] = {{"x1", 1.0}, {"a", 1.21}, {"b", 1.42}, {"y", 2.0}};
+    for (const auto& [m, t] : takes) {
+        q.row("Q", "1", "Take", 1 + t * ms, m, std::string("p") + m, 3);
+        q.row("Q", "1", "Apply", 1 + (t + 0.2) * ms, std::string("p") + m, t < 2 ? "f1" : "f2", 3);
+    }
+    q.row("Q", "1", "Frame", 1 + 1.66 * ms, "f1", "", 3);
+    q.row("Q", "1", "Frame", 1 + 2.25 * ms, "f2", "", 3);
+    RecordedRun run({{"q.csv", q.text()}}, "[[interval]]\nname = \"i\"\nfrom = \"Q/Put\"\nto = \"Q/Apply\"\n");
+    DependenceModel model(run.samples, run.graph);
+    const Replay unchanged = replay(model, {});
+    for (SampleIndex x = 0; x < run.samples.size(); ++x) EXPECT_EQ(unchanged.time_ns[x], run.samples.time_ns[x]) << x;
+
+    const WhatIfResult r = what_if(model, run.interval("i"), {parse_change("Q/Take->Q/Apply*0.5")});
+    EXPECT_NEAR(r.baseline.mean_ms, (0.7 + 0.26 + 0.62 + 0.4) / 4, 1e-9);
+    EXPECT_NEAR(r.predicted.mean_ms, (0.6 + 0.17 + 0.21 + 0.3) / 4, 1e-9);
+    EXPECT_TRUE(r.queues.empty());  // every input taken at its recorded tick
+    const Replay replayed = replay(model, {parse_change("Q/Take->Q/Apply*0.5")});
+    EXPECT_EQ(replayed.time_ns[run.at("Q", "Take", 1.00142)], 1'000'000'000 + 1'110'000);  // b, before a
+    EXPECT_EQ(replayed.time_ns[run.at("Q", "Take", 1.00121)], 1'000'000'000 + 1'220'000);
+}
+
+// The render loop of AFasterBatchEndsSoonerAndALateInputWaitsForTheNextTick,
+// but its thread also receives another node's messages after each frame (a
+// socket thread that sends and receives): its times follow those events,
+// not a tick, so it is replayed take by take, keeping its recorded batches:
+// m1 is taken at once after m0 (1.21, Apply 1.31) instead of at the next
+// tick. Latencies 1.1, 0.16, 0.6: mean 0.62, where the loop gave 0.923.
+TEST(Polling, AThreadThatAlsoServesAnotherNodesMessagesIsNotALoop) {
+    CsvLog q, d;
+    const double put[] = {0, 1.15, 1.5}, take[] = {1.0, 1.21, 2.0};
+    const char* frame_of[] = {"f1", "f1", "f2"};
+    for (int i = 0; i < 3; ++i) {
+        const std::string m = "m" + std::to_string(i), p = "p" + std::to_string(i);
+        q.row("Q", "1", "Put", 1 + put[i] * ms, "", m, 1);
+        q.row("Q", "1", "Take", 1 + take[i] * ms, m, p, 2);
+        q.row("Q", "1", "Apply", 1 + (take[i] + 0.2) * ms, p, frame_of[i], 2);
+    }
+    q.row("Q", "1", "Frame", 1 + 1.46 * ms, "f1", "", 2);
+    q.row("Q", "1", "Frame", 1 + 2.25 * ms, "f2", "", 2);
+    q.row("Q", "1", "Received", 1 + 1.48 * ms, "w1", "", 2);
+    q.row("Q", "1", "Received", 1 + 2.3 * ms, "w2", "", 2);
+    d.row("D", "2", "Send", 1 + 1.47 * ms, "", "w1", 1);
+    d.row("D", "2", "Send", 1 + 2.28 * ms, "", "w2", 1);
+    RecordedRun run({{"q.csv", q.text()}, {"d.csv", d.text()}}, "[[interval]]\nname = \"i\"\nfrom = \"Q/Put\"\nto = \"Q/Apply\"\n");
+    DependenceModel model(run.samples, run.graph);
+    ASSERT_TRUE(model.external(run.at("Q", "Take", 1.001)));
+    const WhatIfResult r = what_if(model, run.interval("i"), {parse_change("Q/Take->Q/Apply*0.5")});
+    for (const QueueNote& note : r.queues) EXPECT_FALSE(note.simulated) << note.consumer;
+    EXPECT_NEAR(r.predicted.mean_ms, (1.1 + 0.16 + 0.6) / 3, 1e-9);
+}
+
 TEST(Changes, ParseScaleAddAndRemove) {
     const Change scale = parse_change("Haptics/Message*->Haptics/Scene**0.5");
     EXPECT_EQ(scale.from.text(), "Haptics/Message*");
