@@ -4,7 +4,7 @@
 Runs the sample system (samples/run-system.sh, mesh) at a baseline and at
 variants with more or less busy work per message in two stages
 (`--extra-work apply=MS`): the haptics loop's apply, behind the queue that
-physics fills at 1250 messages/s (near saturation at the slowest variant),
+physics fills at 250 messages/s in bursts of 5 (near saturation at the slowest variant),
 and the render loop's apply, behind the inbox where the haptics and physics
 streams meet (a fan-in). Each variant is predicted from its round's baseline
 alone (`hashtrace whatif --change "...->...+D"`) and measured (`hashtrace
@@ -12,6 +12,9 @@ analyze`); the table gives predicted vs measured mean and p95 with the
 error, beside the naive prediction (the baseline plus the change), then each
 variant averaged over the rounds, and how far each round's baseline lands
 from a repeat of it (the noise floor any prediction from one run meets).
+The loops' deadlines are locked to one grid of the monotonic clock
+(`--phase-ms`), so every run has the same phase between them; `--free-phase`
+leaves each schedule to start with its process.
 
     bench/critical-path/whatif_accuracy.py --hashtrace build/app/hashtrace \\
         --sample-bin build/samples/node --rounds 3 --duration 8 --out /tmp/whatif-bench
@@ -42,6 +45,15 @@ INTERVALS = {
 # latencies: physics sends 250 messages/s to haptics in bursts of 5 every
 # 20 ms; render's inbox gets those and haptics' 200/s.
 RATES = {"haptics": "--rate 200", "physics": "--rate 50", "render": ""}
+# Every loop's deadlines on one grid of the monotonic clock (--phase-ms), so
+# the phase between physics' bursts and render's frames, which sets how long
+# a burst waits for a frame (7 to 10 ms on average over the phases), is the
+# same in every run; a run cannot tell another run's phase, so with phases
+# left to chance (--free-phase) a prediction meets that spread besides its
+# own error. At these phases a burst reaches render's inbox about 1.5 ms
+# after a frame's tick (mod 3.3 ms, the grid the two periods share): in the
+# middle of the range, away from the edge where it just misses a tick.
+PHASE = "--phase-ms 0"
 BASELINE = {"haptics": 2.0, "render": 1.0}  # ms of busy work per message applied
 # Haptics at 3 ms: 15 ms of every 20 ms (75 %, near saturation); render at
 # 1.5 ms: 11 ms of every 16.7 ms frame (68 %).
@@ -64,9 +76,10 @@ def write_spec(out: Path) -> Path:
 def run_system(args, work: dict, rundir: Path):
     if args.reuse and any(rundir.glob("*.htlog")):
         return  # the runs of an earlier invocation, predicted again (a changed model)
+    phase = "" if args.free_phase else PHASE
     env = dict(os.environ, SAMPLE_BIN_DIR=str(args.sample_bin), DURATION=str(args.duration),
-               HAPTICS_ARGS=f"{RATES['haptics']} --extra-work apply={work['haptics']}", PHYSICS_ARGS=RATES["physics"],
-               RENDER_ARGS=f"{RATES['render']} --extra-work apply={work['render']}")
+               HAPTICS_ARGS=f"{RATES['haptics']} --extra-work apply={work['haptics']} {phase}", PHYSICS_ARGS=f"{RATES['physics']} {phase}",
+               RENDER_ARGS=f"{RATES['render']} --extra-work apply={work['render']} {phase}")
     # Real-time priority (SCHED_FIFO, when allowed): the system's threads get
     # the cores whenever they are runnable, even beside a build (nice -19 did
     # not do that here), so its latencies come from its own work and queues,
@@ -102,6 +115,7 @@ def main():
     p.add_argument("--duration", type=float, default=8)
     p.add_argument("--out", default="/tmp/whatif-bench")
     p.add_argument("--json", help="write the rows as JSON here too")
+    p.add_argument("--free-phase", action="store_true", help="start each loop's schedule when its process starts, not on the shared grid")
     p.add_argument("--reuse", action="store_true", help="keep the runs already in --out, only predict and measure again")
     args = p.parse_args()
     out = Path(args.out)
@@ -159,15 +173,17 @@ def main():
     # one run's luck (its loops' phases) weighs less on either side.
     if args.rounds > 1:
         print("\nOver the rounds (mean of the measured runs vs mean of the predictions)")
-        print("| stage | extra ms | measured mean | predicted mean | error | measured p95 | predicted p95 | error |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("| stage (baseline ms) | extra ms | measured mean | predicted mean | error | naive error | measured p95 | predicted p95 | error |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         worst = []
         for stage, ms in VARIANTS:
             of = [x for x in rows if x["stage"] == stage and x["extra_ms"] == ms]
-            avg = {k: statistics.mean(x[k] for x in of) for k in ("measured_mean", "predicted_mean", "measured_p95", "predicted_p95")}
+            avg = {k: statistics.mean(x[k] for x in of)
+                   for k in ("measured_mean", "predicted_mean", "naive_mean", "measured_p95", "predicted_p95")}
             e_mean, e_p95 = error(avg["predicted_mean"], avg["measured_mean"]), error(avg["predicted_p95"], avg["measured_p95"])
             worst.append((abs(e_mean), abs(e_p95)))
-            print(f"| {stage} | {ms} | {avg['measured_mean']:.3f} | {avg['predicted_mean']:.3f} | {100 * e_mean:+.1f}% | "
+            print(f"| {stage} ({BASELINE[stage]}) | {ms} | {avg['measured_mean']:.3f} | {avg['predicted_mean']:.3f} | {100 * e_mean:+.1f}% | "
+                  f"{100 * error(avg['naive_mean'], avg['measured_mean']):+.1f}% | "
                   f"{avg['measured_p95']:.3f} | {avg['predicted_p95']:.3f} | {100 * e_p95:+.1f}% |")
         print(f"over the rounds: mean median |error| {100 * statistics.median(w[0] for w in worst):.1f}%, "
               f"worst {100 * max(w[0] for w in worst):.1f}%; p95 worst {100 * max(w[1] for w in worst):.1f}%")
