@@ -48,6 +48,48 @@ private:
     std::unordered_map<std::uint64_t, std::int64_t> map_;
 };
 
+// The first and last sample of each thread a chunk has seen, by (node
+// instance, thread): open addressing in a table that stays small (a run has
+// tens of threads) and is probed once per sample, where a node-based map
+// cost a cache miss and a hash of its own each time.
+class ThreadEnds {
+public:
+    struct Entry {
+        std::uint64_t key;
+        SampleIndex first, last;
+    };
+    Entry& of(std::uint64_t key) {
+        if (2 * (used_ + 1) > slots_.size()) grow();
+        Entry& e = find(slots_, key);
+        if (e.key == kEmpty) {
+            e = {key, kNone, kNone};
+            ++used_;
+        }
+        return e;
+    }
+    template <typename F> void for_each(F&& f) const {
+        for (const Entry& e : slots_)
+            if (e.key != kEmpty) f(e);
+    }
+
+private:
+    static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};  // no instance has id 2^32 - 1
+    static Entry& find(std::vector<Entry>& slots, std::uint64_t key) {
+        const std::size_t mask = slots.size() - 1;
+        std::size_t i = (key * 0x9E3779B97F4A7C15u) >> 40 & mask;
+        while (slots[i].key != key && slots[i].key != kEmpty) i = (i + 1) & mask;
+        return slots[i];
+    }
+    void grow() {
+        std::vector<Entry> bigger(std::max<std::size_t>(64, 2 * slots_.size()), Entry{kEmpty, kNone, kNone});
+        for (const Entry& e : slots_)
+            if (e.key != kEmpty) find(bigger, e.key) = e;
+        slots_ = std::move(bigger);
+    }
+    std::vector<Entry> slots_;
+    std::size_t used_ = 0;
+};
+
 }  // namespace
 
 DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::Graph& graph, unsigned threads)
@@ -74,34 +116,32 @@ DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::G
 // Each chunk links its own samples; the chunks' ends are then joined in order.
 void DependenceModel::link_threads(unsigned threads) {
     const std::size_t n = samples_.size();
-    thread_prev_.assign(n, kNone);
-    thread_next_.assign(n, kNone);
-    struct Ends {
-        SampleIndex first, last;
-    };
-    std::vector<std::unordered_map<std::uint64_t, Ends>> ends(threads);
+    thread_prev_.resize(n);  // every entry is written below
+    thread_next_.resize(n);
+    std::vector<std::uint64_t> instance_of(samples_.tracepoints.size());
+    for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = std::uint64_t{samples_.tracepoints[t].instance_id} << 32;
+    std::vector<ThreadEnds> ends(threads);
     parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
         const auto [begin, end] = chunk_range(n, c, threads);
         for (SampleIndex x = begin; x < end; ++x) {
-            const std::uint64_t thread_key = (std::uint64_t{samples_.tracepoint_of(x).instance_id} << 32) | samples_.thread[x];
-            auto [it, added] = ends[c].try_emplace(thread_key, Ends{x, x});
-            if (!added) {
-                thread_prev_[x] = it->second.last;
-                thread_next_[it->second.last] = x;
-                it->second.last = x;
-            }
+            ThreadEnds::Entry& e = ends[c].of(instance_of[samples_.tracepoint[x]] | samples_.thread[x]);
+            thread_prev_[x] = e.last;
+            if (e.last == kNone) e.first = x;
+            else thread_next_[e.last] = x;
+            e.last = x;
         }
+        ends[c].for_each([&](const ThreadEnds::Entry& e) { thread_next_[e.last] = kNone; });
     });
-    std::unordered_map<std::uint64_t, SampleIndex> last_of_thread;
-    for (const auto& chunk : ends)
-        for (const auto& [thread_key, e] : chunk) {
-            auto [it, added] = last_of_thread.try_emplace(thread_key, e.last);
-            if (!added) {
-                thread_prev_[e.first] = it->second;
-                thread_next_[it->second] = e.first;
-                it->second = e.last;
+    ThreadEnds last_of_thread;
+    for (const ThreadEnds& chunk : ends)
+        chunk.for_each([&](const ThreadEnds::Entry& e) {
+            ThreadEnds::Entry& joined = last_of_thread.of(e.key);
+            if (joined.last != kNone) {
+                thread_prev_[e.first] = joined.last;
+                thread_next_[joined.last] = e.first;
             }
-        }
+            joined.last = e.last;
+        });
 }
 
 // In one pass over the constraints: the classes and their floors (the
@@ -117,7 +157,7 @@ void DependenceModel::find_floors_and_determining(unsigned threads) {
     const bool dense = tracepoints <= kDenseTracepoints;
     const std::size_t keys = tracepoints * tracepoints * 4;
     if (dense) dense_index_.assign(keys, kNone);
-    determined_by_.assign(n, kNone);
+    determined_by_.resize(n);  // every entry is written below
     std::vector<LeastPerKey> least;
     for (unsigned c = 0; c < threads; ++c) least.emplace_back(keys, dense);
     std::vector<std::vector<SampleIndex>> by_queue(threads);  // samples a queue input determined, per chunk
@@ -134,8 +174,8 @@ void DependenceModel::find_floors_and_determining(unsigned threads) {
                     latest_kind = kind;
                 }
             });
-            if (graph_.in_degree(x) == 0) continue;  // started from outside the trace
-            determined_by_[x] = latest;
+            determined_by_[x] = graph_.in_degree(x) == 0 ? kNone : latest;  // none: started from outside the trace
+            if (graph_.in_degree(x) == 0) continue;
             if (latest_kind == SegmentKind::queue) by_queue[c].push_back(x);
         }
     });

@@ -25,6 +25,7 @@
 // queue edge keeps its floor.
 #pragma once
 
+#include "hashtrace/graph/column.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/sample_set.hpp"
 
@@ -122,8 +123,9 @@ private:
     const graph::Graph& graph_;
     std::vector<std::string> labels_;
     std::vector<std::uint32_t> label_of_tracepoint_;
-    std::vector<SampleIndex> thread_prev_, thread_next_, determined_by_;
-    std::vector<SegmentKind> edge_kind_;  // per edge of the graph
+    // Per sample and per edge: the run's size, on the columns' page pool.
+    graph::Column<SampleIndex> thread_prev_, thread_next_, determined_by_;
+    graph::Column<SegmentKind> edge_kind_;  // per edge of the graph
     // Class of each (from tracepoint, to tracepoint, kind): a table when
     // the run has at most kDenseTracepoints tracepoints, a hash map beyond.
     static constexpr std::size_t kDenseTracepoints = 256;
