@@ -255,8 +255,7 @@ std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, c
                                                  const CriticalPathOptions& options) {
     const unsigned threads = parallel::thread_count(options.threads);
     InstanceFinder instance_finder(model.samples(), model.graph(), threads);
-    std::vector<IntervalInstances> instances;
-    for (const graph::IntervalSpec* interval : intervals) instances.push_back(instance_finder.find(*interval));
+    const std::vector<IntervalInstances> instances = instance_finder.find(intervals);
 
     // All intervals' chunks of instances in one list of tasks, and then
     // their summaries, so that no interval's tail leaves a core idle.

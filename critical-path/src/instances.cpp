@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 namespace hashtrace::critpath {
 
@@ -55,27 +56,60 @@ bool search_chunk(const graph::SampleSet& s, const graph::Graph& g, std::span<co
 
 }  // namespace
 
-IntervalInstances InstanceFinder::find(const graph::IntervalSpec& interval) {
+IntervalInstances InstanceFinder::find(const graph::IntervalSpec& interval) { return std::move(find({&interval}).front()); }
+
+std::vector<IntervalInstances> InstanceFinder::find(const std::vector<const graph::IntervalSpec*>& intervals) {
     const graph::SampleSet& s = samples_;
-    TracepointSet from(s.tracepoints.size()), to(s.tracepoints.size());
-    // One class per node instance of the `to` tracepoints, in instance order (as analyze).
-    std::vector<std::uint32_t> class_of_instance(s.instances.size(), metrics::detail::kNoClass);
-    for (std::size_t t = 0; t < s.tracepoints.size(); ++t) {
-        const auto& tp = s.tracepoints[t];
-        from[t] = interval.from.matches(tp.node_name, tp.tracepoint_name);
-        to[t] = interval.to.matches(tp.node_name, tp.tracepoint_name);
-        if (to[t]) class_of_instance[tp.instance_id] = 0;
+    const std::size_t tracepoints = s.tracepoints.size();
+    std::vector<IntervalInstances> out(intervals.size());
+    std::vector<TracepointSet> from(intervals.size(), TracepointSet(tracepoints)), to(intervals.size(), TracepointSet(tracepoints));
+    for (std::size_t i = 0; i < intervals.size(); ++i)
+        for (std::size_t t = 0; t < tracepoints; ++t) {
+            from[i][t] = intervals[i]->from.matches(s.tracepoints[t].node_name, s.tracepoints[t].tracepoint_name);
+            to[i][t] = intervals[i]->to.matches(s.tracepoints[t].node_name, s.tracepoints[t].tracepoint_name);
+        }
+    // Intervals with the same `from` tracepoints are answered by one search
+    // per start (as analyze groups them): it goes as far as the farthest
+    // target, where a search per interval would walk the nearer ones again.
+    std::vector<std::uint8_t> answered(intervals.size(), 0);
+    for (std::size_t i = 0; i < intervals.size(); ++i) {
+        if (answered[i]) continue;
+        std::vector<std::size_t> group;
+        for (std::size_t j = i; j < intervals.size(); ++j)
+            if (!answered[j] && from[j] == from[i]) {
+                group.push_back(j);
+                answered[j] = 1;
+            }
+        find_group(from[i], group, to, out);
     }
-    std::uint32_t class_count = 0;
-    for (auto& c : class_of_instance)
-        if (c == 0) c = class_count++;
-    std::vector<std::vector<std::uint32_t>> classes_of_tracepoint(s.tracepoints.size());
-    for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
-        if (to[t]) classes_of_tracepoint[t] = {class_of_instance[s.tracepoints[t].instance_id]};
-    const auto classes = metrics::detail::TargetClasses::from_lists(classes_of_tracepoint, class_count);
+    return out;
+}
+
+void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std::size_t>& group, const std::vector<TracepointSet>& to,
+                                std::vector<IntervalInstances>& out) {
+    const graph::SampleSet& s = samples_;
+    const std::size_t tracepoints = s.tracepoints.size();
+    // Per interval of the group, one class per node instance of its `to`
+    // tracepoints, in instance order (as analyze); the group's classes are
+    // the intervals' one after another.
+    std::vector<std::vector<std::uint32_t>> class_of_instance(group.size(), std::vector<std::uint32_t>(s.instances.size(), metrics::detail::kNoClass));
+    std::vector<std::uint32_t> interval_of_class;
+    std::vector<std::vector<std::uint32_t>> classes_of_tracepoint(tracepoints);
+    for (std::size_t g = 0; g < group.size(); ++g) {
+        for (std::size_t t = 0; t < tracepoints; ++t)
+            if (to[group[g]][t]) class_of_instance[g][s.tracepoints[t].instance_id] = 0;
+        for (auto& c : class_of_instance[g])
+            if (c == 0) {
+                c = static_cast<std::uint32_t>(interval_of_class.size());
+                interval_of_class.push_back(static_cast<std::uint32_t>(g));
+            }
+        for (std::size_t t = 0; t < tracepoints; ++t)
+            if (to[group[g]][t]) classes_of_tracepoint[t].push_back(class_of_instance[g][s.tracepoints[t].instance_id]);
+    }
+    const auto classes = metrics::detail::TargetClasses::from_lists(classes_of_tracepoint, static_cast<std::uint32_t>(interval_of_class.size()));
 
     std::vector<graph::SampleIndex> starts;
-    for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
+    for (std::size_t t = 0; t < tracepoints; ++t)
         if (from[t]) starts.insert(starts.end(), samples_of_tracepoint(t).begin(), samples_of_tracepoint(t).end());
     std::sort(starts.begin(), starts.end());
 
@@ -105,32 +139,34 @@ IntervalInstances InstanceFinder::find(const graph::IntervalSpec& interval) {
             passes_->tracepoints.emplace(s, graph_);
             passes_->reach.emplace(s, graph_, *passes_->tracepoints);
         }
-        for (std::uint32_t instance = 0; instance < s.instances.size(); ++instance) {
-            if (class_of_instance[instance] == metrics::detail::kNoClass) continue;
-            TracepointSet to_here(s.tracepoints.size());
-            for (std::size_t t = 0; t < s.tracepoints.size(); ++t) to_here[t] = to[t] && s.tracepoints[t].instance_id == instance;
-            passes_->reach->run(from, to_here);
-            for (const graph::SampleIndex v : starts)
-                if (const graph::SampleIndex target = passes_->reach->earliest(v); target != metrics::detail::kUnreached)
-                    reached.push_back({v, class_of_instance[instance], target});
-        }
-        std::stable_sort(reached.begin(), reached.end(), [](const auto& a, const auto& b) { return a.from < b.from; });
+        for (std::size_t g = 0; g < group.size(); ++g)
+            for (std::uint32_t instance = 0; instance < s.instances.size(); ++instance) {
+                if (class_of_instance[g][instance] == metrics::detail::kNoClass) continue;
+                TracepointSet to_here(tracepoints);
+                for (std::size_t t = 0; t < tracepoints; ++t) to_here[t] = to[group[g]][t] && s.tracepoints[t].instance_id == instance;
+                passes_->reach->run(from, to_here);
+                for (const graph::SampleIndex v : starts)
+                    if (const graph::SampleIndex target = passes_->reach->earliest(v); target != metrics::detail::kUnreached)
+                        reached.push_back({v, class_of_instance[g][instance], target});
+            }
+        std::sort(reached.begin(), reached.end(), [](const auto& a, const auto& b) { return std::tie(a.from, a.target_class) < std::tie(b.from, b.target_class); });
     }
 
-    IntervalInstances out;
-    std::size_t total = 0;
-    for (const auto& part : parts) total += part.size();
-    out.list.reserve(total);
-    std::uint64_t reaching = 0;
-    graph::SampleIndex previous = kNoSample;
+    // Each answer to its interval, in (start, class) order.
+    std::vector<std::size_t> count(group.size(), 0);
+    for (const auto& part : parts)
+        for (const auto& x : part) ++count[interval_of_class[x.target_class]];
+    for (std::size_t g = 0; g < group.size(); ++g) out[group[g]].list.reserve(count[g]);
+    std::vector<graph::SampleIndex> previous(group.size(), kNoSample);
+    std::vector<std::uint64_t> reaching(group.size(), 0);
     for (const auto& part : parts)
         for (const auto& x : part) {
-            out.list.push_back({x.from, x.to});
-            reaching += x.from != previous;
-            previous = x.from;
+            const std::uint32_t g = interval_of_class[x.target_class];
+            out[group[g]].list.push_back({x.from, x.to});
+            reaching[g] += x.from != previous[g];
+            previous[g] = x.from;
         }
-    out.unreached_starts = starts.size() - reaching;
-    return out;
+    for (std::size_t g = 0; g < group.size(); ++g) out[group[g]].unreached_starts = starts.size() - reaching[g];
 }
 
 }  // namespace hashtrace::critpath

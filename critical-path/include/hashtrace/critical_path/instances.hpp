@@ -34,11 +34,17 @@ public:
     InstanceFinder(const graph::SampleSet& samples, const graph::Graph& graph, unsigned threads = 0);  // 0: one per core
     ~InstanceFinder();
     IntervalInstances find(const graph::IntervalSpec& interval);
+    // Several at once, in their order: those with the same `from`
+    // tracepoints share one search per start.
+    std::vector<IntervalInstances> find(const std::vector<const graph::IntervalSpec*>& intervals);
 
 private:
     std::span<const graph::SampleIndex> samples_of_tracepoint(std::size_t t) const {
         return {by_tracepoint_.data() + first_of_tracepoint_[t], by_tracepoint_.data() + first_of_tracepoint_[t + 1]};
     }
+
+    void find_group(const std::vector<bool>& from, const std::vector<std::size_t>& group, const std::vector<std::vector<bool>>& to,
+                    std::vector<IntervalInstances>& out);
 
     struct Passes;  // the searches' scratch and the fallback passes
     const graph::SampleSet& samples_;
