@@ -298,17 +298,8 @@ TEST(Polling, AnInputArrivingDuringALongerBatchIsTakenInIt) {
     EXPECT_NEAR(r.predicted.mean_ms, (1.3 + 0.42 + 0.46) / 3, 1e-9);
 }
 
-// A render loop (thread 2) polls its inbox at ticks 1.0 and 2.0, applies
-// each input in 0.2 ms (Apply gives the frame's hash) and then draws the
-// frame (Frame, 0.05 ms after the batch):
-//   tick 1: Take m0 1.0, Apply 1.2; Take m1 1.21 (put 1.15), Apply 1.41; Frame 1.46
-//   tick 2: Take m2 2.0 (put 1.5), Apply 2.2; Frame 2.25
-// With Apply halved the first batch ends at 1.1, before m1 is there (1.2):
-// m1 waits for the second tick (Take 2.0 + its 0.01 take, Apply 2.11), and
-// m2 follows (Apply 2.21); the first frame is drawn at 1.15, the second at
-// 2.26. Latencies 1.1, 0.96, 0.71: the mean rises from 0.72 to 0.923,
-// where keeping the recorded batches would predict a fall (to 0.62).
-TEST(Polling, AFasterBatchEndsSoonerAndALateInputWaitsForTheNextTick) {
+// The render loop of the two tests below (their comments give its times).
+CsvLog render_loop_log() {
     CsvLog q;
     const double put[] = {0, 1.15, 1.5}, take[] = {1.0, 1.21, 2.0};
     const char* frame_of[] = {"f1", "f1", "f2"};
@@ -320,6 +311,21 @@ TEST(Polling, AFasterBatchEndsSoonerAndALateInputWaitsForTheNextTick) {
     }
     q.row("Q", "1", "Frame", 1 + 1.46 * ms, "f1", "", 2);
     q.row("Q", "1", "Frame", 1 + 2.25 * ms, "f2", "", 2);
+    return q;
+}
+
+// A render loop (thread 2) polls its inbox at ticks 1.0 and 2.0, applies
+// each input in 0.2 ms (Apply gives the frame's hash) and then draws the
+// frame (Frame, 0.05 ms after the batch):
+//   tick 1: Take m0 1.0, Apply 1.2; Take m1 1.21 (put 1.15), Apply 1.41; Frame 1.46
+//   tick 2: Take m2 2.0 (put 1.5), Apply 2.2; Frame 2.25
+// With Apply halved the first batch ends at 1.1, before m1 is there (1.2):
+// m1 waits for the second tick (Take 2.0 + its 0.01 take, Apply 2.11), and
+// m2 follows (Apply 2.21); the first frame is drawn at 1.15, the second at
+// 2.26. Latencies 1.1, 0.96, 0.71: the mean rises from 0.72 to 0.923,
+// where keeping the recorded batches would predict a fall (to 0.62).
+TEST(Polling, AFasterBatchEndsSoonerAndALateInputWaitsForTheNextTick) {
+    const CsvLog q = render_loop_log();
     RecordedRun run({{"q.csv", q.text()}}, "[[interval]]\nname = \"i\"\nfrom = \"Q/Put\"\nto = \"Q/Apply\"\n");
     DependenceModel model(run.samples, run.graph);
     ASSERT_TRUE(model.external(run.at("Q", "Take", 1.001)));
@@ -430,17 +436,7 @@ TEST(Polling, AnInputNotThereYetDoesNotHoldBackTheOnesBehindIt) {
 // m1 is taken at once after m0 (1.21, Apply 1.31) instead of at the next
 // tick. Latencies 1.1, 0.16, 0.6: mean 0.62, where the loop gave 0.923.
 TEST(Polling, AThreadThatAlsoServesAnotherNodesMessagesIsNotALoop) {
-    CsvLog q, d;
-    const double put[] = {0, 1.15, 1.5}, take[] = {1.0, 1.21, 2.0};
-    const char* frame_of[] = {"f1", "f1", "f2"};
-    for (int i = 0; i < 3; ++i) {
-        const std::string m = "m" + std::to_string(i), p = "p" + std::to_string(i);
-        q.row("Q", "1", "Put", 1 + put[i] * ms, "", m, 1);
-        q.row("Q", "1", "Take", 1 + take[i] * ms, m, p, 2);
-        q.row("Q", "1", "Apply", 1 + (take[i] + 0.2) * ms, p, frame_of[i], 2);
-    }
-    q.row("Q", "1", "Frame", 1 + 1.46 * ms, "f1", "", 2);
-    q.row("Q", "1", "Frame", 1 + 2.25 * ms, "f2", "", 2);
+    CsvLog q = render_loop_log(), d;
     q.row("Q", "1", "Received", 1 + 1.48 * ms, "w1", "", 2);
     q.row("Q", "1", "Received", 1 + 2.3 * ms, "w2", "", 2);
     d.row("D", "2", "Send", 1 + 1.47 * ms, "", "w1", 1);
