@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <tuple>
 
 namespace hashtrace::critpath {
@@ -31,14 +32,6 @@ InstanceFinder::InstanceFinder(const graph::SampleSet& samples, const graph::Gra
             backward[c] = samples.time_ns[graph.edges[e].from] > samples.time_ns[graph.edges[e].to];
     });
     runs_backward_in_time_ = std::find(backward.begin(), backward.end(), 1) != backward.end();
-    // Each tracepoint's samples in order (a counting sort): an interval's
-    // starts are then gathered without a scan of the run per interval.
-    first_of_tracepoint_.assign(samples.tracepoints.size() + 1, 0);
-    for (const graph::TracepointId t : samples.tracepoint) ++first_of_tracepoint_[t + 1];
-    for (std::size_t t = 0; t < samples.tracepoints.size(); ++t) first_of_tracepoint_[t + 1] += first_of_tracepoint_[t];
-    by_tracepoint_.resize(samples.size());
-    std::vector<std::uint32_t> next(first_of_tracepoint_.begin(), first_of_tracepoint_.end() - 1);
-    for (graph::SampleIndex v = 0; v < samples.size(); ++v) by_tracepoint_[next[samples.tracepoint[v]]++] = v;
 }
 InstanceFinder::~InstanceFinder() = default;
 
@@ -108,10 +101,23 @@ void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std
     }
     const auto classes = metrics::detail::TargetClasses::from_lists(classes_of_tracepoint, static_cast<std::uint32_t>(interval_of_class.size()));
 
+    // The starts, in sample order: a scan of the run's tracepoints per
+    // group costs less than sorting the run by tracepoint once.
     std::vector<graph::SampleIndex> starts;
-    for (std::size_t t = 0; t < tracepoints; ++t)
-        if (from[t]) starts.insert(starts.end(), samples_of_tracepoint(t).begin(), samples_of_tracepoint(t).end());
-    std::sort(starts.begin(), starts.end());
+    {
+        std::vector<std::uint8_t> is_start(tracepoints);
+        for (std::size_t t = 0; t < tracepoints; ++t) is_start[t] = from[t];
+        const std::size_t chunks = 4 * std::size_t{threads_};
+        std::vector<std::vector<graph::SampleIndex>> found(chunks);
+        parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned) {
+            for (graph::SampleIndex v = graph::SampleIndex(s.size() * c / chunks), end = graph::SampleIndex(s.size() * (c + 1) / chunks); v < end; ++v)
+                if (is_start[s.tracepoint[v]]) found[c].push_back(v);
+        });
+        std::size_t total = 0;
+        for (const auto& f : found) total += f.size();
+        starts.reserve(total);
+        for (const auto& f : found) starts.insert(starts.end(), f.begin(), f.end());
+    }
 
     // Forward searches from the starts, a chunk per task, as analyze
     // answers its intervals; exact unless an edge runs back in time.

@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <vector>
 
 namespace hashtrace::critpath {
@@ -39,10 +38,6 @@ public:
     std::vector<IntervalInstances> find(const std::vector<const graph::IntervalSpec*>& intervals);
 
 private:
-    std::span<const graph::SampleIndex> samples_of_tracepoint(std::size_t t) const {
-        return {by_tracepoint_.data() + first_of_tracepoint_[t], by_tracepoint_.data() + first_of_tracepoint_[t + 1]};
-    }
-
     void find_group(const std::vector<bool>& from, const std::vector<std::size_t>& group, const std::vector<std::vector<bool>>& to,
                     std::vector<IntervalInstances>& out);
 
@@ -52,8 +47,6 @@ private:
     unsigned threads_;
     bool runs_backward_in_time_ = false;
     std::unique_ptr<Passes> passes_;
-    std::vector<std::uint32_t> first_of_tracepoint_;  // samples of tracepoint t: by_tracepoint_[first[t] .. first[t+1])
-    std::vector<graph::SampleIndex> by_tracepoint_;
 };
 
 }  // namespace hashtrace::critpath
