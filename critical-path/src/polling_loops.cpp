@@ -13,7 +13,7 @@ constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
 
 }  // namespace
 
-PollingLoops::PollingLoops(const DependenceModel& model, const std::vector<SampleIndex>& slot_input) : model_(model) {
+PollingLoops::PollingLoops(const DependenceModel& model, const graph::Column<SampleIndex>& slot_input) : model_(model) {
     const auto& s = model.samples();
     const std::size_t n = s.size();
     // One sample of each thread that has a take started by its tick.
@@ -38,7 +38,7 @@ PollingLoops::PollingLoops(const DependenceModel& model, const std::vector<Sampl
     }
 }
 
-bool PollingLoops::read_structure(Loop& loop, const std::vector<SampleIndex>& slot_input) const {
+bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& slot_input) const {
     const auto& s = model_.samples();
     const auto& time = s.time_ns;
     const auto& order = loop.order;
@@ -199,7 +199,7 @@ void PollingLoops::read_schedule(Loop& loop) const {
     }
 }
 
-PollingLoops::Outcome PollingLoops::simulate(std::vector<std::int64_t>& time_ns, ChangeTable& changes, std::vector<std::uint64_t>& changed) const {
+PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_ns, ChangeTable& changes, std::vector<std::uint64_t>& changed) const {
     const auto& recorded = model_.samples().time_ns;
     Outcome out;
     for (const Loop& loop : loops_) {

@@ -60,7 +60,7 @@ namespace hashtrace::critpath {
 class PollingLoops {
 public:
     // slot_input[x]: the queue input that slot x takes (kNone for other samples).
-    PollingLoops(const DependenceModel& model, const std::vector<SampleIndex>& slot_input);
+    PollingLoops(const DependenceModel& model, const graph::Column<SampleIndex>& slot_input);
 
     bool empty() const { return loops_.empty(); }
     // Sample x belongs to a simulated loop (its time comes from simulate()).
@@ -80,7 +80,7 @@ public:
     // The loops' samples' new times into `time_ns`, in place, from their
     // inputs' new times there (the rest of the replay's); changes counted per
     // change in `changed`.
-    Outcome simulate(std::vector<std::int64_t>& time_ns, ChangeTable& changes, std::vector<std::uint64_t>& changed) const;
+    Outcome simulate(graph::Column<std::int64_t>& time_ns, ChangeTable& changes, std::vector<std::uint64_t>& changed) const;
 
 private:
     struct Message {
@@ -108,7 +108,7 @@ private:
         bool scheduled = false;  // its iterations are its ticks: they follow its schedule
     };
 
-    bool read_structure(Loop& loop, const std::vector<SampleIndex>& slot_input) const;
+    bool read_structure(Loop& loop, const graph::Column<SampleIndex>& slot_input) const;
     void read_schedule(Loop& loop) const;
 
     const DependenceModel& model_;

@@ -41,18 +41,20 @@ RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_ed
 // (consumer tracepoint, consumer thread). Samples whose queue input a change
 // matches are not slots: their wait is set.
 struct Slots {
-    std::vector<std::uint32_t> queue_of;  // per sample: its queue, or kNone
-    std::vector<SampleIndex> input;       // per sample: the input it takes, or kNone
+    graph::Column<std::uint32_t> queue_of;  // per sample: its queue, or kNone
+    graph::Column<SampleIndex> input;       // per sample: the input it takes, or kNone
     std::vector<QueueNote> queues;
 
     Slots(const DependenceModel& model, ChangeTable& table) {
         const auto& s = model.samples();
         const auto& g = model.graph();
         const std::size_t n = s.size();
-        queue_of.assign(n, kNone);
-        input.assign(n, kNone);
+        queue_of.resize(n);  // every entry is written below
+        input.resize(n);
         std::unordered_map<std::uint64_t, std::uint32_t> queue_ids;
         for (SampleIndex x = 0; x < n; ++x) {
+            queue_of[x] = kNone;
+            input[x] = kNone;
             SampleIndex taken = kNone;
             int queue_inputs = 0;
             for (std::uint32_t i = g.in_offset[x]; i < g.in_offset[x + 1]; ++i) {
@@ -145,7 +147,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
             if (served.producer != slot_input[x]) {
                 ++note.reordered;
                 ++r.reorderings;
-                if (r.served_slot.empty()) r.served_slot.assign(n, kNone);
+                if (r.served_slot.empty()) r.served_slot.resize(n, kNone);
                 r.served_slot[served.producer] = x;
             }
         } else {

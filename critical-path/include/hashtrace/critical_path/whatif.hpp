@@ -28,6 +28,7 @@
 
 #include "hashtrace/critical_path/change.hpp"
 #include "hashtrace/critical_path/model.hpp"
+#include "hashtrace/graph/column.hpp"
 #include "hashtrace/graph/spec.hpp"
 
 #include <cstdint>
@@ -73,10 +74,10 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
 
 // The replay alone: every sample's new time (ns), for tests and exports.
 struct Replay {
-    std::vector<std::int64_t> time_ns;
+    graph::Column<std::int64_t> time_ns;
     // Per sample: the slot that served it (kNone unless a queue input served
     // elsewhere); empty when no input was (reorderings == 0).
-    std::vector<SampleIndex> served_slot;
+    graph::Column<SampleIndex> served_slot;
     std::vector<std::uint64_t> changed_segments;
     std::vector<QueueNote> queues;
     std::uint64_t reorderings = 0, delayed_external = 0, backward_constraints = 0;
