@@ -110,6 +110,25 @@ bool PathFinder::critical_path(const IntervalInstance& instance, std::vector<Pat
     return true;
 }
 
+bool PathFinder::single_step(const IntervalInstance& instance, PathStep& step) const {
+    const graph::Graph& g = model_.graph();
+    if (instance.from == instance.to) return false;
+    std::uint32_t direct = 0, count = 0;
+    for (std::uint32_t e = g.out_offset[instance.from], end = g.out_offset[instance.from + 1]; e < end; ++e) {
+        if (g.edges[e].to < instance.to) return false;
+        if (g.edges[e].to == instance.to) {
+            direct = e;
+            ++count;
+        }
+    }
+    if (count != 1) return false;
+    // Nor may `to` lead back to a sample before it (an edge admitted backwards).
+    for (const graph::Edge& e : g.out(instance.to))
+        if (e.to <= instance.to) return false;
+    step = {instance.from, instance.to, model_.kind_of_edge(direct)};
+    return true;
+}
+
 std::vector<const graph::IntervalSpec*> select_intervals(const graph::AnalysisSpec& spec, const std::vector<std::string>& names) {
     for (const std::string& name : names)
         if (std::none_of(spec.intervals.begin(), spec.intervals.end(), [&](const graph::IntervalSpec& i) { return i.name == name; })) {
@@ -133,7 +152,22 @@ void walk_instances(const DependenceModel& model, std::span<const IntervalInstan
     acc.of_class.resize(model.classes().size());
     std::vector<PathStep> path;
     PerInstance in_instance;  // per class: its sum, or its least slack
+    // Room for one slack per instance, reserved (not touched) at once: growing by copies costs more.
+    const auto add_slack = [&](std::uint32_t c, std::int64_t slack) {
+        auto& slacks = acc.of_class[c].slack_ms;
+        if (slacks.capacity() == 0) slacks.reserve(instances.size());
+        slacks.push_back(float(double(slack) / 1e6));
+    };
     for (const IntervalInstance& instance : instances) {
+        if (PathStep step; finder.single_step(instance, step)) {
+            // What the general walk below finds for it: the one step on the
+            // path, and its slack against `to`'s own time.
+            const std::uint32_t c = model.class_index(step.from, step.to, step.kind);
+            acc.of_class[c].sum_ns += graph::elapsed_ns(s.time_ns[step.from], s.time_ns[step.to]);
+            ++acc.of_class[c].on_path;
+            add_slack(c, std::max<std::int64_t>(0, s.time_ns[step.to] - model.own_duration(step.from, step.to, step.kind) - s.time_ns[step.from]));
+            continue;
+        }
         if (!finder.critical_path(instance, path)) {
             ++acc.not_followed;
             continue;
@@ -150,12 +184,7 @@ void walk_instances(const DependenceModel& model, std::span<const IntervalInstan
             auto& entry = in_instance.of(model.class_index(step.from, step.to, step.kind), slack);
             entry.second = std::min(entry.second, slack);
         });
-        for (const auto& [c, slack] : in_instance.entries) {
-            // Room for one per instance, reserved (not touched) at once: growing by copies costs more.
-            auto& slacks = acc.of_class[c].slack_ms;
-            if (slacks.capacity() == 0) slacks.reserve(instances.size());
-            slacks.push_back(float(double(slack) / 1e6));
-        }
+        for (const auto& [c, slack] : in_instance.entries) add_slack(c, slack);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <tuple>
 
 namespace hashtrace::critpath {
 namespace {
@@ -75,6 +76,32 @@ TEST_F(FanIn, TheCriticalPathTakesTheInputThatArrivedLast) {
     EXPECT_EQ(path[0].to, run.at("B", "Make", 1.003));
     EXPECT_EQ(path[0].kind, SegmentKind::message);
     EXPECT_EQ(path[1].to, first.to);
+}
+
+// The shortcut for an instance whose `from` leads straight to `to` and to
+// nothing before it finds the step the full walk finds, and declines the
+// rest: S/Start (1.0) feeds M/Mid (1.001) and E/End (1.002).
+TEST(PathFinder, TheSingleStepShortcutAgreesWithTheWalk) {
+    CsvLog s, m, e;
+    s.row("S", "1", "Start", 1, "", "s1");
+    m.row("M", "2", "Mid", 1.001, "s1", "");
+    e.row("E", "3", "End", 1.002, "s1", "");
+    RecordedRun run({{"s.csv", s.text()}, {"m.csv", m.text()}, {"e.csv", e.text()}}, "");
+    DependenceModel model(run.samples, run.graph);
+    PathFinder finder(model);
+    std::vector<PathStep> path;
+    PathStep step{};
+    const IntervalInstance to_mid{run.at("S", "Start", 1), run.at("M", "Mid", 1.001)};
+    ASSERT_TRUE(finder.single_step(to_mid, step));
+    ASSERT_TRUE(finder.critical_path(to_mid, path));
+    ASSERT_EQ(path.size(), 1u);
+    EXPECT_EQ(std::tie(step.from, step.to, step.kind), std::tie(path[0].from, path[0].to, path[0].kind));
+    EXPECT_EQ(step.kind, SegmentKind::message);
+    const IntervalInstance to_end{run.at("S", "Start", 1), run.at("E", "End", 1.002)};
+    EXPECT_FALSE(finder.single_step(to_end, step));  // Start also leads to Mid, before End
+    ASSERT_TRUE(finder.critical_path(to_end, path));
+    ASSERT_EQ(path.size(), 1u);
+    EXPECT_EQ(path[0].to, to_end.to);
 }
 
 TEST_F(FanIn, AggregatesShareAndSlackPerSegment) {

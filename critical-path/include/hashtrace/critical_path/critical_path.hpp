@@ -40,6 +40,11 @@ public:
     // The instance's critical path in forward order, into `path`; false
     // (path empty) when it cannot be followed (from never leads to `to`).
     bool critical_path(const IntervalInstance& instance, std::vector<PathStep>& path);
+    // The common instance whose `from` leads straight to `to` and to no
+    // other sample before it (a receipt to its processing): its path is that
+    // one constraint, which is also its only one among the instance's
+    // samples, found without marking them. False for any other instance.
+    bool single_step(const IntervalInstance& instance, PathStep& step) const;
     // After critical_path(): every constraint y -> x among the instance's
     // samples with a path on to `to`, and its slack in ns: f(step, slack_ns).
     template <typename F> void for_each_slack(const IntervalInstance& instance, F&& f);
