@@ -26,6 +26,9 @@ struct PipelineOptions {
     unsigned threads = 0;
     bool progress = false;  // stderr is a terminal and --quiet was not given
     bool timings = false;   // --timings
+    // The allocator keeps what a stage frees for the next stage (commands
+    // whose goal is time, not peak memory; see load_stage).
+    bool reuse_freed_memory = false;
 };
 
 // Reads --spec, --tolerance-ms, --keep-all, --lenient, --threads, --quiet, --timings.
