@@ -5,10 +5,12 @@
 
 #include "hashtrace/critical_path/critical_path.hpp"
 #include "hashtrace/critical_path/instances.hpp"
+#include "hashtrace/graph/parallel.hpp"
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <unordered_map>
@@ -75,11 +77,11 @@ struct Slots {
     }
 };
 
-// One pass over the run in recorded order. With `loops_placed`, the samples
+// One pass over the run in recorded order. With `placed` loops, the samples
 // of simulated polling loops keep the times the simulation left in r.time_ns
 // (their inputs are then not queued for slots).
 void replay_pass(const DependenceModel& model, const std::vector<Change>& changes, ChangeTable& table, const Slots& slots,
-                 const PollingLoops& loops, bool loops_placed, Replay& r) {
+                 const PollingLoops* placed, Replay& r) {
     const auto& s = model.samples();
     const auto& g = model.graph();
     const std::size_t n = s.size();
@@ -90,7 +92,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
     r.reorderings = r.delayed_external = r.backward_constraints = 0;
     const auto& queue_of = slots.queue_of;
     const auto& slot_input = slots.input;
-    const auto is_pinned = [&](SampleIndex x) { return loops_placed && loops.simulated(x); };
+    const auto is_pinned = [&](SampleIndex x) { return placed != nullptr && placed->simulated(x); };
     std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending(r.queues.size());
 
     auto changed = [&](SampleIndex y, SampleIndex x, SegmentKind kind, std::int64_t ns) { return table.apply(y, x, kind, ns, r.changed_segments); };
@@ -165,9 +167,12 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
 Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
     ChangeTable table(model, changes);
     const Slots slots(model, table);
-    const PollingLoops loops(model, slots.input);
+    // The polling loops are read off the run while the first pass replays it,
+    // which keeps every thread's recorded batches and needs them not.
+    std::optional<PollingLoops> read;
     Replay r;
-    replay_pass(model, changes, table, slots, loops, false, r);
+    parallel::both([&] { read.emplace(model, slots.input); }, [&] { replay_pass(model, changes, table, slots, nullptr, r); });
+    const PollingLoops& loops = *read;
     if (!loops.empty()) {
         // The loops simulated from their inputs' new times, and the run
         // replayed again with the loops' times, once: what feeds a loop may
@@ -179,7 +184,7 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
         std::vector<std::uint64_t> loop_changes(changes.size(), 0);
         const PollingLoops::Outcome outcome = loops.simulate(r.time_ns, table, loop_changes);
         if (outcome.moved) {  // else the replay's own batches are the loops' (an unchanged run)
-            replay_pass(model, changes, table, slots, loops, true, r);
+            replay_pass(model, changes, table, slots, &loops, r);
             for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
             r.delayed_external += outcome.delayed_ticks;
             for (const auto& note : outcome.notes) {
@@ -202,7 +207,11 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
                                          [&](const graph::Tracepoint& t) { return selector->matches(t.node_name, t.tracepoint_name); });
             if (!any) throw std::invalid_argument("'" + c.text + "': selector '" + selector->text() + "' matches no tracepoint");
         }
-    const Replay rep = replay(model, changes);
+    // The interval's instances (from the recording alone) are found while
+    // the run is replayed, which runs mostly on one core.
+    Replay rep;
+    IntervalInstances instances;
+    parallel::both([&] { instances = InstanceFinder(s, model.graph(), 1).find(interval); }, [&] { rep = replay(model, changes); });
     for (std::size_t c = 0; c < changes.size(); ++c)
         if (rep.changed_segments[c] == 0)
             throw std::invalid_argument("'" + changes[c].text + "': no segment of the run goes from '" + changes[c].from.text() + "' to '" +
@@ -217,7 +226,6 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     out.delayed_external = rep.delayed_external;
     out.backward_constraints = rep.backward_constraints;
 
-    const IntervalInstances instances = InstanceFinder(s, model.graph()).find(interval);
     out.unreached_starts = instances.unreached_starts;
     std::vector<double> recorded, predicted;
     PathFinder finder(model);
