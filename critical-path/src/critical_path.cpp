@@ -110,7 +110,7 @@ bool PathFinder::critical_path(const IntervalInstance& instance, std::vector<Pat
     return true;
 }
 
-bool PathFinder::single_step(const IntervalInstance& instance, PathStep& step) const {
+bool PathFinder::single_step(const IntervalInstance& instance, PathStep& step, std::int64_t& slack_ns) const {
     const graph::Graph& g = model_.graph();
     if (instance.from == instance.to) return false;
     std::uint32_t direct = 0, count = 0;
@@ -126,6 +126,7 @@ bool PathFinder::single_step(const IntervalInstance& instance, PathStep& step) c
     for (const graph::Edge& e : g.out(instance.to))
         if (e.to <= instance.to) return false;
     step = {instance.from, instance.to, model_.kind_of_edge(direct)};
+    slack_ns = slack(step, latest_before(step, model_.samples().time_ns[instance.to]));
     return true;
 }
 
@@ -159,13 +160,13 @@ void walk_instances(const DependenceModel& model, std::span<const IntervalInstan
         slacks.push_back(float(double(slack) / 1e6));
     };
     for (const IntervalInstance& instance : instances) {
-        if (PathStep step; finder.single_step(instance, step)) {
-            // What the general walk below finds for it: the one step on the
-            // path, and its slack against `to`'s own time.
+        PathStep step;
+        if (std::int64_t slack; finder.single_step(instance, step, slack)) {
+            // What the general walk below finds for it: the one step on the path, and its slack.
             const std::uint32_t c = model.class_index(step.from, step.to, step.kind);
             acc.of_class[c].sum_ns += graph::elapsed_ns(s.time_ns[step.from], s.time_ns[step.to]);
             ++acc.of_class[c].on_path;
-            add_slack(c, std::max<std::int64_t>(0, s.time_ns[step.to] - model.own_duration(step.from, step.to, step.kind) - s.time_ns[step.from]));
+            add_slack(c, slack);
             continue;
         }
         if (!finder.critical_path(instance, path)) {
@@ -288,24 +289,20 @@ std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, c
 
     // All intervals' chunks of instances in one list of tasks, and then
     // their summaries, so that no interval's tail leaves a core idle.
-    struct Chunk {
-        std::size_t interval;
-        std::span<const IntervalInstance> instances;
-    };
-    std::vector<Chunk> chunks;
+    std::vector<std::span<const IntervalInstance>> chunks;
     std::vector<std::size_t> first_chunk;  // per interval, and one past the last
     for (std::size_t i = 0; i < instances.size(); ++i) {
         first_chunk.push_back(chunks.size());
         const auto& list = instances[i].list;
         const std::size_t count = std::clamp<std::size_t>(list.size() / 4096, 1, 4 * std::size_t{threads});
         for (std::size_t c = 0; c < count; ++c)
-            chunks.push_back({i, std::span(list).subspan(list.size() * c / count, list.size() * (c + 1) / count - list.size() * c / count)});
+            chunks.push_back(std::span(list).subspan(list.size() * c / count, list.size() * (c + 1) / count - list.size() * c / count));
     }
     first_chunk.push_back(chunks.size());
     std::vector<PathFinder> finders;
     for (unsigned k = 0; k < threads; ++k) finders.emplace_back(model);
     std::vector<Accumulators> parts(chunks.size());
-    parallel::for_each(chunks.size(), threads, [&](std::size_t c, unsigned worker) { walk_instances(model, chunks[c].instances, finders[worker], parts[c]); });
+    parallel::for_each(chunks.size(), threads, [&](std::size_t c, unsigned worker) { walk_instances(model, chunks[c], finders[worker], parts[c]); });
 
     std::vector<IntervalCriticalPath> out(intervals.size());
     parallel::for_each(intervals.size(), threads, [&](std::size_t i, unsigned worker) {

@@ -91,14 +91,20 @@ TEST(PathFinder, TheSingleStepShortcutAgreesWithTheWalk) {
     PathFinder finder(model);
     std::vector<PathStep> path;
     PathStep step{};
+    std::int64_t slack = -1;
     const IntervalInstance to_mid{run.at("S", "Start", 1), run.at("M", "Mid", 1.001)};
-    ASSERT_TRUE(finder.single_step(to_mid, step));
+    ASSERT_TRUE(finder.single_step(to_mid, step, slack));
     ASSERT_TRUE(finder.critical_path(to_mid, path));
     ASSERT_EQ(path.size(), 1u);
     EXPECT_EQ(std::tie(step.from, step.to, step.kind), std::tie(path[0].from, path[0].to, path[0].kind));
     EXPECT_EQ(step.kind, SegmentKind::message);
+    std::int64_t walked_slack = -1;
+    finder.for_each_slack(to_mid, [&](const PathStep& s, std::int64_t ns) {
+        if (s.from == step.from && s.to == step.to) walked_slack = ns;
+    });
+    EXPECT_EQ(slack, walked_slack);
     const IntervalInstance to_end{run.at("S", "Start", 1), run.at("E", "End", 1.002)};
-    EXPECT_FALSE(finder.single_step(to_end, step));  // Start also leads to Mid, before End
+    EXPECT_FALSE(finder.single_step(to_end, step, slack));  // Start also leads to Mid, before End
     ASSERT_TRUE(finder.critical_path(to_end, path));
     ASSERT_EQ(path.size(), 1u);
     EXPECT_EQ(path[0].to, to_end.to);

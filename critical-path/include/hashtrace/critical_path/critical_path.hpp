@@ -43,8 +43,9 @@ public:
     // The common instance whose `from` leads straight to `to` and to no
     // other sample before it (a receipt to its processing): its path is that
     // one constraint, which is also its only one among the instance's
-    // samples, found without marking them. False for any other instance.
-    bool single_step(const IntervalInstance& instance, PathStep& step) const;
+    // samples, found without marking them, with its slack (as
+    // for_each_slack gives it). False for any other instance.
+    bool single_step(const IntervalInstance& instance, PathStep& step, std::int64_t& slack_ns) const;
     // After critical_path(): every constraint y -> x among the instance's
     // samples with a path on to `to`, and its slack in ns: f(step, slack_ns).
     template <typename F> void for_each_slack(const IntervalInstance& instance, F&& f);
@@ -57,6 +58,13 @@ private:
         marked_.push_back(x);
     }
     void clear_marks();
+    // The latest time step.from may take for step.to to keep `latest_to`.
+    std::int64_t latest_before(const PathStep& step, std::int64_t latest_to) const {
+        return latest_to - model_.own_duration(step.from, step.to, step.kind);
+    }
+    std::int64_t slack(const PathStep& step, std::int64_t latest_before) const {
+        return std::max<std::int64_t>(0, latest_before - model_.samples().time_ns[step.from]);
+    }
 
     const DependenceModel& model_;
     // The instance's samples: a bit per sample of the run (an eighth of a
@@ -87,9 +95,10 @@ template <typename F> void PathFinder::for_each_slack(const IntervalInstance& in
             if (x <= y || !marked(x)) return;
             const std::int64_t latest_x = latest_allowed_[position(x)];
             if (latest_x == kUnbounded) return;
-            const std::int64_t own = model_.own_duration(y, x, kind);
-            allowed = std::min(allowed, latest_x - own);
-            f(PathStep{y, x, kind}, std::max<std::int64_t>(0, latest_x - own - time[y]));
+            const PathStep step{y, x, kind};
+            const std::int64_t latest_y = latest_before(step, latest_x);
+            allowed = std::min(allowed, latest_y);
+            f(step, slack(step, latest_y));
         });
         latest_allowed_[k] = allowed;
     }
