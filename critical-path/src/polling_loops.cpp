@@ -11,6 +11,12 @@ namespace {
 
 constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
 
+// The upper median of a non-empty list, reordering it.
+std::int64_t median(std::vector<std::int64_t>& v) {
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
 }  // namespace
 
 PollingLoops::PollingLoops(const DependenceModel& model, const graph::Column<SampleIndex>& slot_input) : model_(model) {
@@ -33,9 +39,7 @@ PollingLoops::PollingLoops(const DependenceModel& model, const graph::Column<Sam
             loops_.push_back(std::move(loop));
         }
     }
-    if (loops_.empty()) {
-        simulated_.clear();
-    }
+    if (loops_.empty()) simulated_.clear();
 }
 
 bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& slot_input) const {
@@ -129,10 +133,6 @@ bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& 
         if (has_takes(it)) waits.push_back(graph::elapsed_ns(time[slot_input[order[it.begin]]], time[order[it.begin]]));
     }
     if (periods.empty()) return false;
-    const auto median = [](std::vector<std::int64_t>& v) {
-        std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
-        return v[v.size() / 2];
-    };
     if (4 * median(waits) < median(periods)) return false;
 
     // A loop then: each sample's segment from the one before it, and the messages.
@@ -177,10 +177,6 @@ void PollingLoops::read_schedule(Loop& loop) const {
     const auto& its = loop.iterations;
     const auto step = [&](std::size_t k) { return graph::elapsed_ns(time[order[its[k - 1].begin]], time[order[its[k].begin]]); };
     const auto gap = [&](std::size_t k) { return graph::elapsed_ns(time[order[its[k - 1].end - 1]], time[order[its[k].begin]]); };
-    const auto median = [](std::vector<std::int64_t>& v) {
-        std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
-        return v[v.size() / 2];
-    };
     std::vector<std::int64_t> steps, restart_gaps;
     for (std::size_t k = 1; k < its.size(); ++k) {
         if (gap(k) >= kPollingSlackNs) steps.push_back(step(k));

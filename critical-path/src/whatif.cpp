@@ -38,7 +38,6 @@ RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_ed
     return {s.count, s.mean, s.p50, s.p95, s.p99, window_ns > 0 ? double(message_edges) / (double(window_ns) / 1e9) : 0};
 }
 
-
 // The samples taking exactly one input from a queue: the slots. A queue is
 // (consumer tracepoint, consumer thread). Samples whose queue input a change
 // matches are not slots: their wait is set.

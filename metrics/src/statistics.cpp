@@ -33,7 +33,6 @@ Pair load_pair(const double* p) {
     return v;
 }
 
-
 // Percentiles by a histogram instead of nth_element over all values: one
 // pass counts the values' top 16 bits (sign, exponent, 4 mantissa bits);
 // then only the values in the buckets of the wanted ranks (each bucket
