@@ -175,8 +175,7 @@ void DependenceModel::find_floors_and_determining(unsigned threads) {
                 }
             });
             determined_by_[x] = graph_.in_degree(x) == 0 ? kNone : latest;  // none: started from outside the trace
-            if (graph_.in_degree(x) == 0) continue;
-            if (latest_kind == SegmentKind::queue) by_queue[c].push_back(x);
+            if (latest_kind == SegmentKind::queue) by_queue[c].push_back(x);  // a hash input, so never of those
         }
     });
     for (const LeastPerKey& chunk : least)
