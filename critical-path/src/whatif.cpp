@@ -226,26 +226,48 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     out.backward_constraints = rep.backward_constraints;
 
     out.unreached_starts = instances.unreached_starts;
-    std::vector<double> recorded, predicted;
-    PathFinder finder(model);
-    std::vector<PathStep> path;
-    for (const IntervalInstance& i : instances.list) {
-        recorded.push_back(double(graph::elapsed_ns(s.time_ns[i.from], s.time_ns[i.to])) / 1e6);
-        std::int64_t latency = rep.time_ns[i.to] - rep.time_ns[i.from];
-        // An input served by another slot: the instance continues from there.
-        if (rep.reorderings > 0 && finder.critical_path(i, path))
-            for (const PathStep& step : path)
-                if (step.kind == SegmentKind::queue && rep.served_slot[step.from] != kNone)
-                    latency += rep.time_ns[rep.served_slot[step.from]] - rep.time_ns[step.to];
-        predicted.push_back(double(latency) / 1e6);
-    }
+    // The instances' latencies, recorded and predicted, in chunks on all
+    // cores (the replay before ran mostly on one): and the run's message
+    // edges and replayed span with them.
+    const auto& list = instances.list;
+    const unsigned threads = parallel::thread_count(0);
+    const std::size_t chunks = 4 * std::size_t{threads};
+    std::vector<double> recorded(list.size()), predicted(list.size());
+    std::vector<PathFinder> finders;
+    if (rep.reorderings > 0)
+        for (unsigned k = 0; k < threads; ++k) finders.emplace_back(model);
+    struct ChunkFigures {
+        std::uint64_t message_edges = 0;
+        std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
+    };
+    std::vector<ChunkFigures> figures(chunks);
+    const auto& edges = model.graph().edges;
+    parallel::for_each(chunks, threads, [&](std::size_t c, unsigned worker) {
+        std::vector<PathStep> path;
+        for (std::size_t k = list.size() * c / chunks, end = list.size() * (c + 1) / chunks; k < end; ++k) {
+            const IntervalInstance& i = list[k];
+            recorded[k] = double(graph::elapsed_ns(s.time_ns[i.from], s.time_ns[i.to])) / 1e6;
+            std::int64_t latency = rep.time_ns[i.to] - rep.time_ns[i.from];
+            // An input served by another slot: the instance continues from there.
+            if (rep.reorderings > 0 && finders[worker].critical_path(i, path))
+                for (const PathStep& step : path)
+                    if (step.kind == SegmentKind::queue && rep.served_slot[step.from] != kNone)
+                        latency += rep.time_ns[rep.served_slot[step.from]] - rep.time_ns[step.to];
+            predicted[k] = double(latency) / 1e6;
+        }
+        ChunkFigures& f = figures[c];
+        for (std::size_t e = edges.size() * c / chunks, end = edges.size() * (c + 1) / chunks; e < end; ++e) f.message_edges += !graph::is_local(s, edges[e]);
+        for (std::size_t x = s.size() * c / chunks, end = s.size() * (c + 1) / chunks; x < end; ++x) {
+            f.first = std::min(f.first, rep.time_ns[x]);
+            f.last = std::max(f.last, rep.time_ns[x]);
+        }
+    });
     std::uint64_t message_edges = 0;
-    for (const graph::Edge& e : model.graph().edges) message_edges += !graph::is_local(s, e);
     std::int64_t first = 0, last = 0;
+    for (const ChunkFigures& f : figures) message_edges += f.message_edges;
     if (s.size() > 0) {
-        const auto [lo, hi] = std::minmax_element(rep.time_ns.begin(), rep.time_ns.end());
-        first = *lo;
-        last = *hi;
+        first = std::min_element(figures.begin(), figures.end(), [](const auto& a, const auto& b) { return a.first < b.first; })->first;
+        last = std::max_element(figures.begin(), figures.end(), [](const auto& a, const auto& b) { return a.last < b.last; })->last;
     }
     out.baseline = figures_of(std::move(recorded), message_edges, s.size() ? graph::elapsed_ns(s.time_ns.front(), s.time_ns.back()) : 0);
     out.predicted = figures_of(std::move(predicted), message_edges, last - first);
