@@ -62,6 +62,18 @@ bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& 
     for (std::size_t t = 0; t < samples_of.size(); ++t)
         per_message[t] = samples_of[t] > 0 && samples_of[t] * 100 >= takes * 99 && samples_of[t] * 100 <= takes * 101;
 
+    // A tick's takes come first; its batch ended with the last of their samples.
+    const auto has_takes = [&](const Iteration& it) { return slot_input[order[it.begin]] != kNone; };
+    const auto batch_end = [&](const Iteration& it) { return time[order[has_takes(it) ? it.tail_begin - 1 : it.begin]]; };
+    const auto handed = [&](SampleIndex take) {
+        return time[slot_input[take]] + model_.own_duration(slot_input[take], take, SegmentKind::queue);
+    };
+    // A loop that leaves inputs in its inbox at the end of a batch takes a
+    // bounded number per tick: not one this simulation is right for. Counted
+    // as the ticks are found, it rules a thread out as soon as more than 1 %
+    // of all its takes (at least its ticks' first takes) were left behind.
+    std::uint64_t first_takes = 0, left_behind = 0;
+
     // The ticks, from the order of takes, message samples and own work alone.
     bool in_chain = false;
     std::uint32_t first_tail = kNone;
@@ -84,6 +96,11 @@ bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& 
             in_chain = false;
             first_tail = kNone;
             own_work.clear();
+            if (take) {
+                ++first_takes;
+                left_behind += p > 0 && handed(x) + kPollingSlackNs < batch_end(loop.iterations[loop.iterations.size() - 2]);
+                if (left_behind * 100 > takes) return false;
+            }
         }
         if (take) {
             in_chain = true;
@@ -105,20 +122,6 @@ bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& 
     }
     if (count > 0) close_iteration(count);
 
-    // A tick's takes come first; its batch ended with the last of their samples.
-    const auto has_takes = [&](const Iteration& it) { return slot_input[order[it.begin]] != kNone; };
-    const auto batch_end = [&](const Iteration& it) { return time[order[has_takes(it) ? it.tail_begin - 1 : it.begin]]; };
-    const auto handed = [&](SampleIndex take) {
-        return time[slot_input[take]] + model_.own_duration(slot_input[take], take, SegmentKind::queue);
-    };
-    // A loop that leaves inputs in its inbox at the end of a batch takes a
-    // bounded number per tick: not one this simulation is right for.
-    std::uint64_t first_takes = 0, left_behind = 0;
-    for (std::size_t k = 0; k < loop.iterations.size(); ++k)
-        if (has_takes(loop.iterations[k])) {
-            ++first_takes;
-            left_behind += k > 0 && handed(order[loop.iterations[k].begin]) + kPollingSlackNs < batch_end(loop.iterations[k - 1]);
-        }
     if (first_takes == 0 || left_behind * 100 > first_takes) return false;
     // A loop that polls at its own ticks takes its first input of a tick
     // whenever the tick comes, a good part of a period after it arrived; a
