@@ -13,23 +13,25 @@ namespace hashtrace::critpath {
 
 class ChangeTable {
 public:
+    // Resolved for every class at once (a class's labels tell its node and
+    // tracepoint names), so that lookups are reads, safe from any thread.
     ChangeTable(const DependenceModel& model, const std::vector<Change>& changes)
-        : model_(model), changes_(changes), table_(model.classes().size()), resolved_(model.classes().size(), 0) {}
-
-    const std::vector<std::uint32_t>& of(SampleIndex y, SampleIndex x, SegmentKind kind) {
-        const std::uint32_t c = model_.class_index(y, x, kind);
-        if (!resolved_[c]) {
-            resolved_[c] = 1;
-            const auto& s = model_.samples();
+        : model_(model), changes_(changes), table_(model.classes().size()) {
+        const auto& tracepoints = model.samples().tracepoints;
+        std::vector<const graph::Tracepoint*> of_label(model.labels().size(), nullptr);
+        for (std::size_t t = 0; t < tracepoints.size(); ++t) of_label[model.label_of_tracepoint(graph::TracepointId(t))] = &tracepoints[t];
+        for (std::size_t c = 0; c < table_.size(); ++c) {
+            const SegmentClass& segment = model.classes()[c];
             for (std::uint32_t k = 0; k < changes_.size(); ++k)
-                if (changes_[k].matches(s.tracepoint_of(y), s.tracepoint_of(x))) table_[c].push_back(k);
+                if (changes_[k].matches(*of_label[segment.from_label], *of_label[segment.to_label])) table_[c].push_back(k);
         }
-        return table_[c];
     }
+
+    const std::vector<std::uint32_t>& of(SampleIndex y, SampleIndex x, SegmentKind kind) const { return table_[model_.class_index(y, x, kind)]; }
 
     // The duration `ns` of constraint y -> x with the changes that match it
     // applied, each counted in `counts` (per change).
-    std::int64_t apply(SampleIndex y, SampleIndex x, SegmentKind kind, std::int64_t ns, std::vector<std::uint64_t>& counts) {
+    std::int64_t apply(SampleIndex y, SampleIndex x, SegmentKind kind, std::int64_t ns, std::vector<std::uint64_t>& counts) const {
         for (std::uint32_t c : of(y, x, kind)) {
             ns = changes_[c].apply(ns);
             ++counts[c];
@@ -41,7 +43,6 @@ private:
     const DependenceModel& model_;
     const std::vector<Change>& changes_;
     std::vector<std::vector<std::uint32_t>> table_;
-    std::vector<std::uint8_t> resolved_;
 };
 
 }  // namespace hashtrace::critpath

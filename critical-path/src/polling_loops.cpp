@@ -198,7 +198,7 @@ void PollingLoops::read_schedule(Loop& loop) const {
     }
 }
 
-PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_ns, ChangeTable& changes, std::vector<std::uint64_t>& changed) const {
+PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed) const {
     const auto& recorded = model_.samples().time_ns;
     Outcome out;
     for (const Loop& loop : loops_) {

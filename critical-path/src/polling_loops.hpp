@@ -80,7 +80,7 @@ public:
     // The loops' samples' new times into `time_ns`, in place, from their
     // inputs' new times there (the rest of the replay's); changes counted per
     // change in `changed`.
-    Outcome simulate(graph::Column<std::int64_t>& time_ns, ChangeTable& changes, std::vector<std::uint64_t>& changed) const;
+    Outcome simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed) const;
 
 private:
     struct Message {

@@ -46,7 +46,7 @@ struct Slots {
     graph::Column<SampleIndex> input;       // per sample: the input it takes, or kNone
     std::vector<QueueNote> queues;
 
-    Slots(const DependenceModel& model, ChangeTable& table) {
+    Slots(const DependenceModel& model, const ChangeTable& table) {
         const auto& s = model.samples();
         const auto& g = model.graph();
         const std::size_t n = s.size();
@@ -79,7 +79,7 @@ struct Slots {
 // One pass over the run in recorded order. With `placed` loops, the samples
 // of simulated polling loops keep the times the simulation left in r.time_ns
 // (their inputs are then not queued for slots).
-void replay_pass(const DependenceModel& model, const std::vector<Change>& changes, ChangeTable& table, const Slots& slots,
+void replay_pass(const DependenceModel& model, const std::vector<Change>& changes, const ChangeTable& table, const Slots& slots,
                  const PollingLoops* placed, Replay& r) {
     const auto& s = model.samples();
     const auto& g = model.graph();
@@ -164,7 +164,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
 }  // namespace
 
 Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
-    ChangeTable table(model, changes);
+    const ChangeTable table(model, changes);
     const Slots slots(model, table);
     // The polling loops are read off the run while the first pass replays it,
     // which keeps every thread's recorded batches and needs them not.
