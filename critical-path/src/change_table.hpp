@@ -27,12 +27,17 @@ public:
         }
     }
 
-    const std::vector<std::uint32_t>& of(SampleIndex y, SampleIndex x, SegmentKind kind) const { return table_[model_.class_index(y, x, kind)]; }
+    // The changes (indices) that match constraint y -> x, or its class.
+    const std::vector<std::uint32_t>& of(SampleIndex y, SampleIndex x, SegmentKind kind) const { return of_class(model_.class_index(y, x, kind)); }
+    const std::vector<std::uint32_t>& of_class(std::uint32_t segment_class) const { return table_[segment_class]; }
 
     // The duration `ns` of constraint y -> x with the changes that match it
     // applied, each counted in `counts` (per change).
     std::int64_t apply(SampleIndex y, SampleIndex x, SegmentKind kind, std::int64_t ns, std::vector<std::uint64_t>& counts) const {
-        for (std::uint32_t c : of(y, x, kind)) {
+        return apply(of(y, x, kind), ns, counts);
+    }
+    std::int64_t apply(const std::vector<std::uint32_t>& matching, std::int64_t ns, std::vector<std::uint64_t>& counts) const {
+        for (std::uint32_t c : matching) {
             ns = changes_[c].apply(ns);
             ++counts[c];
         }

@@ -94,7 +94,6 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
     const auto is_pinned = [&](SampleIndex x) { return placed != nullptr && placed->simulated(x); };
     std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending(r.queues.size());
 
-    auto changed = [&](SampleIndex y, SampleIndex x, SegmentKind kind, std::int64_t ns) { return table.apply(y, x, kind, ns, r.changed_segments); };
     // x's outputs that slots take, queued at x's new time t.
     auto queue_outputs = [&](SampleIndex x, std::int64_t t) {
         for (const graph::Edge& e : g.out(x))
@@ -115,14 +114,16 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
                 return;
             }
             if (y == slot_input[x]) return;  // served from its queue below
-            if (kind == SegmentKind::queue && !table.of(y, x, kind).empty()) {
+            const std::uint32_t segment_class = model.class_index(y, x, kind);
+            const auto& matching = table.of_class(segment_class);
+            if (kind == SegmentKind::queue && !matching.empty()) {
                 // The wait in this queue is what changes.
-                t = r.time_ns[y] + changed(y, x, kind, std::max<std::int64_t>(0, graph::elapsed_ns(s.time_ns[y], s.time_ns[x])));
+                t = r.time_ns[y] + table.apply(matching, std::max<std::int64_t>(0, graph::elapsed_ns(s.time_ns[y], s.time_ns[x])), r.changed_segments);
                 started = kNoTime;
                 wait_set = true;
                 return;
             }
-            if (!wait_set) t = std::max(t, r.time_ns[y] + changed(y, x, kind, model.own_duration(y, x, kind)));
+            if (!wait_set) t = std::max(t, r.time_ns[y] + table.apply(matching, model.own_duration(y, x, kind, segment_class), r.changed_segments));
         });
         if (queue_of[x] != kNone) {
             const std::uint32_t q = queue_of[x];

@@ -77,14 +77,16 @@ public:
     bool external(SampleIndex x) const { return determined_by_[x] == kNone; }
 
     // x's own duration after constraint y (see above), in ns.
-    std::int64_t own_duration(SampleIndex y, SampleIndex x, SegmentKind kind) const {
+    std::int64_t own_duration(SampleIndex y, SampleIndex x, SegmentKind kind) const { return own_duration(y, x, kind, class_index(y, x, kind)); }
+    // The same, given the constraint's class (class_index(y, x, kind)).
+    std::int64_t own_duration(SampleIndex y, SampleIndex x, SegmentKind kind, std::uint32_t segment_class) const {
         const std::int64_t recorded = std::max<std::int64_t>(0, graph::elapsed_ns(samples_.time_ns[y], samples_.time_ns[x]));
         if (determined_by_[x] == y) return recorded;
         // A sample started from outside waited for that, not for its thread: a
         // loop that overran its tick starts the next iteration at once (the
         // floor of that gap would be its shortest sleep).
         if (kind == SegmentKind::thread && external(x)) return 0;
-        return std::min(recorded, floors_[class_index(y, x, kind)]);
+        return std::min(recorded, floors_[segment_class]);
     }
 
     // The segment classes that occur in the run, numbered (dense, for
