@@ -144,7 +144,7 @@ bool PathFinder::single_step(const IntervalInstance& instance, PathStep& step, s
     for (const graph::Edge& e : g.out(instance.to))
         if (e.to <= instance.to) return false;
     step = {instance.from, instance.to, model_.kind_of_edge(direct)};
-    slack_ns = slack(step, latest_before(step, model_.samples().time_ns[instance.to]));
+    slack_ns = slack(step, latest_before(step, model_.class_index(step.from, step.to, step.kind), model_.samples().time_ns[instance.to]));
     return true;
 }
 
@@ -199,8 +199,8 @@ void walk_instances(const DependenceModel& model, std::span<const IntervalInstan
             ++acc.of_class[c].on_path;
         }
         in_instance.entries.clear();
-        finder.for_each_slack(instance, [&](const PathStep& step, std::int64_t slack) {
-            auto& entry = in_instance.of(model.class_index(step.from, step.to, step.kind), slack);
+        finder.for_each_slack(instance, [&](const PathStep&, std::uint32_t c, std::int64_t slack) {
+            auto& entry = in_instance.of(c, slack);
             entry.second = std::min(entry.second, slack);
         });
         for (const auto& [c, slack] : in_instance.entries) add_slack(c, slack);

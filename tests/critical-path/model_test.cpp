@@ -99,7 +99,7 @@ TEST(PathFinder, TheSingleStepShortcutAgreesWithTheWalk) {
     EXPECT_EQ(std::tie(step.from, step.to, step.kind), std::tie(path[0].from, path[0].to, path[0].kind));
     EXPECT_EQ(step.kind, SegmentKind::message);
     std::int64_t walked_slack = -1;
-    finder.for_each_slack(to_mid, [&](const PathStep& s, std::int64_t ns) {
+    finder.for_each_slack(to_mid, [&](const PathStep& s, std::uint32_t, std::int64_t ns) {
         if (s.from == step.from && s.to == step.to) walked_slack = ns;
     });
     EXPECT_EQ(slack, walked_slack);

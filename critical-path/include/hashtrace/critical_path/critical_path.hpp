@@ -47,7 +47,8 @@ public:
     // for_each_slack gives it). False for any other instance.
     bool single_step(const IntervalInstance& instance, PathStep& step, std::int64_t& slack_ns) const;
     // After critical_path(): every constraint y -> x among the instance's
-    // samples with a path on to `to`, and its slack in ns: f(step, slack_ns).
+    // samples with a path on to `to`, its segment class and its slack in ns:
+    // f(step, segment_class, slack_ns).
     template <typename F> void for_each_slack(const IntervalInstance& instance, F&& f);
 
 private:
@@ -59,9 +60,9 @@ private:
     }
     void clear_marks();
     void order_marked_descending();
-    // The latest time step.from may take for step.to to keep `latest_to`.
-    std::int64_t latest_before(const PathStep& step, std::int64_t latest_to) const {
-        return latest_to - model_.own_duration(step.from, step.to, step.kind);
+    // The latest time step.from may take for step.to to keep `latest_to` (step of class segment_class).
+    std::int64_t latest_before(const PathStep& step, std::uint32_t segment_class, std::int64_t latest_to) const {
+        return latest_to - model_.own_duration(step.from, step.to, step.kind, segment_class);
     }
     std::int64_t slack(const PathStep& step, std::int64_t latest_before) const {
         return std::max<std::int64_t>(0, latest_before - model_.samples().time_ns[step.from]);
@@ -97,9 +98,10 @@ template <typename F> void PathFinder::for_each_slack(const IntervalInstance& in
             const std::int64_t latest_x = latest_allowed_[position(x)];
             if (latest_x == kUnbounded) return;
             const PathStep step{y, x, kind};
-            const std::int64_t latest_y = latest_before(step, latest_x);
+            const std::uint32_t segment_class = model_.class_index(y, x, kind);
+            const std::int64_t latest_y = latest_before(step, segment_class, latest_x);
             allowed = std::min(allowed, latest_y);
-            f(step, slack(step, latest_y));
+            f(step, segment_class, slack(step, latest_y));
         });
         latest_allowed_[k] = allowed;
     }
