@@ -76,24 +76,6 @@ void PathFinder::clear_marks() {
     marked_.clear();
 }
 
-void PathFinder::order_marked_descending() {
-    const auto [lowest, highest] = std::minmax_element(marked_.begin(), marked_.end());
-    const std::size_t first_word = *lowest / 64, last_word = *highest / 64;
-    // An instance's samples mostly lie within a few words of marks: read
-    // them off in order there, where sorting them would cost more.
-    if (last_word - first_word > 2 * marked_.size() + 8) {
-        std::sort(marked_.begin(), marked_.end(), std::greater<>());
-        return;
-    }
-    std::size_t k = 0;
-    for (std::size_t w = last_word + 1; w-- > first_word;)
-        for (std::uint64_t bits = marks_[w]; bits != 0;) {
-            const int high = 63 - std::countl_zero(bits);
-            marked_[k++] = SampleIndex(w * 64 + high);
-            bits ^= std::uint64_t{1} << high;
-        }
-}
-
 bool PathFinder::critical_path(const IntervalInstance& instance, std::vector<PathStep>& path) {
     path.clear();
     clear_marks();

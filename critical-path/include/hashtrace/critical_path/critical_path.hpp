@@ -59,7 +59,6 @@ private:
         marked_.push_back(x);
     }
     void clear_marks();
-    void order_marked_descending();
     // The latest time step.from may take for step.to to keep `latest_to` (step of class segment_class).
     std::int64_t latest_before(const PathStep& step, std::uint32_t segment_class, std::int64_t latest_to) const {
         return latest_to - model_.own_duration(step.from, step.to, step.kind, segment_class);
@@ -82,7 +81,7 @@ template <typename F> void PathFinder::for_each_slack(const IntervalInstance& in
     // the instance's samples: L(to) = t(to), L(y) = min over its dependents
     // x of L(x) - own_duration(y -> x). Found by index in the descending
     // list (an instance holds a handful of samples).
-    order_marked_descending();
+    std::sort(marked_.begin(), marked_.end(), std::greater<>());
     const auto& time = model_.samples().time_ns;
     latest_allowed_.assign(marked_.size(), kUnbounded);
     const auto position = [&](SampleIndex x) {
