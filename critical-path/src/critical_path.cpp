@@ -87,11 +87,14 @@ bool PathFinder::critical_path(const IntervalInstance& instance, std::vector<Pat
     if (!marked(instance.to)) return false;
 
     const auto& time = model_.samples().time_ns;
+    only_path_leads_to_end_ = true;
     for (SampleIndex x = instance.to; x != instance.from;) {
         SampleIndex latest = kNone;
         SegmentKind latest_kind = SegmentKind::thread;
+        int marked_inputs = 0;
         model_.for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
             if (!marked(y)) return;
+            ++marked_inputs;
             if (latest == kNone || time[y] > time[latest] || (time[y] == time[latest] && y > latest)) {
                 latest = y;
                 latest_kind = kind;
@@ -103,10 +106,12 @@ bool PathFinder::critical_path(const IntervalInstance& instance, std::vector<Pat
             path.clear();
             return false;
         }
+        only_path_leads_to_end_ &= marked_inputs == 1 && latest < x;
         path.push_back({latest, x, latest_kind});
         x = latest;
     }
     std::reverse(path.begin(), path.end());
+    if (only_path_leads_to_end_) path_ = path;
     return true;
 }
 

@@ -185,6 +185,31 @@ TEST_F(Backlog, TheWaitInTheQueueIsItsOwnSegmentNotTheOtherWork) {
     EXPECT_EQ(model.determined_by(run.at("Q", "Take", 1.00102)), run.at("Q", "Apply", 1.00101));
 }
 
+// Each instance's path is a chain (every sample on it has one input among
+// the instance's samples). A backlogged Take could have been handed its
+// input later by all the wait but the queue's floor (0.01 ms) without
+// moving its Apply: 1.02 - 0.01 - 0.1 = 0.91 ms in round 2, 1.82 in round 3,
+// none in round 1 (median 0.91). The Apply after it has none.
+TEST_F(Backlog, AQueueWaitsSlackIsTheBacklogAheadOfIt) {
+    const IntervalCriticalPath p = critical_paths(model, {&run.interval("put to apply")}, {1}).front();
+    const auto* queue = segment(p, "Q/Put", "Q/Take");
+    const auto* apply = segment(p, "Q/Take", "Q/Apply");
+    ASSERT_TRUE(queue && apply);
+    EXPECT_NEAR(queue->slack_ms, 0.91, 1e-6);
+    EXPECT_NEAR(apply->slack_ms, 0.0, 1e-9);
+    PathFinder finder(model);
+    std::vector<PathStep> path;
+    const IntervalInstance third{run.at("Q", "Put", 1.0002), run.at("Q", "Apply", 1.00303)};
+    ASSERT_TRUE(finder.critical_path(third, path));
+    ASSERT_EQ(path.size(), 2u);
+    std::vector<std::pair<SegmentKind, std::int64_t>> slacks;
+    finder.for_each_slack(third, [&](const PathStep& step, std::uint32_t, std::int64_t ns) { slacks.emplace_back(step.kind, ns); });
+    ASSERT_EQ(slacks.size(), 2u);  // from `to` back
+    EXPECT_EQ(slacks[0], std::pair(SegmentKind::local, std::int64_t{0}));
+    EXPECT_EQ(slacks[1].first, SegmentKind::queue);
+    EXPECT_NEAR(double(slacks[1].second), 1.82e6, 1.0);
+}
+
 TEST_F(Backlog, UnchangedReplayReproducesTheRun) {
     const Replay r = replay(model, {});
     for (SampleIndex x = 0; x < run.samples.size(); ++x) EXPECT_EQ(r.time_ns[x], run.samples.time_ns[x]) << x;

@@ -74,6 +74,12 @@ private:
     std::vector<std::uint64_t> marks_;
     std::vector<SampleIndex> marked_;
     std::vector<std::int64_t> latest_allowed_;  // for_each_slack: per sample of marked_, in its (descending) order
+    // Set by critical_path(): each sample of the path has one input among
+    // the instance's samples, the one before it on the path. Then no other
+    // sample leads to `to` (its way would end in an input of a path sample
+    // besides the path's own), and the slacks are the path's steps' alone.
+    bool only_path_leads_to_end_ = false;
+    std::vector<PathStep> path_;  // the path, where only it leads to `to`
 };
 
 template <typename F> void PathFinder::for_each_slack(const IntervalInstance& instance, F&& f) {
@@ -81,8 +87,20 @@ template <typename F> void PathFinder::for_each_slack(const IntervalInstance& in
     // the instance's samples: L(to) = t(to), L(y) = min over its dependents
     // x of L(x) - own_duration(y -> x). Found by index in the descending
     // list (an instance holds a handful of samples).
-    std::sort(marked_.begin(), marked_.end(), std::greater<>());
     const auto& time = model_.samples().time_ns;
+    if (only_path_leads_to_end_) {
+        // What the pass below gives then: the steps from `to` back, in the
+        // same (descending) order.
+        std::int64_t latest_x = time[instance.to];
+        for (auto step = path_.rbegin(); step != path_.rend(); ++step) {
+            const std::uint32_t segment_class = model_.class_index(step->from, step->to, step->kind);
+            const std::int64_t latest_y = latest_before(*step, segment_class, latest_x);
+            f(*step, segment_class, slack(*step, latest_y));
+            latest_x = latest_y;
+        }
+        return;
+    }
+    std::sort(marked_.begin(), marked_.end(), std::greater<>());
     latest_allowed_.assign(marked_.size(), kUnbounded);
     const auto position = [&](SampleIndex x) {
         return std::size_t(std::lower_bound(marked_.begin(), marked_.end(), x, std::greater<>()) - marked_.begin());
