@@ -3,9 +3,11 @@
 #include "output.hpp"
 #include "hashtrace/critical_path/critical_path.hpp"
 #include "hashtrace/critical_path/render.hpp"
+#include "hashtrace/graph/parallel.hpp"
 #include "pipeline.hpp"
 
 #include <cstdio>
+#include <optional>
 
 namespace {
 
@@ -43,9 +45,14 @@ int run_critical_path(hashtrace::cli::Args& args) {
     if (intervals.empty()) throw cli::UsageError("the spec " + spec.file + " defines no interval");
     pipeline.reuse_freed_memory = true;  // measured by its time, not its peak
     const auto run = cli::linked_run_stage(inputs, spec, pipeline, timings);
-    const critpath::DependenceModel model(run.samples, run.graph);
-    timings.mark("model");
-    const auto paths = critpath::critical_paths(model, intervals, {pipeline.threads});
+    // The model and the intervals' instances, each from the run alone, are
+    // found side by side: each leaves a core idle in its serial steps.
+    std::optional<critpath::DependenceModel> model;
+    std::vector<critpath::IntervalInstances> instances;
+    parallel::both([&] { model.emplace(run.samples, run.graph, pipeline.threads); },
+                   [&] { instances = critpath::InstanceFinder(run.samples, run.graph, pipeline.threads).find(intervals); });
+    timings.mark("model, instances");
+    const auto paths = critpath::critical_paths(*model, instances, intervals, {pipeline.threads});
     timings.mark("critical path");
 
     std::fputs(critpath::render_table(paths).c_str(), stdout);

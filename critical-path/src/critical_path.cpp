@@ -288,9 +288,12 @@ IntervalCriticalPath summarize_interval(const DependenceModel& model, const grap
 
 std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, const std::vector<const graph::IntervalSpec*>& intervals,
                                                  const CriticalPathOptions& options) {
+    return critical_paths(model, InstanceFinder(model.samples(), model.graph(), options.threads).find(intervals), intervals, options);
+}
+
+std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, const std::vector<IntervalInstances>& instances,
+                                                 const std::vector<const graph::IntervalSpec*>& intervals, const CriticalPathOptions& options) {
     const unsigned threads = parallel::thread_count(options.threads);
-    InstanceFinder instance_finder(model.samples(), model.graph(), threads);
-    const std::vector<IntervalInstances> instances = instance_finder.find(intervals);
 
     // All intervals' chunks of instances in one list of tasks, and then
     // their summaries, so that no interval's tail leaves a core idle.

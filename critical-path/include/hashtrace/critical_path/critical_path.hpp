@@ -153,5 +153,9 @@ std::vector<const graph::IntervalSpec*> select_intervals(const graph::AnalysisSp
 
 std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, const std::vector<const graph::IntervalSpec*>& intervals,
                                                  const CriticalPathOptions& options = {});
+// The same with the intervals' instances found already (InstanceFinder, on
+// the model's run), in the order of `intervals`.
+std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, const std::vector<IntervalInstances>& instances,
+                                                 const std::vector<const graph::IntervalSpec*>& intervals, const CriticalPathOptions& options = {});
 
 }  // namespace hashtrace::critpath
