@@ -44,35 +44,65 @@ RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_ed
 struct Slots {
     graph::Column<std::uint32_t> queue_of;  // per sample: its queue, or kNone
     graph::Column<SampleIndex> input;       // per sample: the input it takes, or kNone
-    std::vector<QueueNote> queues;
+    std::vector<QueueNote> queues;          // in the order of their first slots
 
-    Slots(const DependenceModel& model, const ChangeTable& table) {
+    Slots(const DependenceModel& model, const ChangeTable& table, unsigned threads) {
         const auto& s = model.samples();
         const auto& g = model.graph();
         const std::size_t n = s.size();
         queue_of.resize(n);  // every entry is written below
         input.resize(n);
-        std::unordered_map<std::uint64_t, std::uint32_t> queue_ids;
-        for (SampleIndex x = 0; x < n; ++x) {
-            queue_of[x] = kNone;
-            input[x] = kNone;
-            SampleIndex taken = kNone;
-            int queue_inputs = 0;
-            for (std::uint32_t i = g.in_offset[x]; i < g.in_offset[x + 1]; ++i) {
-                const std::uint32_t e = g.in_edges[i];
-                if (g.edges[e].from < x && model.kind_of_edge(e) == SegmentKind::queue) {
-                    taken = g.edges[e].from;
-                    ++queue_inputs;
+        // Found in chunks on all cores, each numbering the queues it meets
+        // in order; then numbered across the chunks in their order.
+        struct ChunkQueues {
+            std::unordered_map<std::uint64_t, std::uint32_t> id_of_key;
+            std::vector<std::uint64_t> key;
+            std::vector<SampleIndex> first_slot;
+            std::vector<std::uint64_t> slots;
+        };
+        const std::size_t chunks = 4 * std::size_t{threads};
+        std::vector<ChunkQueues> found(chunks);
+        const auto range = [&](std::size_t c) { return std::pair{SampleIndex(n * c / chunks), SampleIndex(n * (c + 1) / chunks)}; };
+        parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
+            ChunkQueues& q = found[c];
+            for (auto [x, end] = range(c); x < end; ++x) {
+                queue_of[x] = kNone;
+                input[x] = kNone;
+                SampleIndex taken = kNone;
+                int queue_inputs = 0;
+                for (std::uint32_t i = g.in_offset[x]; i < g.in_offset[x + 1]; ++i) {
+                    const std::uint32_t e = g.in_edges[i];
+                    if (g.edges[e].from < x && model.kind_of_edge(e) == SegmentKind::queue) {
+                        taken = g.edges[e].from;
+                        ++queue_inputs;
+                    }
                 }
+                if (queue_inputs != 1 || !table.of(taken, x, SegmentKind::queue).empty()) continue;
+                const std::uint64_t key = (std::uint64_t{s.tracepoint[x]} << 32) | s.thread[x];
+                auto [it, added] = q.id_of_key.try_emplace(key, std::uint32_t(q.key.size()));
+                if (added) {
+                    q.key.push_back(key);
+                    q.first_slot.push_back(x);
+                    q.slots.push_back(0);
+                }
+                queue_of[x] = it->second;
+                input[x] = taken;
+                ++q.slots[it->second];
             }
-            if (queue_inputs != 1 || !table.of(taken, x, SegmentKind::queue).empty()) continue;
-            const std::uint64_t key = (std::uint64_t{s.tracepoint[x]} << 32) | s.thread[x];
-            auto [it, added] = queue_ids.try_emplace(key, std::uint32_t(queues.size()));
-            if (added) queues.push_back({model.labels()[model.label_of(x)], 0, 0, 0, 0, 0});
-            queue_of[x] = it->second;
-            input[x] = taken;
-            ++queues[it->second].slots;
-        }
+        });
+        std::unordered_map<std::uint64_t, std::uint32_t> queue_ids;
+        std::vector<std::vector<std::uint32_t>> id_in_run(chunks);
+        for (std::size_t c = 0; c < chunks; ++c)
+            for (std::size_t k = 0; k < found[c].key.size(); ++k) {
+                auto [it, added] = queue_ids.try_emplace(found[c].key[k], std::uint32_t(queues.size()));
+                if (added) queues.push_back({model.labels()[model.label_of(found[c].first_slot[k])], 0, 0, 0, 0, 0});
+                queues[it->second].slots += found[c].slots[k];
+                id_in_run[c].push_back(it->second);
+            }
+        parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
+            for (auto [x, end] = range(c); x < end; ++x)
+                if (queue_of[x] != kNone) queue_of[x] = id_in_run[c][queue_of[x]];
+        });
     }
 };
 
@@ -166,7 +196,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
 
 Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
     const ChangeTable table(model, changes);
-    const Slots slots(model, table);
+    const Slots slots(model, table, parallel::thread_count(0));
     // The polling loops are read off the run while the first pass replays it,
     // which keeps every thread's recorded batches and needs them not.
     std::optional<PollingLoops> read;
@@ -200,6 +230,11 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
 }
 
 WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& interval, const std::vector<Change>& changes) {
+    return what_if(model, InstanceFinder(model.samples(), model.graph()).find(interval), interval, changes);
+}
+
+WhatIfResult what_if(const DependenceModel& model, const IntervalInstances& instances, const graph::IntervalSpec& interval,
+                     const std::vector<Change>& changes) {
     const auto& s = model.samples();
     for (const Change& c : changes)
         for (const graph::Selector* selector : {&c.from, &c.to}) {
@@ -207,11 +242,7 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
                                          [&](const graph::Tracepoint& t) { return selector->matches(t.node_name, t.tracepoint_name); });
             if (!any) throw std::invalid_argument("'" + c.text + "': selector '" + selector->text() + "' matches no tracepoint");
         }
-    // The interval's instances (from the recording alone) are found while
-    // the run is replayed, which runs mostly on one core.
-    Replay rep;
-    IntervalInstances instances;
-    parallel::both([&] { instances = InstanceFinder(s, model.graph(), 1).find(interval); }, [&] { rep = replay(model, changes); });
+    const Replay rep = replay(model, changes);
     for (std::size_t c = 0; c < changes.size(); ++c)
         if (rep.changed_segments[c] == 0)
             throw std::invalid_argument("'" + changes[c].text + "': no segment of the run goes from '" + changes[c].from.text() + "' to '" +
@@ -257,7 +288,9 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
             predicted[k] = double(latency) / 1e6;
         }
         ChunkFigures& f = figures[c];
-        for (std::size_t e = edges.size() * c / chunks, end = edges.size() * (c + 1) / chunks; e < end; ++e) f.message_edges += !graph::is_local(s, edges[e]);
+        // Not local: between threads or node instances (the model's kinds tell).
+        for (std::size_t e = edges.size() * c / chunks, end = edges.size() * (c + 1) / chunks; e < end; ++e)
+            f.message_edges += model.kind_of_edge(std::uint32_t(e)) != SegmentKind::local;
         for (std::size_t x = s.size() * c / chunks, end = s.size() * (c + 1) / chunks; x < end; ++x) {
             f.first = std::min(f.first, rep.time_ns[x]);
             f.last = std::max(f.last, rep.time_ns[x]);
