@@ -19,14 +19,15 @@ std::int64_t median(std::vector<std::int64_t>& v) {
 
 }  // namespace
 
-PollingLoops::PollingLoops(const DependenceModel& model, const graph::Column<SampleIndex>& slot_input) : model_(model) {
+PollingLoops::PollingLoops(const DependenceModel& model, const graph::Column<SampleIndex>& slot_input,
+                           const std::vector<SampleIndex>& first_polling_takes)
+    : model_(model) {
     const auto& s = model.samples();
     const std::size_t n = s.size();
-    // One sample of each thread that has a take started by its tick.
+    // The threads are tried in the order of a map of them (as they were
+    // when this pass found them itself): the loops are simulated in it.
     std::unordered_map<std::uint64_t, SampleIndex> candidates;
-    for (SampleIndex x = 0; x < n; ++x)
-        if (slot_input[x] != kNone && model.external(x))
-            candidates.try_emplace((std::uint64_t{s.tracepoint_of(x).instance_id} << 32) | s.thread[x], x);
+    for (const SampleIndex x : first_polling_takes) candidates.try_emplace((std::uint64_t{s.tracepoint_of(x).instance_id} << 32) | s.thread[x], x);
     if (candidates.empty()) return;
     simulated_.assign((n + 63) / 64, 0);
     for (const auto& [key, sample] : candidates) {
@@ -190,11 +191,13 @@ void PollingLoops::read_schedule(Loop& loop) const {
     std::size_t split = 0;
     for (std::size_t k = 1; k < its.size(); ++k) split += 2 * step(k) < period;
     loop.scheduled = split * 100 <= its.size();
+    if (!loop.scheduled) return;
+    loop.ticks.resize(its.size());
     for (std::size_t k = 1; k < its.size(); ++k) {
-        Iteration& it = loop.iterations[k];
-        it.restarted = gap(k) < kPollingSlackNs;
-        it.after_tick = it.restarted ? std::min(period, step(k)) : step(k);
-        it.after_end = it.restarted ? gap(k) : restart_gap;
+        Tick& tick = loop.ticks[k];
+        tick.restarted = gap(k) < kPollingSlackNs;
+        tick.after_tick = tick.restarted ? std::min(period, step(k)) : step(k);
+        tick.after_end = tick.restarted ? gap(k) : restart_gap;
     }
 }
 
@@ -250,8 +253,9 @@ PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_n
             if (k == 0) {
                 tick = recorded_tick;
             } else if (loop.scheduled) {
-                const std::int64_t deadline = tick + it.after_tick, after_work = free_at + it.after_end;
-                out.delayed_ticks += after_work > deadline && !it.restarted;  // overran where the recording did not
+                const Tick& scheduled = loop.ticks[k];
+                const std::int64_t deadline = tick + scheduled.after_tick, after_work = free_at + scheduled.after_end;
+                out.delayed_ticks += after_work > deadline && !scheduled.restarted;  // overran where the recording did not
                 tick = std::max(deadline, after_work);
             } else {
                 out.delayed_ticks += free_at > recorded_tick;

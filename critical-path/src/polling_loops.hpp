@@ -59,8 +59,10 @@ namespace hashtrace::critpath {
 
 class PollingLoops {
 public:
-    // slot_input[x]: the queue input that slot x takes (kNone for other samples).
-    PollingLoops(const DependenceModel& model, const graph::Column<SampleIndex>& slot_input);
+    // slot_input[x]: the queue input that slot x takes (kNone for other
+    // samples); first_polling_takes: of each thread with a slot started by
+    // its tick, the first such, in sample order.
+    PollingLoops(const DependenceModel& model, const graph::Column<SampleIndex>& slot_input, const std::vector<SampleIndex>& first_polling_takes);
 
     bool empty() const { return loops_.empty(); }
     // Sample x belongs to a simulated loop (its time comes from simulate()).
@@ -93,10 +95,13 @@ private:
     };
     struct Iteration {
         std::uint32_t begin, tail_begin, end;  // positions: its takes (and their chains) come first, then its own work
-        // Its tick on the schedule: its deadline `after_tick` after the
-        // previous tick, and not before `after_end` after the previous
-        // iteration's end; `restarted`: the recording's tick came right
-        // after that end (an overrun).
+    };
+    // An iteration's tick on the schedule: its deadline `after_tick` after
+    // the previous tick, and not before `after_end` after the previous
+    // iteration's end; `restarted`: the recording's tick came right after
+    // that end (an overrun). Kept apart from the iterations, which every
+    // candidate thread has split into and most are ruled out with.
+    struct Tick {
         std::int64_t after_tick = 0, after_end = 0;
         bool restarted = false;
     };
@@ -105,6 +110,7 @@ private:
         std::vector<SegmentKind> kind;         // per position: the segment from the previous one
         std::vector<Message> messages;         // recorded take order
         std::vector<Iteration> iterations;
+        std::vector<Tick> ticks;               // per iteration, where `scheduled`
         bool scheduled = false;  // its iterations are its ticks: they follow its schedule
     };
 

@@ -14,6 +14,7 @@
 #include <queue>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace hashtrace::critpath {
 namespace {
@@ -45,6 +46,9 @@ struct Slots {
     graph::Column<std::uint32_t> queue_of;  // per sample: its queue, or kNone
     graph::Column<SampleIndex> input;       // per sample: the input it takes, or kNone
     std::vector<QueueNote> queues;          // in the order of their first slots
+    // The first slot started by its tick (a polling take) of each thread
+    // that has one, in sample order: the threads that may poll (polling_loops.hpp).
+    std::vector<SampleIndex> first_polling_takes;
 
     Slots(const DependenceModel& model, const ChangeTable& table, unsigned threads) {
         const auto& s = model.samples();
@@ -59,6 +63,8 @@ struct Slots {
             std::vector<std::uint64_t> key;
             std::vector<SampleIndex> first_slot;
             std::vector<std::uint64_t> slots;
+            std::unordered_map<std::uint64_t, SampleIndex> first_polling_take;  // per thread
+            std::vector<std::pair<std::uint64_t, SampleIndex>> polling_threads;    // as met
         };
         const std::size_t chunks = 4 * std::size_t{threads};
         std::vector<ChunkQueues> found(chunks);
@@ -88,6 +94,10 @@ struct Slots {
                 queue_of[x] = it->second;
                 input[x] = taken;
                 ++q.slots[it->second];
+                if (model.external(x))
+                    if (const std::uint64_t thread = (std::uint64_t{s.tracepoint_of(x).instance_id} << 32) | s.thread[x];
+                        q.first_polling_take.try_emplace(thread, x).second)
+                        q.polling_threads.emplace_back(thread, x);
             }
         });
         std::unordered_map<std::uint64_t, std::uint32_t> queue_ids;
@@ -103,6 +113,10 @@ struct Slots {
             for (auto [x, end] = range(c); x < end; ++x)
                 if (queue_of[x] != kNone) queue_of[x] = id_in_run[c][queue_of[x]];
         });
+        std::unordered_set<std::uint64_t> polling_threads;
+        for (const ChunkQueues& q : found)
+            for (const auto& [thread, take] : q.polling_threads)
+                if (polling_threads.insert(thread).second) first_polling_takes.push_back(take);
     }
 };
 
@@ -116,7 +130,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
     const std::size_t n = s.size();
     r.changed_segments.assign(changes.size(), 0);
     r.time_ns.resize(n);  // every sample's is written before any later one reads it
-    r.served_slot.clear();  // laid out at the first input served elsewhere
+    r.served_slot.clear();
     r.queues = slots.queues;
     r.reorderings = r.delayed_external = r.backward_constraints = 0;
     const auto& queue_of = slots.queue_of;
@@ -179,7 +193,6 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
             if (served.producer != slot_input[x]) {
                 ++note.reordered;
                 ++r.reorderings;
-                if (r.served_slot.empty()) r.served_slot.resize(n, kNone);
                 r.served_slot[served.producer] = x;
             }
         } else {
@@ -201,7 +214,7 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
     // which keeps every thread's recorded batches and needs them not.
     std::optional<PollingLoops> read;
     Replay r;
-    parallel::both([&] { read.emplace(model, slots.input); }, [&] { replay_pass(model, changes, table, slots, nullptr, r); });
+    parallel::both([&] { read.emplace(model, slots.input, slots.first_polling_takes); }, [&] { replay_pass(model, changes, table, slots, nullptr, r); });
     const PollingLoops& loops = *read;
     if (!loops.empty()) {
         // The loops simulated from their inputs' new times, and the run
@@ -283,8 +296,8 @@ WhatIfResult what_if(const DependenceModel& model, const IntervalInstances& inst
             // An input served by another slot: the instance continues from there.
             if (rep.reorderings > 0 && finders[worker].critical_path(i, path))
                 for (const PathStep& step : path)
-                    if (step.kind == SegmentKind::queue && rep.served_slot[step.from] != kNone)
-                        latency += rep.time_ns[rep.served_slot[step.from]] - rep.time_ns[step.to];
+                    if (const auto served = rep.served_slot.find(step.from); step.kind == SegmentKind::queue && served != rep.served_slot.end())
+                        latency += rep.time_ns[served->second] - rep.time_ns[step.to];
             predicted[k] = double(latency) / 1e6;
         }
         ChunkFigures& f = figures[c];

@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace hashtrace::critpath {
@@ -79,9 +80,9 @@ WhatIfResult what_if(const DependenceModel& model, const IntervalInstances& inst
 // The replay alone: every sample's new time (ns), for tests and exports.
 struct Replay {
     graph::Column<std::int64_t> time_ns;
-    // Per sample: the slot that served it (kNone unless a queue input served
-    // elsewhere); empty when no input was (reorderings == 0).
-    graph::Column<SampleIndex> served_slot;
+    // The queue inputs served by another slot than recorded: the slot that
+    // served each, by the input (its producer). Few: a map, not a column.
+    std::unordered_map<SampleIndex, SampleIndex> served_slot;
     std::vector<std::uint64_t> changed_segments;
     std::vector<QueueNote> queues;
     std::uint64_t reorderings = 0, delayed_external = 0, backward_constraints = 0;
