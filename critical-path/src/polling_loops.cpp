@@ -24,8 +24,9 @@ PollingLoops::PollingLoops(const DependenceModel& model, const graph::Column<Sam
     : model_(model) {
     const auto& s = model.samples();
     const std::size_t n = s.size();
-    // The threads are tried in the order of a map of them (as they were
-    // when this pass found them itself): the loops are simulated in it.
+    // The candidate threads, keyed by (node instance, thread), are tried in
+    // the map's order, which is the order their loops are simulated in (it
+    // matters where one loop feeds another).
     std::unordered_map<std::uint64_t, SampleIndex> candidates;
     for (const SampleIndex x : first_polling_takes) candidates.try_emplace((std::uint64_t{s.tracepoint_of(x).instance_id} << 32) | s.thread[x], x);
     if (candidates.empty()) return;
