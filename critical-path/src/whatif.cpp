@@ -9,6 +9,7 @@
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -205,9 +206,12 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
     }
 }
 
-}  // namespace
-
-Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
+// The replay, and `beside(threads)` called where the caller's work from the
+// recording alone that is of use only when some input was served by another
+// slot costs least: on one thread beside the second pass (on the core it
+// leaves idle), or, where there was no second pass and some input was
+// served elsewhere, after the replay on all cores.
+Replay replay_with(const DependenceModel& model, const std::vector<Change>& changes, const std::function<void(unsigned)>& beside) {
     const ChangeTable table(model, changes);
     const Slots slots(model, table, parallel::thread_count(0));
     // The polling loops are read off the run while the first pass replays it,
@@ -216,6 +220,7 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
     Replay r;
     parallel::both([&] { read.emplace(model, slots.input, slots.first_polling_takes); }, [&] { replay_pass(model, changes, table, slots, nullptr, r); });
     const PollingLoops& loops = *read;
+    bool second_pass = false;
     if (!loops.empty()) {
         // The loops simulated from their inputs' new times, and the run
         // replayed again with the loops' times, once: what feeds a loop may
@@ -226,8 +231,9 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
         // first, does not have.
         std::vector<std::uint64_t> loop_changes(changes.size(), 0);
         const PollingLoops::Outcome outcome = loops.simulate(r.time_ns, table, loop_changes);
-        if (outcome.moved) {  // else the replay's own batches are the loops' (an unchanged run)
-            replay_pass(model, changes, table, slots, &loops, r);
+        second_pass = outcome.moved;  // else the replay's own batches are the loops' (an unchanged run)
+        if (second_pass) {
+            parallel::both([&] { replay_pass(model, changes, table, slots, &loops, r); }, [&] { beside(1); });
             for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
             r.delayed_external += outcome.delayed_ticks;
             for (const auto& note : outcome.notes) {
@@ -238,8 +244,47 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
             }
         }
     }
+    if (!second_pass && r.reorderings > 0) beside(parallel::thread_count(0));
     std::erase_if(r.queues, [](const QueueNote& q) { return q.reordered == 0 && q.starved == 0 && q.moved == 0 && q.after_end == 0; });
     return r;
+}
+
+// The queue steps (from, to) on each instance's critical path, from the
+// recording alone: instance k's are steps[first[k] .. first[k + 1]).
+struct QueueStepsOnPaths {
+    std::vector<std::uint32_t> first;
+    std::vector<std::pair<SampleIndex, SampleIndex>> steps;
+};
+
+QueueStepsOnPaths queue_steps_on_paths(const DependenceModel& model, const std::vector<IntervalInstance>& list, unsigned threads) {
+    const std::size_t chunks = threads == 1 ? 1 : 4 * std::size_t{threads};
+    std::vector<QueueStepsOnPaths> parts(chunks);
+    parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
+        PathFinder finder(model);
+        std::vector<PathStep> path;
+        QueueStepsOnPaths& part = parts[c];
+        const std::size_t begin = list.size() * c / chunks, end = list.size() * (c + 1) / chunks;
+        part.first.reserve(end - begin + 1);
+        for (std::size_t k = begin; k < end; ++k) {
+            part.first.push_back(std::uint32_t(part.steps.size()));
+            if (finder.critical_path(list[k], path))
+                for (const PathStep& step : path)
+                    if (step.kind == SegmentKind::queue) part.steps.emplace_back(step.from, step.to);
+        }
+    });
+    QueueStepsOnPaths out = std::move(parts[0]);
+    for (std::size_t c = 1; c < chunks; ++c) {
+        for (const std::uint32_t f : parts[c].first) out.first.push_back(std::uint32_t(out.steps.size()) + f);
+        out.steps.insert(out.steps.end(), parts[c].steps.begin(), parts[c].steps.end());
+    }
+    out.first.push_back(std::uint32_t(out.steps.size()));
+    return out;
+}
+
+}  // namespace
+
+Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
+    return replay_with(model, changes, [](unsigned) {});
 }
 
 WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& interval, const std::vector<Change>& changes) {
@@ -255,7 +300,10 @@ WhatIfResult what_if(const DependenceModel& model, const IntervalInstances& inst
                                          [&](const graph::Tracepoint& t) { return selector->matches(t.node_name, t.tracepoint_name); });
             if (!any) throw std::invalid_argument("'" + c.text + "': selector '" + selector->text() + "' matches no tracepoint");
         }
-    const Replay rep = replay(model, changes);
+    // The instances' paths (for inputs served by another slot) are walked
+    // beside the replay's second pass.
+    QueueStepsOnPaths on_paths;
+    const Replay rep = replay_with(model, changes, [&](unsigned threads) { on_paths = queue_steps_on_paths(model, instances.list, threads); });
     for (std::size_t c = 0; c < changes.size(); ++c)
         if (rep.changed_segments[c] == 0)
             throw std::invalid_argument("'" + changes[c].text + "': no segment of the run goes from '" + changes[c].from.text() + "' to '" +
@@ -272,32 +320,29 @@ WhatIfResult what_if(const DependenceModel& model, const IntervalInstances& inst
 
     out.unreached_starts = instances.unreached_starts;
     // The instances' latencies, recorded and predicted, in chunks on all
-    // cores (the replay before ran mostly on one): and the run's message
-    // edges and replayed span with them.
+    // cores: and the run's message edges and replayed span with them.
     const auto& list = instances.list;
     const unsigned threads = parallel::thread_count(0);
     const std::size_t chunks = 4 * std::size_t{threads};
     std::vector<double> recorded(list.size()), predicted(list.size());
-    std::vector<PathFinder> finders;
-    if (rep.reorderings > 0)
-        for (unsigned k = 0; k < threads; ++k) finders.emplace_back(model);
     struct ChunkFigures {
         std::uint64_t message_edges = 0;
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
     };
     std::vector<ChunkFigures> figures(chunks);
     const auto& edges = model.graph().edges;
-    parallel::for_each(chunks, threads, [&](std::size_t c, unsigned worker) {
-        std::vector<PathStep> path;
+    parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
         for (std::size_t k = list.size() * c / chunks, end = list.size() * (c + 1) / chunks; k < end; ++k) {
             const IntervalInstance& i = list[k];
             recorded[k] = double(graph::elapsed_ns(s.time_ns[i.from], s.time_ns[i.to])) / 1e6;
             std::int64_t latency = rep.time_ns[i.to] - rep.time_ns[i.from];
             // An input served by another slot: the instance continues from there.
-            if (rep.reorderings > 0 && finders[worker].critical_path(i, path))
-                for (const PathStep& step : path)
-                    if (const auto served = rep.served_slot.find(step.from); step.kind == SegmentKind::queue && served != rep.served_slot.end())
-                        latency += rep.time_ns[served->second] - rep.time_ns[step.to];
+            if (rep.reorderings > 0)
+                for (std::uint32_t q = on_paths.first[k]; q < on_paths.first[k + 1]; ++q) {
+                    const auto [from, to] = on_paths.steps[q];
+                    if (const auto served = rep.served_slot.find(from); served != rep.served_slot.end())
+                        latency += rep.time_ns[served->second] - rep.time_ns[to];
+                }
             predicted[k] = double(latency) / 1e6;
         }
         ChunkFigures& f = figures[c];
