@@ -5,11 +5,9 @@
 #include "hashtrace/critical_path/critical_path.hpp"
 #include "hashtrace/critical_path/render.hpp"
 #include "hashtrace/critical_path/whatif.hpp"
-#include "hashtrace/graph/parallel.hpp"
 #include "pipeline.hpp"
 
 #include <cstdio>
-#include <optional>
 
 namespace {
 
@@ -54,16 +52,11 @@ int run_whatif(hashtrace::cli::Args& args) {
     const auto* interval = selected.front();
     pipeline.reuse_freed_memory = true;  // measured by its time, not its peak
     const auto run = cli::linked_run_stage(inputs, spec, pipeline, timings);
-    // The model and the interval's instances, each from the run alone, are
-    // found side by side: each leaves a core idle in its serial steps.
-    std::optional<critpath::DependenceModel> model;
-    critpath::IntervalInstances instances;
-    parallel::both([&] { model.emplace(run.samples, run.graph, pipeline.threads); },
-                   [&] { instances = critpath::InstanceFinder(run.samples, run.graph, pipeline.threads).find(*interval); });
-    timings.mark("model, instances");
+    const critpath::DependenceModel model(run.samples, run.graph, pipeline.threads);
+    timings.mark("model");
     critpath::WhatIfResult result;
     try {
-        result = critpath::what_if(*model, instances, *interval, changes);
+        result = critpath::what_if(model, *interval, changes);
     } catch (const std::invalid_argument& e) {
         throw cli::UsageError(std::string("--change ") + e.what());
     }

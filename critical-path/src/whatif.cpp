@@ -206,12 +206,12 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
     }
 }
 
-// The replay, and `beside(threads)` called where the caller's work from the
-// recording alone that is of use only when some input was served by another
-// slot costs least: on one thread beside the second pass (on the core it
-// leaves idle), or, where there was no second pass and some input was
-// served elsewhere, after the replay on all cores.
-Replay replay_with(const DependenceModel& model, const std::vector<Change>& changes, const std::function<void(unsigned)>& beside) {
+// The replay, and `beside(threads, paths_needed)` called once where the
+// caller's work from the recording alone costs least: on one thread beside
+// the second pass, on the core it leaves idle; else after the replay, on all
+// cores. `paths_needed`: some input may have been served by another slot
+// (beside the second pass, which decides that, it may have).
+Replay replay_with(const DependenceModel& model, const std::vector<Change>& changes, const std::function<void(unsigned, bool)>& beside) {
     const ChangeTable table(model, changes);
     const Slots slots(model, table, parallel::thread_count(0));
     // The polling loops are read off the run while the first pass replays it,
@@ -233,7 +233,7 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
         const PollingLoops::Outcome outcome = loops.simulate(r.time_ns, table, loop_changes);
         second_pass = outcome.moved;  // else the replay's own batches are the loops' (an unchanged run)
         if (second_pass) {
-            parallel::both([&] { replay_pass(model, changes, table, slots, &loops, r); }, [&] { beside(1); });
+            parallel::both([&] { replay_pass(model, changes, table, slots, &loops, r); }, [&] { beside(1, true); });
             for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
             r.delayed_external += outcome.delayed_ticks;
             for (const auto& note : outcome.notes) {
@@ -244,7 +244,7 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
             }
         }
     }
-    if (!second_pass && r.reorderings > 0) beside(parallel::thread_count(0));
+    if (!second_pass) beside(parallel::thread_count(0), r.reorderings > 0);
     std::erase_if(r.queues, [](const QueueNote& q) { return q.reordered == 0 && q.starved == 0 && q.moved == 0 && q.after_end == 0; });
     return r;
 }
@@ -284,15 +284,10 @@ QueueStepsOnPaths queue_steps_on_paths(const DependenceModel& model, const std::
 }  // namespace
 
 Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
-    return replay_with(model, changes, [](unsigned) {});
+    return replay_with(model, changes, [](unsigned, bool) {});
 }
 
 WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& interval, const std::vector<Change>& changes) {
-    return what_if(model, InstanceFinder(model.samples(), model.graph()).find(interval), interval, changes);
-}
-
-WhatIfResult what_if(const DependenceModel& model, const IntervalInstances& instances, const graph::IntervalSpec& interval,
-                     const std::vector<Change>& changes) {
     const auto& s = model.samples();
     for (const Change& c : changes)
         for (const graph::Selector* selector : {&c.from, &c.to}) {
@@ -300,10 +295,15 @@ WhatIfResult what_if(const DependenceModel& model, const IntervalInstances& inst
                                          [&](const graph::Tracepoint& t) { return selector->matches(t.node_name, t.tracepoint_name); });
             if (!any) throw std::invalid_argument("'" + c.text + "': selector '" + selector->text() + "' matches no tracepoint");
         }
-    // The instances' paths (for inputs served by another slot) are walked
-    // beside the replay's second pass.
+    // The interval's instances, and their paths (for inputs served by
+    // another slot), from the recording alone: found beside the replay's
+    // second pass.
+    IntervalInstances instances;
     QueueStepsOnPaths on_paths;
-    const Replay rep = replay_with(model, changes, [&](unsigned threads) { on_paths = queue_steps_on_paths(model, instances.list, threads); });
+    const Replay rep = replay_with(model, changes, [&](unsigned threads, bool paths_needed) {
+        instances = InstanceFinder(s, model.graph(), threads).find(interval);
+        if (paths_needed) on_paths = queue_steps_on_paths(model, instances.list, threads);
+    });
     for (std::size_t c = 0; c < changes.size(); ++c)
         if (rep.changed_segments[c] == 0)
             throw std::invalid_argument("'" + changes[c].text + "': no segment of the run goes from '" + changes[c].from.text() + "' to '" +

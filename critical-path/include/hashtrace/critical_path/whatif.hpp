@@ -27,7 +27,6 @@
 #pragma once
 
 #include "hashtrace/critical_path/change.hpp"
-#include "hashtrace/critical_path/instances.hpp"
 #include "hashtrace/critical_path/model.hpp"
 #include "hashtrace/graph/column.hpp"
 #include "hashtrace/graph/spec.hpp"
@@ -73,9 +72,6 @@ struct WhatIfResult {
 // Throws std::invalid_argument naming the change when it matches no
 // constraint of the run (a segment that never occurs).
 WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& interval, const std::vector<Change>& changes);
-// The same with the interval's instances found already (InstanceFinder, on the model's run).
-WhatIfResult what_if(const DependenceModel& model, const IntervalInstances& instances, const graph::IntervalSpec& interval,
-                     const std::vector<Change>& changes);
 
 // The replay alone: every sample's new time (ns), for tests and exports.
 struct Replay {
