@@ -9,6 +9,7 @@
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -50,8 +51,11 @@ struct Slots {
     // The first slot started by its tick (a polling take) of each thread
     // that has one, in sample order: the threads that may poll (polling_loops.hpp).
     std::vector<SampleIndex> first_polling_takes;
+    // A bit per sample: some slot takes its output (the others have none to queue).
+    std::vector<std::uint64_t> feeds_slot_bits;
+    bool feeds_slot(SampleIndex x) const { return (feeds_slot_bits[x / 64] >> (x % 64)) & 1; }
 
-    Slots(const DependenceModel& model, const ChangeTable& table, unsigned threads) {
+    Slots(const DependenceModel& model, const ChangeTable& table, unsigned threads) : feeds_slot_bits((model.samples().size() + 63) / 64, 0) {
         const auto& s = model.samples();
         const auto& g = model.graph();
         const std::size_t n = s.size();
@@ -94,6 +98,7 @@ struct Slots {
                 }
                 queue_of[x] = it->second;
                 input[x] = taken;
+                std::atomic_ref(feeds_slot_bits[taken / 64]).fetch_or(std::uint64_t{1} << (taken % 64), std::memory_order_relaxed);
                 ++q.slots[it->second];
                 if (model.external(x))
                     if (const std::uint64_t thread = (std::uint64_t{s.tracepoint_of(x).instance_id} << 32) | s.thread[x];
@@ -141,6 +146,7 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
 
     // x's outputs that slots take, queued at x's new time t.
     auto queue_outputs = [&](SampleIndex x, std::int64_t t) {
+        if (!slots.feeds_slot(x)) return;
         for (const graph::Edge& e : g.out(x))
             if (slot_input[e.to] == x && !is_pinned(e.to))
                 pending[queue_of[e.to]].push({s.time_ns[e.to] + (t - s.time_ns[x]), t + model.own_duration(x, e.to, SegmentKind::queue), x});
