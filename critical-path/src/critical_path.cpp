@@ -303,8 +303,10 @@ std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, c
         first_chunk.push_back(chunks.size());
         const auto& list = instances[i].list;
         const std::size_t count = std::clamp<std::size_t>(list.size() / 4096, 1, 4 * std::size_t{threads});
-        for (std::size_t c = 0; c < count; ++c)
-            chunks.push_back(std::span(list).subspan(list.size() * c / count, list.size() * (c + 1) / count - list.size() * c / count));
+        for (std::size_t c = 0; c < count; ++c) {
+            const auto [begin, end] = parallel::chunk(list.size(), c, count);
+            chunks.push_back(std::span(list).subspan(begin, end - begin));
+        }
     }
     first_chunk.push_back(chunks.size());
     std::vector<PathFinder> finders;

@@ -28,7 +28,7 @@ InstanceFinder::InstanceFinder(const graph::SampleSet& samples, const graph::Gra
     const std::size_t chunks = 4 * std::size_t{threads_};
     std::vector<std::uint8_t> backward(chunks, 0);
     parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned) {
-        for (std::size_t e = graph.edges.size() * c / chunks, end = graph.edges.size() * (c + 1) / chunks; e < end && !backward[c]; ++e)
+        for (auto [e, end] = parallel::chunk(graph.edges.size(), c, chunks); e < end && !backward[c]; ++e)
             backward[c] = samples.time_ns[graph.edges[e].from] > samples.time_ns[graph.edges[e].to];
     });
     runs_backward_in_time_ = std::find(backward.begin(), backward.end(), 1) != backward.end();
@@ -110,7 +110,7 @@ void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std
         const std::size_t chunks = 4 * std::size_t{threads_};
         std::vector<std::vector<graph::SampleIndex>> found(chunks);
         parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned) {
-            for (graph::SampleIndex v = graph::SampleIndex(s.size() * c / chunks), end = graph::SampleIndex(s.size() * (c + 1) / chunks); v < end; ++v)
+            for (auto [v, end] = parallel::chunk<graph::SampleIndex>(s.size(), c, chunks); v < end; ++v)
                 if (is_start[s.tracepoint[v]]) found[c].push_back(v);
         });
         std::size_t total = 0;
@@ -131,7 +131,7 @@ void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std
         std::vector<std::uint8_t> complete(chunks);
         if (passes_->scratch.size() < threads_) passes_->scratch.resize(threads_);
         parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned worker) {
-            const std::size_t begin = starts.size() * c / chunks, end = starts.size() * (c + 1) / chunks;
+            const auto [begin, end] = parallel::chunk(starts.size(), c, chunks);
             complete[c] = search_chunk(s, graph_, std::span(starts).subspan(begin, end - begin), classes,
                                        budget * (end - begin) / std::max<std::size_t>(starts.size(), 1) + 1, passes_->scratch[worker], parts[c]);
         });

@@ -20,11 +20,6 @@ std::string_view to_string(SegmentKind kind) {
 
 namespace {
 
-// The sample range of chunk c of `chunks`.
-std::pair<SampleIndex, SampleIndex> chunk_range(std::size_t n, std::size_t c, std::size_t chunks) {
-    return {SampleIndex(n * c / chunks), SampleIndex(n * (c + 1) / chunks)};
-}
-
 // The least duration per (from tracepoint, to tracepoint, kind) key seen
 // by one chunk: a table where the keys are few enough, a map beyond.
 class LeastPerKey {
@@ -105,7 +100,7 @@ DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::G
     // The kind of every hash edge, read on every walk over the model.
     edge_kind_.resize(graph.edges.size());
     parallel::for_each(4 * std::size_t{threads}, threads, [&](std::size_t c, unsigned) {
-        const auto [begin, end] = chunk_range(graph.edges.size(), c, 4 * std::size_t{threads});
+        const auto [begin, end] = parallel::chunk<std::uint32_t>(graph.edges.size(), c, 4 * std::size_t{threads});
         for (std::uint32_t e = begin; e < end; ++e) edge_kind_[e] = kind_of_hash_edge(graph.edges[e].from, graph.edges[e].to);
     });
     link_threads(threads);
@@ -122,7 +117,7 @@ void DependenceModel::link_threads(unsigned threads) {
     for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = std::uint64_t{samples_.tracepoints[t].instance_id} << 32;
     std::vector<ThreadEnds> ends(threads);
     parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
-        const auto [begin, end] = chunk_range(n, c, threads);
+        const auto [begin, end] = parallel::chunk<SampleIndex>(n, c, threads);
         for (SampleIndex x = begin; x < end; ++x) {
             ThreadEnds::Entry& e = ends[c].of(instance_of[samples_.tracepoint[x]] | samples_.thread[x]);
             thread_prev_[x] = e.last;
@@ -162,7 +157,7 @@ void DependenceModel::find_floors_and_determining(unsigned threads) {
     for (unsigned c = 0; c < threads; ++c) least.emplace_back(keys, dense);
     std::vector<std::vector<SampleIndex>> by_queue(threads);  // samples a queue input determined, per chunk
     parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
-        const auto [begin, end] = chunk_range(n, c, threads);
+        const auto [begin, end] = parallel::chunk<SampleIndex>(n, c, threads);
         for (SampleIndex x = begin; x < end; ++x) {
             SampleIndex latest = kNone;
             SegmentKind latest_kind = SegmentKind::thread;

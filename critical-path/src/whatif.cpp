@@ -73,10 +73,9 @@ struct Slots {
         };
         const std::size_t chunks = 4 * std::size_t{threads};
         std::vector<ChunkQueues> found(chunks);
-        const auto range = [&](std::size_t c) { return std::pair{SampleIndex(n * c / chunks), SampleIndex(n * (c + 1) / chunks)}; };
         parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
             ChunkQueues& q = found[c];
-            for (auto [x, end] = range(c); x < end; ++x) {
+            for (auto [x, end] = parallel::chunk<SampleIndex>(n, c, chunks); x < end; ++x) {
                 queue_of[x] = kNone;
                 input[x] = kNone;
                 SampleIndex taken = kNone;
@@ -116,7 +115,7 @@ struct Slots {
                 id_in_run[c].push_back(it->second);
             }
         parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-            for (auto [x, end] = range(c); x < end; ++x)
+            for (auto [x, end] = parallel::chunk<SampleIndex>(n, c, chunks); x < end; ++x)
                 if (queue_of[x] != kNone) queue_of[x] = id_in_run[c][queue_of[x]];
         });
         std::unordered_set<std::uint64_t> polling_threads;
@@ -269,7 +268,7 @@ QueueStepsOnPaths queue_steps_on_paths(const DependenceModel& model, const std::
         PathFinder finder(model);
         std::vector<PathStep> path;
         QueueStepsOnPaths& part = parts[c];
-        const std::size_t begin = list.size() * c / chunks, end = list.size() * (c + 1) / chunks;
+        const auto [begin, end] = parallel::chunk(list.size(), c, chunks);
         part.first.reserve(end - begin + 1);
         for (std::size_t k = begin; k < end; ++k) {
             part.first.push_back(std::uint32_t(part.steps.size()));
@@ -338,7 +337,7 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     std::vector<ChunkFigures> figures(chunks);
     const auto& edges = model.graph().edges;
     parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-        for (std::size_t k = list.size() * c / chunks, end = list.size() * (c + 1) / chunks; k < end; ++k) {
+        for (auto [k, end] = parallel::chunk(list.size(), c, chunks); k < end; ++k) {
             const IntervalInstance& i = list[k];
             recorded[k] = double(graph::elapsed_ns(s.time_ns[i.from], s.time_ns[i.to])) / 1e6;
             std::int64_t latency = rep.time_ns[i.to] - rep.time_ns[i.from];
@@ -353,9 +352,9 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
         }
         ChunkFigures& f = figures[c];
         // Not local: between threads or node instances (the model's kinds tell).
-        for (std::size_t e = edges.size() * c / chunks, end = edges.size() * (c + 1) / chunks; e < end; ++e)
+        for (auto [e, end] = parallel::chunk(edges.size(), c, chunks); e < end; ++e)
             f.message_edges += model.kind_of_edge(std::uint32_t(e)) != SegmentKind::local;
-        for (std::size_t x = s.size() * c / chunks, end = s.size() * (c + 1) / chunks; x < end; ++x) {
+        for (auto [x, end] = parallel::chunk(s.size(), c, chunks); x < end; ++x) {
             f.first = std::min(f.first, rep.time_ns[x]);
             f.last = std::max(f.last, rep.time_ns[x]);
         }

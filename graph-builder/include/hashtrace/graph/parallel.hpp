@@ -16,6 +16,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace hashtrace::parallel {
@@ -23,6 +24,13 @@ namespace hashtrace::parallel {
 // The threads to use for a requested count, 0 meaning one per core.
 inline unsigned thread_count(unsigned requested) noexcept {
     return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// The part [begin, end) of `n` items that task c of `chunks` takes: the
+// items in order, split as evenly as whole items allow.
+template <typename Index = std::size_t>
+std::pair<Index, Index> chunk(std::size_t n, std::size_t c, std::size_t chunks) noexcept {
+    return {Index(n * c / chunks), Index(n * (c + 1) / chunks)};
 }
 
 // Runs task(k, worker) for every k in [0, count) on up to `threads` threads,
