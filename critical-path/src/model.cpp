@@ -113,6 +113,7 @@ void DependenceModel::link_threads(unsigned threads) {
     const std::size_t n = samples_.size();
     thread_prev_.resize(n);  // every entry is written below
     thread_next_.resize(n);
+    // thread_key(x), its node instance's half read from a table per tracepoint in this loop over every sample.
     std::vector<std::uint64_t> instance_of(samples_.tracepoints.size());
     for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = std::uint64_t{samples_.tracepoints[t].instance_id} << 32;
     std::vector<ThreadEnds> ends(threads);

@@ -28,7 +28,7 @@ PollingLoops::PollingLoops(const DependenceModel& model, const graph::Column<Sam
     // the map's order, which is the order their loops are simulated in (it
     // matters where one loop feeds another).
     std::unordered_map<std::uint64_t, SampleIndex> candidates;
-    for (const SampleIndex x : first_polling_takes) candidates.try_emplace((std::uint64_t{s.tracepoint_of(x).instance_id} << 32) | s.thread[x], x);
+    for (const SampleIndex x : first_polling_takes) candidates.try_emplace(model.thread_key(x), x);
     if (candidates.empty()) return;
     simulated_.assign((n + 63) / 64, 0);
     for (const auto& [key, sample] : candidates) {

@@ -100,8 +100,7 @@ struct Slots {
                 std::atomic_ref(feeds_slot_bits[taken / 64]).fetch_or(std::uint64_t{1} << (taken % 64), std::memory_order_relaxed);
                 ++q.slots[it->second];
                 if (model.external(x))
-                    if (const std::uint64_t thread = (std::uint64_t{s.tracepoint_of(x).instance_id} << 32) | s.thread[x];
-                        q.first_polling_take.try_emplace(thread, x).second)
+                    if (const std::uint64_t thread = model.thread_key(x); q.first_polling_take.try_emplace(thread, x).second)
                         q.polling_threads.emplace_back(thread, x);
             }
         });

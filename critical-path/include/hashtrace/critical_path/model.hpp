@@ -71,6 +71,8 @@ public:
 
     SampleIndex thread_predecessor(SampleIndex x) const { return thread_prev_[x]; }
     SampleIndex thread_successor(SampleIndex x) const { return thread_next_[x]; }
+    // x's thread across the run: (node instance, thread) as one key.
+    std::uint64_t thread_key(SampleIndex x) const { return (std::uint64_t{samples_.tracepoint_of(x).instance_id} << 32) | samples_.thread[x]; }
     // The constraint that determined x's time: a sample, or kNone when x was
     // started from outside the trace (no hash input, or a polling consumer).
     SampleIndex determined_by(SampleIndex x) const { return determined_by_[x]; }
