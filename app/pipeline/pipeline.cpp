@@ -59,8 +59,8 @@ void return_large_blocks_to_the_kernel() {
 
 // The other way, for commands measured by their time (critical-path,
 // whatif): every block from the heap and none handed back, so what one stage
-// frees the next reuses without fresh zeroed pages (16-18 % of their time on
-// the 4M run, for 2-11 MB more at the peak; docs/benchmarks.md).
+// frees the next reuses without fresh pages for the kernel to zero (a large
+// share of their CPU: docs/benchmarks.md), for a few MB more at the peak.
 void keep_freed_blocks_for_reuse() {
 #ifdef __GLIBC__
     mallopt(M_MMAP_MAX, 0);

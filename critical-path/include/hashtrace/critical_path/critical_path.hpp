@@ -76,9 +76,9 @@ private:
     std::vector<std::int64_t> latest_allowed_;  // for_each_slack: per sample of marked_, in its (descending) order
     // Set by critical_path(): each sample of the path has one input among
     // the instance's samples, the one before it on the path (an earlier
-    // sample). Then no other
-    // sample leads to `to` (its way would end in an input of a path sample
-    // besides the path's own), and the slacks are the path's steps' alone.
+    // sample). Then no other sample leads to `to` (its way would end in an
+    // input of a path sample besides the path's own), and the slacks are
+    // the path's steps' alone.
     bool only_path_leads_to_end_ = false;
     std::vector<PathStep> path_;  // the path, where only it leads to `to`
 };
