@@ -80,15 +80,21 @@ std::string Args::option_or(std::string_view name, std::string fallback) {
     return v ? *v : std::move(fallback);
 }
 
+std::optional<double> parse_number(std::string_view text) {
+    const std::string whole(text);
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(whole.c_str(), &end);
+    if (whole.empty() || *end != '\0' || errno == ERANGE) return std::nullopt;
+    return d;
+}
+
 double Args::number(std::string_view name, double fallback) {
     auto v = option(name);
     if (!v) return fallback;
-    char* end = nullptr;
-    errno = 0;
-    double d = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0' || errno == ERANGE)
-        throw UsageError(std::string(name) + ": '" + *v + "' is not a number");
-    return d;
+    const auto d = parse_number(*v);
+    if (!d) throw UsageError(std::string(name) + ": '" + *v + "' is not a number");
+    return *d;
 }
 
 long long Args::integer(std::string_view name, long long fallback) {

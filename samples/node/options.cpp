@@ -2,7 +2,6 @@
 
 #include "hashtrace/args/args.hpp"
 
-#include <optional>
 #include <string>
 
 namespace hashtrace::samples {
@@ -39,19 +38,6 @@ double default_rate_hz(msg::NodeId role) noexcept {
 
 namespace {
 
-// The whole of `text` as a number (std::nullopt when it is not one).
-std::optional<double> parse_number(const std::string& text) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-    if (used == 0 || used != text.size()) return std::nullopt;
-    return value;
-}
-
 // "apply=MS" -> MS; the only stage so far is the loop's per-message apply.
 double parse_extra_work(const std::string& text) {
     using cli::UsageError;
@@ -59,14 +45,14 @@ double parse_extra_work(const std::string& text) {
     if (eq == std::string::npos) throw UsageError("--extra-work '" + text + "': expected STAGE=MS (e.g. apply=0.5)");
     const std::string stage = text.substr(0, eq), amount = text.substr(eq + 1);
     if (stage != "apply") throw UsageError("--extra-work '" + text + "': unknown stage '" + stage + "' (apply)");
-    const auto ms = parse_number(amount);
+    const auto ms = cli::parse_number(amount);
     if (!ms || !(*ms >= 0 && *ms <= 1000)) throw UsageError("--extra-work '" + text + "': MS must be a number of milliseconds in [0, 1000]");
     return *ms;
 }
 
 // "MS" -> MS, a phase within the loop's period.
 double parse_phase(const std::string& text, double rate_hz) {
-    const auto ms = parse_number(text);
+    const auto ms = cli::parse_number(text);
     if (!ms || !(*ms >= 0 && *ms * rate_hz < 1000))
         throw cli::UsageError("--phase-ms '" + text + "': must be a number of milliseconds in [0, the loop's period)");
     return *ms;

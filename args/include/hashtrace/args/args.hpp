@@ -24,6 +24,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The whole of `text` as a number (std::nullopt when it is not one, or out
+// of range): for values inside an option's own syntax ("apply=0.5").
+std::optional<double> parse_number(std::string_view text);
+
 class Args {
 public:
     Args(std::string command, std::vector<std::string> argv) : command_(std::move(command)), argv_(std::move(argv)), used_(argv_.size(), false) {}
