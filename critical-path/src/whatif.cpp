@@ -212,9 +212,10 @@ void replay_pass(const DependenceModel& model, const std::vector<Change>& change
 
 // The replay, and `beside(threads, paths_needed)` called once where the
 // caller's work from the recording alone costs least: on one thread beside
-// the second pass, on the core it leaves idle; else after the replay, on all
-// cores. `paths_needed`: some input may have been served by another slot
-// (beside the second pass, which decides that, it may have).
+// the loops' simulation and the second pass, on the core they leave idle;
+// else after the replay, on all cores. `paths_needed`: some input may have
+// been served by another slot (beside the second pass, which decides that,
+// it may have).
 Replay replay_with(const DependenceModel& model, const std::vector<Change>& changes, const std::function<void(unsigned, bool)>& beside) {
     const ChangeTable table(model, changes);
     const Slots slots(model, table, parallel::thread_count(0));
@@ -224,8 +225,9 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
     Replay r;
     parallel::both([&] { read.emplace(model, slots.input, slots.first_polling_takes); }, [&] { replay_pass(model, changes, table, slots, nullptr, r); });
     const PollingLoops& loops = *read;
-    bool second_pass = false;
-    if (!loops.empty()) {
+    if (loops.empty()) {
+        beside(parallel::thread_count(0), r.reorderings > 0);
+    } else {
         // The loops simulated from their inputs' new times, and the run
         // replayed again with the loops' times, once: what feeds a loop may
         // depend on it (haptics and physics feed each other), but through
@@ -234,10 +236,15 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
         // round after round that the real thread, serving whichever comes
         // first, does not have.
         std::vector<std::uint64_t> loop_changes(changes.size(), 0);
-        const PollingLoops::Outcome outcome = loops.simulate(r.time_ns, table, loop_changes);
-        second_pass = outcome.moved;  // else the replay's own batches are the loops' (an unchanged run)
-        if (second_pass) {
-            parallel::both([&] { replay_pass(model, changes, table, slots, &loops, r); }, [&] { beside(1, true); });
+        PollingLoops::Outcome outcome;
+        parallel::both(
+            [&] {
+                outcome = loops.simulate(r.time_ns, table, loop_changes);
+                // Else the replay's own batches are the loops' (an unchanged run).
+                if (outcome.moved) replay_pass(model, changes, table, slots, &loops, r);
+            },
+            [&] { beside(1, true); });
+        if (outcome.moved) {
             for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
             r.delayed_external += outcome.delayed_ticks;
             for (const auto& note : outcome.notes) {
@@ -248,7 +255,6 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
             }
         }
     }
-    if (!second_pass) beside(parallel::thread_count(0), r.reorderings > 0);
     std::erase_if(r.queues, [](const QueueNote& q) { return q.reordered == 0 && q.starved == 0 && q.moved == 0 && q.after_end == 0; });
     return r;
 }
