@@ -19,16 +19,14 @@ std::int64_t median(std::vector<std::int64_t>& v) {
 
 }  // namespace
 
-PollingLoops::PollingLoops(const DependenceModel& model, const graph::Column<SampleIndex>& slot_input,
-                           const std::vector<SampleIndex>& first_polling_takes)
-    : model_(model) {
+PollingLoops::PollingLoops(const DependenceModel& model, const Slots& slots) : model_(model) {
     const auto& s = model.samples();
     const std::size_t n = s.size();
     // The candidate threads, keyed by (node instance, thread), are tried in
     // the map's order, which is the order their loops are simulated in (it
     // matters where one loop feeds another).
     std::unordered_map<std::uint64_t, SampleIndex> candidates;
-    for (const SampleIndex x : first_polling_takes) candidates.try_emplace(model.thread_key(x), x);
+    for (const SampleIndex x : slots.first_polling_takes()) candidates.try_emplace(model.thread_key(x), x);
     if (candidates.empty()) return;
     simulated_.assign((n + 63) / 64, 0);
     for (const auto& [key, sample] : candidates) {
@@ -36,7 +34,7 @@ PollingLoops::PollingLoops(const DependenceModel& model, const graph::Column<Sam
         SampleIndex first = sample;
         while (model.thread_predecessor(first) != kNone) first = model.thread_predecessor(first);
         for (SampleIndex x = first; x != kNone; x = model.thread_successor(x)) loop.order.push_back(x);
-        if (read_structure(loop, slot_input)) {
+        if (read_structure(loop, slots)) {
             for (const SampleIndex x : loop.order) simulated_[x / 64] |= std::uint64_t{1} << (x % 64);
             loops_.push_back(std::move(loop));
         }
@@ -44,7 +42,7 @@ PollingLoops::PollingLoops(const DependenceModel& model, const graph::Column<Sam
     if (loops_.empty()) simulated_.clear();
 }
 
-bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& slot_input) const {
+bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
     const auto& s = model_.samples();
     const auto& time = s.time_ns;
     const auto& order = loop.order;
@@ -57,7 +55,7 @@ bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& 
     std::uint64_t takes = 0;
     std::vector<std::uint64_t> samples_of(s.tracepoints.size(), 0);
     for (const SampleIndex x : order) {
-        if (slot_input[x] != kNone) ++takes;
+        if (slots.is_slot(x)) ++takes;
         else ++samples_of[s.tracepoint[x]];
     }
     std::vector<std::uint8_t> per_message(s.tracepoints.size(), 0);
@@ -65,10 +63,11 @@ bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& 
         per_message[t] = samples_of[t] > 0 && samples_of[t] * 100 >= takes * 99 && samples_of[t] * 100 <= takes * 101;
 
     // A tick's takes come first; its batch ended with the last of their samples.
-    const auto has_takes = [&](const Iteration& it) { return slot_input[order[it.begin]] != kNone; };
+    const auto has_takes = [&](const Iteration& it) { return slots.is_slot(order[it.begin]); };
     const auto batch_end = [&](const Iteration& it) { return time[order[has_takes(it) ? it.tail_begin - 1 : it.begin]]; };
     const auto handed = [&](SampleIndex take) {
-        return time[slot_input[take]] + model_.own_duration(slot_input[take], take, SegmentKind::queue);
+        const SampleIndex input = slots.input_of(take);
+        return time[input] + model_.own_duration(input, take, SegmentKind::queue);
     };
     // A loop that leaves inputs in its inbox at the end of a batch takes a
     // bounded number per tick: not one this simulation is right for. Counted
@@ -86,7 +85,7 @@ bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& 
     };
     for (std::uint32_t p = 0; p < count; ++p) {
         const SampleIndex x = order[p];
-        const bool take = slot_input[x] != kNone;
+        const bool take = slots.is_slot(x);
         // A tick starts at a sample started from outside, at a take after
         // the loop's own work, and at own work seen already in this tick
         // (a tick that took nothing, its start not told by the trace).
@@ -135,7 +134,7 @@ bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& 
     for (std::size_t k = 0; k < loop.iterations.size(); ++k) {
         const Iteration& it = loop.iterations[k];
         if (k > 0) periods.push_back(graph::elapsed_ns(time[order[loop.iterations[k - 1].begin]], time[order[it.begin]]));
-        if (has_takes(it)) waits.push_back(graph::elapsed_ns(time[slot_input[order[it.begin]]], time[order[it.begin]]));
+        if (has_takes(it)) waits.push_back(graph::elapsed_ns(time[slots.input_of(order[it.begin])], time[order[it.begin]]));
     }
     if (periods.empty()) return false;
     if (4 * median(waits) < median(periods)) return false;
@@ -146,7 +145,8 @@ bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& 
         bool other_queue_input = false;
         model_.for_each_constraint(order[p], [&](SampleIndex y, SegmentKind kind) {
             if (p > 0 && y == order[p - 1]) loop.kind[p] = kind;
-            if (kind == SegmentKind::queue && y < order[p] && y != slot_input[order[p]]) other_queue_input = true;
+            // A slot's one queue input from an earlier sample is its take.
+            if (kind == SegmentKind::queue && y < order[p] && !slots.is_slot(order[p])) other_queue_input = true;
         });
         if (other_queue_input) return false;  // a take the replay does not serve as a slot (a changed queue)
     }
@@ -156,9 +156,9 @@ bool PollingLoops::read_structure(Loop& loop, const graph::Column<SampleIndex>& 
         const Iteration& it = loop.iterations[k];
         for (std::uint32_t p = it.begin; p < it.tail_begin; ++p) {
             const SampleIndex x = order[p];
-            if (slot_input[x] == kNone) continue;
+            if (!slots.is_slot(x)) continue;
             if (p > it.begin) loop.messages.back().chain_end = p;
-            Message m{slot_input[x], p, it.tail_begin, k, 0, 0};
+            Message m{slots.input_of(x), p, it.tail_begin, k, 0, 0};
             // Taken at once when its thread was free (a tick's first take: at
             // the tick), so there by then; and not there yet when the
             // previous batch ended, or that batch would have taken it.
@@ -202,7 +202,8 @@ void PollingLoops::read_schedule(Loop& loop) const {
     }
 }
 
-PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed) const {
+PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed,
+                                             std::vector<std::uint64_t>& moved) const {
     const auto& recorded = model_.samples().time_ns;
     Outcome out;
     for (const Loop& loop : loops_) {
@@ -229,7 +230,9 @@ PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_n
         };
 
         auto place = [&](SampleIndex x, std::int64_t t) {
-            out.moved |= time_ns[x] != t;
+            if (time_ns[x] == t) return;
+            out.moved = true;
+            moved[x / 64] |= std::uint64_t{1} << (x % 64);
             time_ns[x] = t;
         };
         auto after_previous = [&](std::uint32_t p, std::int64_t t) {

@@ -50,7 +50,9 @@
 
 #include "change_table.hpp"
 #include "hashtrace/critical_path/model.hpp"
+#include "slots.hpp"
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,10 +61,8 @@ namespace hashtrace::critpath {
 
 class PollingLoops {
 public:
-    // slot_input[x]: the queue input that slot x takes (kNone for other
-    // samples); first_polling_takes: of each thread with a slot started by
-    // its tick, the first such, in sample order.
-    PollingLoops(const DependenceModel& model, const graph::Column<SampleIndex>& slot_input, const std::vector<SampleIndex>& first_polling_takes);
+    // The candidates: the threads of the slots' first polling takes.
+    PollingLoops(const DependenceModel& model, const Slots& slots);
 
     bool empty() const { return loops_.empty(); }
     // Sample x belongs to a simulated loop (its time comes from simulate()).
@@ -81,8 +81,15 @@ public:
     };
     // The loops' samples' new times into `time_ns`, in place, from their
     // inputs' new times there (the rest of the replay's); changes counted per
-    // change in `changed`.
-    Outcome simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed) const;
+    // change in `changed`; a bit set in `moved` (a bit per sample of the run)
+    // for each sample whose time it changed.
+    Outcome simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed,
+                     std::vector<std::uint64_t>& moved) const;
+    // Calls f(x) for every sample x of a simulated loop, in sample order.
+    template <typename F> void for_each_simulated(F&& f) const {
+        for (std::size_t w = 0; w < simulated_.size(); ++w)
+            for (std::uint64_t bits = simulated_[w]; bits != 0; bits &= bits - 1) f(SampleIndex(w * 64 + std::size_t(std::countr_zero(bits))));
+    }
 
 private:
     struct Message {
@@ -114,7 +121,7 @@ private:
         bool scheduled = false;  // its iterations are its ticks: they follow its schedule
     };
 
-    bool read_structure(Loop& loop, const graph::Column<SampleIndex>& slot_input) const;
+    bool read_structure(Loop& loop, const Slots& slots) const;
     void read_schedule(Loop& loop) const;
 
     const DependenceModel& model_;

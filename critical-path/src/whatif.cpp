@@ -2,6 +2,7 @@
 
 #include "change_table.hpp"
 #include "polling_loops.hpp"
+#include "slots.hpp"
 
 #include "hashtrace/critical_path/critical_path.hpp"
 #include "hashtrace/critical_path/instances.hpp"
@@ -9,14 +10,12 @@
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <queue>
 #include <stdexcept>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace hashtrace::critpath {
 namespace {
@@ -33,6 +32,7 @@ struct Queued {
     std::int64_t enqueued;
     std::int64_t ready;
     SampleIndex producer;
+    std::uint32_t edge;  // producer -> its slot (an index into the graph's edges): which input this is
     bool operator>(const Queued& o) const { return enqueued != o.enqueued ? enqueued > o.enqueued : producer > o.producer; }
 };
 
@@ -41,174 +41,224 @@ RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_ed
     return {s.count, s.mean, s.p50, s.p95, s.p99, window_ns > 0 ? double(message_edges) / (double(window_ns) / 1e9) : 0};
 }
 
-// The samples taking exactly one input from a queue: the slots. A queue is
-// (consumer tracepoint, consumer thread). Samples whose queue input a change
-// matches are not slots: their wait is set.
-struct Slots {
-    graph::Column<std::uint32_t> queue_of;  // per sample: its queue, or kNone
-    graph::Column<SampleIndex> input;       // per sample: the input it takes, or kNone
-    std::vector<QueueNote> queues;          // in the order of their first slots
-    // The first slot started by its tick (a polling take) of each thread
-    // that has one, in sample order: the threads that may poll (polling_loops.hpp).
-    std::vector<SampleIndex> first_polling_takes;
-    // A bit per sample: some slot takes its output (the others have none to queue).
-    std::vector<std::uint64_t> feeds_slot_bits;
-    bool feeds_slot(SampleIndex x) const { return (feeds_slot_bits[x / 64] >> (x % 64)) & 1; }
-
-    Slots(const DependenceModel& model, const ChangeTable& table, unsigned threads) : feeds_slot_bits((model.samples().size() + 63) / 64, 0) {
-        const auto& s = model.samples();
-        const auto& g = model.graph();
-        const std::size_t n = s.size();
-        queue_of.resize(n);  // every entry is written below
-        input.resize(n);
-        // Found in chunks on all cores, each numbering the queues it meets
-        // in order; then numbered across the chunks in their order.
-        struct ChunkQueues {
-            std::unordered_map<std::uint64_t, std::uint32_t> id_of_key;
-            std::vector<std::uint64_t> key;
-            std::vector<SampleIndex> first_slot;
-            std::vector<std::uint64_t> slots;
-            std::unordered_map<std::uint64_t, SampleIndex> first_polling_take;  // per thread
-            std::vector<std::pair<std::uint64_t, SampleIndex>> polling_threads;    // as met
-        };
-        const std::size_t chunks = 4 * std::size_t{threads};
-        std::vector<ChunkQueues> found(chunks);
-        parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-            ChunkQueues& q = found[c];
-            for (auto [x, end] = parallel::chunk<SampleIndex>(n, c, chunks); x < end; ++x) {
-                queue_of[x] = kNone;
-                input[x] = kNone;
-                SampleIndex taken = kNone;
-                int queue_inputs = 0;
-                for (std::uint32_t i = g.in_offset[x]; i < g.in_offset[x + 1]; ++i) {
-                    const std::uint32_t e = g.in_edges[i];
-                    if (g.edges[e].from < x && model.kind_of_edge(e) == SegmentKind::queue) {
-                        taken = g.edges[e].from;
-                        ++queue_inputs;
-                    }
-                }
-                if (queue_inputs != 1 || !table.of(taken, x, SegmentKind::queue).empty()) continue;
-                const std::uint64_t key = (std::uint64_t{s.tracepoint[x]} << 32) | s.thread[x];
-                auto [it, added] = q.id_of_key.try_emplace(key, std::uint32_t(q.key.size()));
-                if (added) {
-                    q.key.push_back(key);
-                    q.first_slot.push_back(x);
-                    q.slots.push_back(0);
-                }
-                queue_of[x] = it->second;
-                input[x] = taken;
-                std::atomic_ref(feeds_slot_bits[taken / 64]).fetch_or(std::uint64_t{1} << (taken % 64), std::memory_order_relaxed);
-                ++q.slots[it->second];
-                if (model.external(x))
-                    if (const std::uint64_t thread = model.thread_key(x); q.first_polling_take.try_emplace(thread, x).second)
-                        q.polling_threads.emplace_back(thread, x);
-            }
-        });
-        std::unordered_map<std::uint64_t, std::uint32_t> queue_ids;
-        std::vector<std::vector<std::uint32_t>> id_in_run(chunks);
-        for (std::size_t c = 0; c < chunks; ++c)
-            for (std::size_t k = 0; k < found[c].key.size(); ++k) {
-                auto [it, added] = queue_ids.try_emplace(found[c].key[k], std::uint32_t(queues.size()));
-                if (added) queues.push_back({model.labels()[model.label_of(found[c].first_slot[k])], 0, 0, 0, 0, 0});
-                queues[it->second].slots += found[c].slots[k];
-                id_in_run[c].push_back(it->second);
-            }
-        parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-            for (auto [x, end] = parallel::chunk<SampleIndex>(n, c, chunks); x < end; ++x)
-                if (queue_of[x] != kNone) queue_of[x] = id_in_run[c][queue_of[x]];
-        });
-        std::unordered_set<std::uint64_t> polling_threads;
-        for (const ChunkQueues& q : found)
-            for (const auto& [thread, take] : q.polling_threads)
-                if (polling_threads.insert(thread).second) first_polling_takes.push_back(take);
+// The replay's passes over the run, in recorded order, into `r`.
+//
+// The second pass, after the polling loops' simulation, is the first again
+// with the loops' samples placed by it; it recomputes only what that moves.
+// A sample's new time depends on its constraints' times, its queue's service
+// and the recording alone, so a sample none of whose constraints moved, and
+// (a slot) that is served the input the first pass served it, from a
+// producer that did not move, keeps its time: its constraints are not read
+// again. The queues are served again throughout (their order decides which
+// inputs those are), and the counts that depend on times are taken again.
+class Replayer {
+public:
+    Replayer(const DependenceModel& model, const ChangeTable& table, const Slots& slots, std::size_t changes, Replay& r)
+        : model_(model), s_(model.samples()), g_(model.graph()), table_(table), slots_(slots), r_(r), pending_(slots.queues().size()),
+          ignored_changes_(changes, 0) {
+        r.changed_segments.assign(changes, 0);
+        r.queues = slots.queues();
+        r.reorderings = r.delayed_external = r.backward_constraints = 0;
     }
-};
 
-// One pass over the run in recorded order. With `placed` loops, the samples
-// of simulated polling loops keep the times the simulation left in r.time_ns
-// (their inputs are then not queued for slots).
-void replay_pass(const DependenceModel& model, const std::vector<Change>& changes, const ChangeTable& table, const Slots& slots,
-                 const PollingLoops* placed, Replay& r) {
-    const auto& s = model.samples();
-    const auto& g = model.graph();
-    const std::size_t n = s.size();
-    r.changed_segments.assign(changes.size(), 0);
-    r.time_ns.resize(n);  // every sample's is written before any later one reads it
-    r.served_slot.clear();
-    r.queues = slots.queues;
-    r.reorderings = r.delayed_external = r.backward_constraints = 0;
-    const auto& queue_of = slots.queue_of;
-    const auto& slot_input = slots.input;
-    const auto is_pinned = [&](SampleIndex x) { return placed != nullptr && placed->simulated(x); };
-    std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending(r.queues.size());
-
-    // x's outputs that slots take, queued at x's new time t.
-    auto queue_outputs = [&](SampleIndex x, std::int64_t t) {
-        if (!slots.feeds_slot(x)) return;
-        for (const graph::Edge& e : g.out(x))
-            if (slot_input[e.to] == x && !is_pinned(e.to))
-                pending[queue_of[e.to]].push({s.time_ns[e.to] + (t - s.time_ns[x]), t + model.own_duration(x, e.to, SegmentKind::queue), x});
-    };
-    for (SampleIndex x = 0; x < n; ++x) {
-        if (is_pinned(x)) {
-            queue_outputs(x, r.time_ns[x]);
-            continue;
+    // Every sample at the latest of its constraints' new times plus its own
+    // durations, slots at their inputs' turns.
+    void first_pass() {
+        const std::size_t n = s_.size();
+        r_.time_ns.resize(n);  // every sample's is written before any later one reads it
+        served_edge_.resize(slots_.count());
+        starved_.assign((n + 63) / 64, 0);
+        for (SampleIndex x = 0; x < n; ++x) {
+            const Latest latest = latest_constraint(x, r_.changed_segments, r_.backward_constraints);
+            std::int64_t t = 0;
+            if (slots_.is_slot(x)) {
+                const std::uint32_t q = slots_.queue_of(x);
+                const Queued served = serve(x, q, latest.slot_input);
+                bool starved = false;
+                t = served_time(x, latest, served, starved);
+                r_.queues[q].starved += starved;
+                served_edge_[slots_.rank(x)] = served.edge;
+                if (starved) set(starved_, x);
+            } else {
+                t = unserved_time(x, latest);
+            }
+            r_.delayed_external += delayed(x, t);
+            r_.time_ns[x] = t;
+            queue_outputs(x, t, nullptr);
         }
-        std::int64_t started = model.external(x) ? s.time_ns[x] : kNoTime;  // by its tick or device
-        std::int64_t t = kNoTime;
+    }
+
+    // The counts the first pass took of the loops' samples, which the second
+    // pass places by their simulation: before the simulation moves them.
+    struct Counts {
+        std::vector<std::uint64_t> changed;
+        std::uint64_t backward = 0, delayed = 0;
+    };
+    Counts counts_of(const PollingLoops& loops) const {
+        Counts c{std::vector<std::uint64_t>(r_.changed_segments.size(), 0)};
+        loops.for_each_simulated([&](SampleIndex x) {
+            latest_constraint(x, c.changed, c.backward);
+            c.delayed += delayed(x, r_.time_ns[x]);
+        });
+        return c;
+    }
+
+    // Again, with the loops' samples where their simulation placed them in
+    // r.time_ns (`moved`: a bit per sample, those it moved; `placed`: what
+    // the first pass counted of them).
+    void second_pass(const PollingLoops& loops, std::vector<std::uint64_t> moved, const Counts& placed) {
+        const std::size_t n = s_.size();
+        for (std::size_t c = 0; c < placed.changed.size(); ++c) r_.changed_segments[c] -= placed.changed[c];
+        r_.backward_constraints -= placed.backward;
+        r_.delayed_external -= placed.delayed;
+        r_.reorderings = 0;
+        r_.served_slot.clear();
+        for (QueueNote& q : r_.queues) q.reordered = q.starved = 0;
+        for (auto& queue : pending_) queue = {};
+        moved_ = std::move(moved);
+        again_.assign(moved_.size(), 0);
+        for (SampleIndex x = 0; x < n; ++x) {
+            if (loops.simulated(x)) {
+                if (test(moved_, x)) mark_dependents(x);
+                queue_outputs(x, r_.time_ns[x], &loops);
+                continue;
+            }
+            const bool slot = slots_.is_slot(x);
+            if (!slot && !test(again_, x)) {
+                queue_outputs(x, r_.time_ns[x], &loops);
+                continue;
+            }
+            const std::int64_t before = r_.time_ns[x];
+            std::int64_t t = before;
+            if (slot) {
+                const std::uint32_t q = slots_.queue_of(x);
+                const Queued served = serve(x, q, slots_.input_of(x));
+                bool starved = test(starved_, x);
+                if (test(again_, x) || served.edge != served_edge_[slots_.rank(x)] || test(moved_, served.producer))
+                    t = served_time(x, latest_constraint(x, ignored_changes_, ignored_backward_), served, starved);
+                r_.queues[q].starved += starved;
+            } else {
+                t = unserved_time(x, latest_constraint(x, ignored_changes_, ignored_backward_));
+            }
+            if (t != before) {
+                r_.delayed_external += delayed(x, t);
+                r_.delayed_external -= delayed(x, before);
+                r_.time_ns[x] = t;
+                set(moved_, x);
+                mark_dependents(x);
+            }
+            queue_outputs(x, t, &loops);
+        }
+    }
+
+private:
+    // x's constraints but a slot's queue input: the latest of their new
+    // times plus their own durations, changed where changes match (counted in
+    // `changed`); `started`: x's own start, where outside the trace.
+    struct Latest {
+        std::int64_t t = kNoTime, started = kNoTime;
+        SampleIndex slot_input = kNone;
+    };
+    Latest latest_constraint(SampleIndex x, std::vector<std::uint64_t>& changed, std::uint64_t& backward) const {
+        Latest latest;
+        latest.started = model_.external(x) ? s_.time_ns[x] : kNoTime;  // by its tick or device
         bool wait_set = false;
-        model.for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
+        const bool slot = slots_.is_slot(x);
+        model_.for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
             if (y >= x) {
-                ++r.backward_constraints;
+                ++backward;
                 return;
             }
-            if (y == slot_input[x]) return;  // served from its queue below
-            const std::uint32_t segment_class = model.class_index(y, x, kind);
-            const auto& matching = table.of_class(segment_class);
+            if (slot && kind == SegmentKind::queue) {  // its one queue input: served from its queue
+                latest.slot_input = y;
+                return;
+            }
+            const std::uint32_t segment_class = model_.class_index(y, x, kind);
+            const auto& matching = table_.of_class(segment_class);
             if (kind == SegmentKind::queue && !matching.empty()) {
                 // The wait in this queue is what changes.
-                t = r.time_ns[y] + table.apply(matching, std::max<std::int64_t>(0, graph::elapsed_ns(s.time_ns[y], s.time_ns[x])), r.changed_segments);
-                started = kNoTime;
+                latest.t = r_.time_ns[y] + table_.apply(matching, std::max<std::int64_t>(0, graph::elapsed_ns(s_.time_ns[y], s_.time_ns[x])), changed);
+                latest.started = kNoTime;
                 wait_set = true;
                 return;
             }
-            if (!wait_set) t = std::max(t, r.time_ns[y] + table.apply(matching, model.own_duration(y, x, kind, segment_class), r.changed_segments));
+            if (!wait_set) latest.t = std::max(latest.t, r_.time_ns[y] + table_.apply(matching, model_.own_duration(y, x, kind, segment_class), changed));
         });
-        if (queue_of[x] != kNone) {
-            const std::uint32_t q = queue_of[x];
-            QueueNote& note = r.queues[q];
-            const Queued served = pending[q].top();  // never empty: x's own input was queued before x
-            pending[q].pop();
-            // A polling take whose input is now queued before its thread
-            // finished the work before it (it came while the thread was
-            // still busy, in the recording after) would have been taken
-            // then, in that batch, not at the next tick.
-            if (const SampleIndex pred = model.thread_predecessor(x); started != kNoTime && pred != kNone && pred < x) {
-                const std::int64_t recorded_ready = served.ready - (r.time_ns[served.producer] - s.time_ns[served.producer]);
-                if (served.ready <= r.time_ns[pred] && recorded_ready > s.time_ns[pred]) started = kNoTime;
-            }
-            t = std::max(t, started);
-            const bool blocking = model.determined_by(x) == slot_input[x];  // the recorded take waited for its input
-            if (!blocking && served.ready > t) {
-                ++note.starved;
-                t = served.ready;
-            } else {
-                t = std::max(t, served.ready);
-            }
-            if (served.producer != slot_input[x]) {
-                ++note.reordered;
-                ++r.reorderings;
-                r.served_slot[served.producer] = x;
-            }
-        } else {
-            t = std::max(t, started);
-        }
-        if (t == kNoTime) t = s.time_ns[x];  // every input recorded after it
-        if (model.external(x) && t > s.time_ns[x]) ++r.delayed_external;
-        r.time_ns[x] = t;
-        queue_outputs(x, t);
+        return latest;
     }
-}
+
+    std::int64_t unserved_time(SampleIndex x, const Latest& latest) const {
+        const std::int64_t t = std::max(latest.t, latest.started);
+        return t == kNoTime ? s_.time_ns[x] : t;  // every input recorded after it
+    }
+
+    // Slot x's time, `served` from its queue; `starved`: it found the input
+    // not there yet.
+    std::int64_t served_time(SampleIndex x, const Latest& latest, const Queued& served, bool& starved) const {
+        std::int64_t started = latest.started;
+        // A polling take whose input is now queued before its thread
+        // finished the work before it (it came while the thread was
+        // still busy, in the recording after) would have been taken
+        // then, in that batch, not at the next tick.
+        if (const SampleIndex pred = model_.thread_predecessor(x); started != kNoTime && pred != kNone && pred < x) {
+            const std::int64_t recorded_ready = served.ready - (r_.time_ns[served.producer] - s_.time_ns[served.producer]);
+            if (served.ready <= r_.time_ns[pred] && recorded_ready > s_.time_ns[pred]) started = kNoTime;
+        }
+        const std::int64_t t = std::max(latest.t, started);
+        const bool blocking = model_.determined_by(x) == latest.slot_input;  // the recorded take waited for its input
+        starved = !blocking && served.ready > t;
+        return std::max(t, served.ready);
+    }
+
+    // The next input of queue q, for slot x whose recorded input is `input`.
+    Queued serve(SampleIndex x, std::uint32_t q, SampleIndex input) {
+        const Queued served = pending_[q].top();  // never empty: x's own input was queued before x
+        pending_[q].pop();
+        if (served.producer != input) {
+            ++r_.queues[q].reordered;
+            ++r_.reorderings;
+            r_.served_slot[served.producer] = x;
+        }
+        return served;
+    }
+
+    // x's outputs that slots take, queued at x's new time t (not for the
+    // samples `placed` places).
+    void queue_outputs(SampleIndex x, std::int64_t t, const PollingLoops* placed) {
+        if (!slots_.feeds_slot(x)) return;
+        for (std::uint32_t e = g_.out_offset[x]; e < g_.out_offset[x + 1]; ++e)
+            if (const SampleIndex to = g_.edges[e].to; slots_.is_slot_input_edge(e) && !(placed != nullptr && placed->simulated(to)))
+                pending_[slots_.queue_of(to)].push(
+                    {s_.time_ns[to] + (t - s_.time_ns[x]), t + model_.own_duration(x, to, SegmentKind::queue), x, e});
+    }
+
+    bool delayed(SampleIndex x, std::int64_t t) const { return model_.external(x) && t > s_.time_ns[x]; }
+    void mark_dependents(SampleIndex x) {
+        model_.for_each_dependent(x, [&](SampleIndex z, SegmentKind) {
+            if (z > x) set(again_, z);
+        });
+    }
+    static bool test(const std::vector<std::uint64_t>& bits, SampleIndex x) { return (bits[x / 64] >> (x % 64)) & 1; }
+    static void set(std::vector<std::uint64_t>& bits, SampleIndex x) { bits[x / 64] |= std::uint64_t{1} << (x % 64); }
+
+    const DependenceModel& model_;
+    const graph::SampleSet& s_;
+    const graph::Graph& g_;
+    const ChangeTable& table_;
+    const Slots& slots_;
+    Replay& r_;
+    std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending_;  // per queue
+    // The first pass's, for the second: per slot (by rank) the edge of the
+    // input it was served, and a bit per sample for slots that found none.
+    graph::Column<std::uint32_t> served_edge_;
+    std::vector<std::uint64_t> starved_;
+    // The second pass's: a bit per sample, its time moved; its time is to be
+    // found again (a constraint moved).
+    std::vector<std::uint64_t> moved_, again_;
+    // What the second pass counts again of samples the first counted already.
+    std::vector<std::uint64_t> ignored_changes_;
+    std::uint64_t ignored_backward_ = 0;
+};
 
 // The replay, and `beside(threads, paths_needed)` called once where the
 // caller's work from the recording alone costs least: on one thread beside
@@ -223,7 +273,8 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
     // which keeps every thread's recorded batches and needs them not.
     std::optional<PollingLoops> read;
     Replay r;
-    parallel::both([&] { read.emplace(model, slots.input, slots.first_polling_takes); }, [&] { replay_pass(model, changes, table, slots, nullptr, r); });
+    Replayer replayer(model, table, slots, changes.size(), r);
+    parallel::both([&] { read.emplace(model, slots); }, [&] { replayer.first_pass(); });
     const PollingLoops& loops = *read;
     if (loops.empty()) {
         beside(parallel::thread_count(0), r.reorderings > 0);
@@ -239,16 +290,18 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
         PollingLoops::Outcome outcome;
         parallel::both(
             [&] {
-                outcome = loops.simulate(r.time_ns, table, loop_changes);
+                const Replayer::Counts placed = replayer.counts_of(loops);
+                std::vector<std::uint64_t> moved((model.samples().size() + 63) / 64, 0);
+                outcome = loops.simulate(r.time_ns, table, loop_changes, moved);
                 // Else the replay's own batches are the loops' (an unchanged run).
-                if (outcome.moved) replay_pass(model, changes, table, slots, &loops, r);
+                if (outcome.moved) replayer.second_pass(loops, std::move(moved), placed);
             },
             [&] { beside(1, true); });
         if (outcome.moved) {
             for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
             r.delayed_external += outcome.delayed_ticks;
             for (const auto& note : outcome.notes) {
-                QueueNote& q = r.queues[slots.queue_of[note.take]];
+                QueueNote& q = r.queues[slots.queue_of(note.take)];
                 q.moved = note.moved;
                 q.after_end = note.after_end;
                 q.simulated = true;

@@ -1,0 +1,66 @@
+// slots.hpp - the samples that take exactly one input from a queue: the
+// slots the replay serves each queue's inputs to, in their new arrival order
+// (whatif.hpp). A queue is (consumer tracepoint, consumer thread). Samples
+// whose queue input a change matches are not slots: their wait is set.
+//
+// A bit per sample says which are slots (and which feed one); a slot's input
+// (its one queue edge from an earlier sample) and its queue are kept per
+// slot, found by the slot's rank among them. So the replay's tables take 8
+// bytes per slot, not 8 per sample: fresh memory is much of what a replay of
+// a large run spends its time on.
+#pragma once
+
+#include "change_table.hpp"
+#include "hashtrace/critical_path/model.hpp"
+#include "hashtrace/critical_path/whatif.hpp"
+#include "hashtrace/graph/column.hpp"
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace hashtrace::critpath {
+
+class Slots {
+public:
+    // Found on `threads` threads.
+    Slots(const DependenceModel& model, const ChangeTable& table, unsigned threads);
+
+    bool is_slot(SampleIndex x) const { return bit(slot_bits_, x); }
+    // Some slot takes x's output (the other samples have none to queue).
+    bool feeds_slot(SampleIndex x) const { return bit(feeds_bits_, x); }
+    std::size_t count() const { return queue_of_slot_.size(); }
+    // Slot x's place among the slots, in sample order: in [0, count()).
+    std::uint32_t rank(SampleIndex x) const {
+        const std::uint64_t before = slot_bits_[x / 64] & ((std::uint64_t{1} << (x % 64)) - 1);
+        return slots_before_word_[x / 64] + std::uint32_t(std::popcount(before));
+    }
+    // Slot x's queue: an index into queues().
+    std::uint32_t queue_of(SampleIndex x) const { return queue_of_slot_[rank(x)]; }
+    // The input slot x takes.
+    SampleIndex input_of(SampleIndex x) const { return input_of_slot_[rank(x)]; }
+    // Edge e (an index into the graph's edges) is the one a slot takes its input by.
+    bool is_slot_input_edge(std::uint32_t e) const {
+        const graph::Edge& edge = model_.graph().edges[e];
+        return edge.from < edge.to && model_.kind_of_edge(e) == SegmentKind::queue && is_slot(edge.to);
+    }
+
+    // In the order of their first slots, with their slot counts.
+    const std::vector<QueueNote>& queues() const { return queues_; }
+    // The first slot started by its tick (a polling take) of each thread
+    // that has one, in sample order: the threads that may poll (polling_loops.hpp).
+    const std::vector<SampleIndex>& first_polling_takes() const { return first_polling_takes_; }
+
+private:
+    static bool bit(const std::vector<std::uint64_t>& bits, SampleIndex x) { return (bits[x / 64] >> (x % 64)) & 1; }
+
+    const DependenceModel& model_;
+    std::vector<std::uint64_t> slot_bits_, feeds_bits_;
+    std::vector<std::uint32_t> slots_before_word_;  // per 64 samples: the slots before them
+    graph::Column<std::uint32_t> queue_of_slot_;    // per slot, in sample order
+    graph::Column<SampleIndex> input_of_slot_;      // per slot, in sample order
+    std::vector<QueueNote> queues_;
+    std::vector<SampleIndex> first_polling_takes_;
+};
+
+}  // namespace hashtrace::critpath
