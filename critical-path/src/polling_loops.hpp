@@ -67,6 +67,8 @@ public:
     bool empty() const { return loops_.empty(); }
     // Sample x belongs to a simulated loop (its time comes from simulate()).
     bool simulated(SampleIndex x) const { return !simulated_.empty() && (simulated_[x / 64] >> (x % 64)) & 1; }
+    // The same for samples 64 w .. 64 w + 63, a bit each.
+    std::uint64_t simulated_word(std::size_t w) const { return simulated_.empty() ? 0 : simulated_[w]; }
 
     struct LoopNote {
         SampleIndex take;            // the loop's first take

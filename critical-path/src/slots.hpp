@@ -29,6 +29,9 @@ public:
     bool is_slot(SampleIndex x) const { return bit(slot_bits_, x); }
     // Some slot takes x's output (the other samples have none to queue).
     bool feeds_slot(SampleIndex x) const { return bit(feeds_bits_, x); }
+    // The same for samples 64 w .. 64 w + 63, a bit each.
+    std::uint64_t slot_word(std::size_t w) const { return slot_bits_[w]; }
+    std::uint64_t feeds_word(std::size_t w) const { return feeds_bits_[w]; }
     std::size_t count() const { return queue_of_slot_.size(); }
     // Slot x's place among the slots, in sample order: in [0, count()).
     std::uint32_t rank(SampleIndex x) const {

@@ -10,6 +10,7 @@
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -49,8 +50,11 @@ RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_ed
 // and the recording alone, so a sample none of whose constraints moved, and
 // (a slot) that is served the input the first pass served it, from a
 // producer that did not move, keeps its time: its constraints are not read
-// again. The queues are served again throughout (their order decides which
-// inputs those are), and the counts that depend on times are taken again.
+// again. A queue serves its slots as in the first pass until a producer that
+// moved queues an input in it; from there it is served again, from the
+// inputs the first pass had in it then, until it is empty where the first
+// pass's was (its order decides which inputs its slots get). The counts that
+// depend on times are taken again.
 class Replayer {
 public:
     Replayer(const DependenceModel& model, const ChangeTable& table, const Slots& slots, std::size_t changes, Replay& r)
@@ -68,6 +72,7 @@ public:
         r_.time_ns.resize(n);  // every sample's is written before any later one reads it
         served_edge_.resize(slots_.count());
         starved_.assign((n + 63) / 64, 0);
+        emptied_.assign((n + 63) / 64, 0);
         for (SampleIndex x = 0; x < n; ++x) {
             const Latest latest = latest_constraint(x, r_.changed_segments, r_.backward_constraints);
             std::int64_t t = 0;
@@ -79,12 +84,14 @@ public:
                 r_.queues[q].starved += starved;
                 served_edge_[slots_.rank(x)] = served.edge;
                 if (starved) set(starved_, x);
+                if (pending_[q].empty()) set(emptied_, x);
             } else {
                 t = unserved_time(x, latest);
             }
             r_.delayed_external += delayed(x, t);
             r_.time_ns[x] = t;
-            queue_outputs(x, t, nullptr);
+            if (slots_.feeds_slot(x))
+                for_each_slot_input(x, nullptr, [&](std::uint32_t e, std::uint32_t q) { pending_[q].push(queued(e, t)); });
         }
     }
 
@@ -107,7 +114,6 @@ public:
     // r.time_ns (`moved`: a bit per sample, those it moved; `placed`: what
     // the first pass counted of them).
     void second_pass(const PollingLoops& loops, std::vector<std::uint64_t> moved, const Counts& placed) {
-        const std::size_t n = s_.size();
         for (std::size_t c = 0; c < placed.changed.size(); ++c) r_.changed_segments[c] -= placed.changed[c];
         r_.backward_constraints -= placed.backward;
         r_.delayed_external -= placed.delayed;
@@ -115,43 +121,98 @@ public:
         r_.served_slot.clear();
         for (QueueNote& q : r_.queues) q.reordered = q.starved = 0;
         for (auto& queue : pending_) queue = {};
+        served_again_.assign(pending_.size(), false);
+        queues_served_again_ = 0;
         moved_ = std::move(moved);
         again_.assign(moved_.size(), 0);
-        for (SampleIndex x = 0; x < n; ++x) {
-            if (loops.simulated(x)) {
-                if (test(moved_, x)) mark_dependents(x);
-                queue_outputs(x, r_.time_ns[x], &loops);
-                continue;
+        // Word by word, visiting the samples with something to do: slots
+        // (not the loops'), samples whose time is to be found again, samples
+        // that moved, and, while some queue is served again, those that
+        // queue inputs. A visit may set bits of later samples of its word.
+        for (std::size_t w = 0; w < moved_.size(); ++w) {
+            const std::uint64_t placed = loops.simulated_word(w), slots = slots_.slot_word(w) & ~placed, feeds = slots_.feeds_word(w);
+            for (std::uint64_t visited = 0;;) {
+                const std::uint64_t visit = (slots | again_[w] | moved_[w] | (queues_served_again_ > 0 ? feeds : 0)) & ~visited;
+                if (visit == 0) break;
+                const int b = std::countr_zero(visit);
+                const std::uint64_t bit = std::uint64_t{1} << b;
+                visited = (bit << 1) - 1;  // 0 - 1 for the last bit: all
+                const auto x = SampleIndex(w * 64 + std::size_t(b));
+                std::int64_t t = r_.time_ns[x];
+                if (placed & bit) {
+                    if (test(moved_, x)) mark_dependents(x);
+                } else if (slots & bit) {
+                    t = serve_again(x, t);
+                } else if (test(again_, x)) {
+                    t = changed(x, unserved_time(x, latest_constraint(x, ignored_changes_, ignored_backward_)));
+                }
+                if ((feeds & bit) && (test(moved_, x) || queues_served_again_ > 0))
+                    for_each_slot_input(x, &loops, [&](std::uint32_t e, std::uint32_t q) {
+                        if (!served_again_[q]) {
+                            if (!test(moved_, x)) return;  // the input the first pass queued
+                            serve_again_from(q, x, e);
+                        }
+                        pending_[q].push(queued(e, t));
+                    });
             }
-            const bool slot = slots_.is_slot(x);
-            if (!slot && !test(again_, x)) {
-                queue_outputs(x, r_.time_ns[x], &loops);
-                continue;
-            }
-            const std::int64_t before = r_.time_ns[x];
-            std::int64_t t = before;
-            if (slot) {
-                const std::uint32_t q = slots_.queue_of(x);
-                const Queued served = serve(x, q, slots_.input_of(x));
-                bool starved = test(starved_, x);
-                if (test(again_, x) || served.edge != served_edge_[slots_.rank(x)] || test(moved_, served.producer))
-                    t = served_time(x, latest_constraint(x, ignored_changes_, ignored_backward_), served, starved);
-                r_.queues[q].starved += starved;
-            } else {
-                t = unserved_time(x, latest_constraint(x, ignored_changes_, ignored_backward_));
-            }
-            if (t != before) {
-                r_.delayed_external += delayed(x, t);
-                r_.delayed_external -= delayed(x, before);
-                r_.time_ns[x] = t;
-                set(moved_, x);
-                mark_dependents(x);
-            }
-            queue_outputs(x, t, &loops);
         }
     }
 
 private:
+    // Slot x in the second pass (its first-pass time `t`): its new time.
+    std::int64_t serve_again(SampleIndex x, std::int64_t t) {
+        const std::uint32_t rank = slots_.rank(x);
+        const std::uint32_t q = slots_.queue_of(x);
+        bool starved = test(starved_, x);
+        if (served_again_[q]) {
+            const Queued served = serve(x, q, slots_.input_of(x));
+            if (test(again_, x) || served.edge != served_edge_[rank] || test(moved_, served.producer))
+                t = changed(x, served_time(x, latest_constraint(x, ignored_changes_, ignored_backward_), served, starved));
+            if (pending_[q].empty() && test(emptied_, x)) {  // as the first pass left it: served as there from here
+                served_again_[q] = false;
+                --queues_served_again_;
+            }
+        } else {
+            // The first pass's input, from a producer that did not move.
+            const std::uint32_t e = served_edge_[rank];
+            const SampleIndex producer = g_.edges[e].from;
+            count_reordering(x, q, producer, slots_.input_of(x));
+            if (test(again_, x))
+                t = changed(x, served_time(x, latest_constraint(x, ignored_changes_, ignored_backward_), queued(e, r_.time_ns[producer]), starved));
+        }
+        r_.queues[q].starved += starved;
+        return t;
+    }
+
+    // Queue q to be served again from the first pass's inputs in it when
+    // producer x queues edge e: those queued before (by earlier producers,
+    // or by x before e) that slots after x took. Each was taken by the time
+    // the first pass's queue was next empty.
+    void serve_again_from(std::uint32_t q, SampleIndex x, std::uint32_t e) {
+        served_again_[q] = true;
+        ++queues_served_again_;
+        const std::size_t n = s_.size();
+        for (SampleIndex z = x + 1; z < n; ++z) {
+            if (!slots_.is_slot(z) || slots_.queue_of(z) != q) continue;
+            const std::uint32_t taken = served_edge_[slots_.rank(z)];
+            const SampleIndex producer = g_.edges[taken].from;
+            if (producer < x || (producer == x && taken < e)) pending_[q].push(queued(taken, r_.time_ns[producer]));
+            if (test(emptied_, z)) break;
+        }
+    }
+
+    // x's new time t, found again: noted where it moved.
+    std::int64_t changed(SampleIndex x, std::int64_t t) {
+        const std::int64_t before = r_.time_ns[x];
+        if (t == before) return t;
+        r_.delayed_external += delayed(x, t);
+        r_.delayed_external -= delayed(x, before);
+        r_.time_ns[x] = t;
+        set(moved_, x);
+        mark_dependents(x);
+        return t;
+    }
+
     // x's constraints but a slot's queue input: the latest of their new
     // times plus their own durations, changed where changes match (counted in
     // `changed`); `started`: x's own start, where outside the trace.
@@ -214,22 +275,27 @@ private:
     Queued serve(SampleIndex x, std::uint32_t q, SampleIndex input) {
         const Queued served = pending_[q].top();  // never empty: x's own input was queued before x
         pending_[q].pop();
-        if (served.producer != input) {
-            ++r_.queues[q].reordered;
-            ++r_.reorderings;
-            r_.served_slot[served.producer] = x;
-        }
+        count_reordering(x, q, served.producer, input);
         return served;
     }
+    void count_reordering(SampleIndex x, std::uint32_t q, SampleIndex producer, SampleIndex input) {
+        if (producer == input) return;
+        ++r_.queues[q].reordered;
+        ++r_.reorderings;
+        r_.served_slot[producer] = x;
+    }
 
-    // x's outputs that slots take, queued at x's new time t (not for the
-    // samples `placed` places).
-    void queue_outputs(SampleIndex x, std::int64_t t, const PollingLoops* placed) {
-        if (!slots_.feeds_slot(x)) return;
+    // Calls f(e, q) for each edge e by which x's output goes to a slot (not
+    // one `placed` places), q being that slot's queue.
+    template <typename F> void for_each_slot_input(SampleIndex x, const PollingLoops* placed, F&& f) const {
         for (std::uint32_t e = g_.out_offset[x]; e < g_.out_offset[x + 1]; ++e)
             if (const SampleIndex to = g_.edges[e].to; slots_.is_slot_input_edge(e) && !(placed != nullptr && placed->simulated(to)))
-                pending_[slots_.queue_of(to)].push(
-                    {s_.time_ns[to] + (t - s_.time_ns[x]), t + model_.own_duration(x, to, SegmentKind::queue), x, e});
+                f(e, slots_.queue_of(to));
+    }
+    // The input edge e queues, its producer at new time t.
+    Queued queued(std::uint32_t e, std::int64_t t) const {
+        const graph::Edge& edge = g_.edges[e];
+        return {s_.time_ns[edge.to] + (t - s_.time_ns[edge.from]), t + model_.own_duration(edge.from, edge.to, SegmentKind::queue), edge.from, e};
     }
 
     bool delayed(SampleIndex x, std::int64_t t) const { return model_.external(x) && t > s_.time_ns[x]; }
@@ -249,12 +315,16 @@ private:
     Replay& r_;
     std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending_;  // per queue
     // The first pass's, for the second: per slot (by rank) the edge of the
-    // input it was served, and a bit per sample for slots that found none.
+    // input it was served; a bit per sample for slots that found none, and
+    // for those that left their queue empty.
     graph::Column<std::uint32_t> served_edge_;
-    std::vector<std::uint64_t> starved_;
+    std::vector<std::uint64_t> starved_, emptied_;
     // The second pass's: a bit per sample, its time moved; its time is to be
-    // found again (a constraint moved).
+    // found again (a constraint moved). Per queue: served again (else as in
+    // the first pass).
     std::vector<std::uint64_t> moved_, again_;
+    std::vector<bool> served_again_;
+    std::size_t queues_served_again_ = 0;
     // What the second pass counts again of samples the first counted already.
     std::vector<std::uint64_t> ignored_changes_;
     std::uint64_t ignored_backward_ = 0;
