@@ -57,20 +57,31 @@ RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_ed
 // depend on times are taken again.
 class Replayer {
 public:
-    Replayer(const DependenceModel& model, const ChangeTable& table, const Slots& slots, std::size_t changes, Replay& r)
+    // The tables the passes write are laid out on `threads` threads: their
+    // pages are new to the process, and the kernel's first touch of each is
+    // much of what a pass over a large run costs when one thread does it.
+    Replayer(const DependenceModel& model, const ChangeTable& table, const Slots& slots, std::size_t changes, unsigned threads, Replay& r)
         : model_(model), s_(model.samples()), g_(model.graph()), table_(table), slots_(slots), r_(r), pending_(slots.queues().size()),
           ignored_changes_(changes, 0) {
         r.changed_segments.assign(changes, 0);
         r.queues = slots.queues();
         r.reorderings = r.delayed_external = r.backward_constraints = 0;
+        const std::size_t n = s_.size();
+        r.time_ns.resize(n);
+        served_edge_.resize(slots.count());
+        const std::size_t chunks = 4 * std::size_t{threads};
+        parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
+            const auto [begin, end] = parallel::chunk(n, c, chunks);
+            std::fill(r.time_ns.begin() + std::ptrdiff_t(begin), r.time_ns.begin() + std::ptrdiff_t(end), 0);
+            const auto [first, last] = parallel::chunk(served_edge_.size(), c, chunks);
+            std::fill(served_edge_.begin() + std::ptrdiff_t(first), served_edge_.begin() + std::ptrdiff_t(last), 0);
+        });
     }
 
     // Every sample at the latest of its constraints' new times plus its own
     // durations, slots at their inputs' turns.
     void first_pass() {
         const std::size_t n = s_.size();
-        r_.time_ns.resize(n);  // every sample's is written before any later one reads it
-        served_edge_.resize(slots_.count());
         starved_.assign((n + 63) / 64, 0);
         emptied_.assign((n + 63) / 64, 0);
         for (SampleIndex x = 0; x < n; ++x) {
@@ -343,7 +354,7 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
     // which keeps every thread's recorded batches and needs them not.
     std::optional<PollingLoops> read;
     Replay r;
-    Replayer replayer(model, table, slots, changes.size(), r);
+    Replayer replayer(model, table, slots, changes.size(), parallel::thread_count(0), r);
     parallel::both([&] { read.emplace(model, slots); }, [&] { replayer.first_pass(); });
     const PollingLoops& loops = *read;
     if (loops.empty()) {
