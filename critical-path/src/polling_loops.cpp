@@ -19,27 +19,30 @@ std::int64_t median(std::vector<std::int64_t>& v) {
 
 }  // namespace
 
-PollingLoops::PollingLoops(const DependenceModel& model, const Slots& slots) : model_(model) {
-    const auto& s = model.samples();
-    const std::size_t n = s.size();
-    // The candidate threads, keyed by (node instance, thread), are tried in
-    // the map's order, which is the order their loops are simulated in (it
-    // matters where one loop feeds another).
+PollingLoops::PollingLoops(const DependenceModel& model, const Slots& slots) : model_(model), slots_(slots) {
+    // The candidate threads, keyed by (node instance, thread), in the map's order.
     std::unordered_map<std::uint64_t, SampleIndex> candidates;
     for (const SampleIndex x : slots.first_polling_takes()) candidates.try_emplace(model.thread_key(x), x);
-    if (candidates.empty()) return;
-    simulated_.assign((n + 63) / 64, 0);
-    for (const auto& [key, sample] : candidates) {
-        Loop loop;
-        SampleIndex first = sample;
-        while (model.thread_predecessor(first) != kNone) first = model.thread_predecessor(first);
-        for (SampleIndex x = first; x != kNone; x = model.thread_successor(x)) loop.order.push_back(x);
-        if (read_structure(loop, slots)) {
-            for (const SampleIndex x : loop.order) simulated_[x / 64] |= std::uint64_t{1} << (x % 64);
-            loops_.push_back(std::move(loop));
+    for (const auto& [key, sample] : candidates) candidates_.push_back(sample);
+    read_.resize(candidates_.size());
+}
+
+void PollingLoops::read(std::size_t k) {
+    Loop loop;
+    SampleIndex first = candidates_[k];
+    while (model_.thread_predecessor(first) != kNone) first = model_.thread_predecessor(first);
+    for (SampleIndex x = first; x != kNone; x = model_.thread_successor(x)) loop.order.push_back(x);
+    if (read_structure(loop, slots_)) read_[k] = std::move(loop);
+}
+
+void PollingLoops::keep() {
+    for (std::optional<Loop>& loop : read_)
+        if (loop) {
+            if (simulated_.empty()) simulated_.assign((model_.samples().size() + 63) / 64, 0);
+            for (const SampleIndex x : loop->order) simulated_[x / 64] |= std::uint64_t{1} << (x % 64);
+            loops_.push_back(std::move(*loop));
         }
-    }
-    if (loops_.empty()) simulated_.clear();
+    read_.clear();
 }
 
 bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {

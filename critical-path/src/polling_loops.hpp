@@ -54,6 +54,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,8 +62,13 @@ namespace hashtrace::critpath {
 
 class PollingLoops {
 public:
-    // The candidates: the threads of the slots' first polling takes.
+    // The candidates: the threads of the slots' first polling takes. Each is
+    // read by read(k), on any thread (each once, any two at once); then
+    // keep() keeps those that are such loops.
     PollingLoops(const DependenceModel& model, const Slots& slots);
+    std::size_t candidates() const { return candidates_.size(); }
+    void read(std::size_t k);
+    void keep();
 
     bool empty() const { return loops_.empty(); }
     // Sample x belongs to a simulated loop (its time comes from simulate()).
@@ -127,6 +133,12 @@ private:
     void read_schedule(Loop& loop) const;
 
     const DependenceModel& model_;
+    const Slots& slots_;
+    // The first polling take of each candidate thread, in the order their
+    // loops are simulated in (it matters where one loop feeds another), and
+    // what read(k) made of each.
+    std::vector<SampleIndex> candidates_;
+    std::vector<std::optional<Loop>> read_;
     std::vector<Loop> loops_;
     std::vector<std::uint64_t> simulated_;  // a bit per sample of the run: it belongs to a simulated loop
 };

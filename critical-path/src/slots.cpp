@@ -3,6 +3,7 @@
 #include "hashtrace/graph/parallel.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <unordered_map>
 #include <unordered_set>
@@ -17,6 +18,11 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
     const std::size_t words = (n + 63) / 64;
     slot_bits_.assign(words, 0);
     feeds_bits_.assign(words, 0);
+    tied_bits_.assign(words, 0);
+    // Slot a, then b of its queue: tied at the same recorded time.
+    const auto tie_if_tied = [&](SampleIndex a, SampleIndex b) {
+        if (s.time_ns[a] == s.time_ns[b]) tied_bits_[a / 64] |= std::uint64_t{1} << (a % 64);
+    };
     // Found in chunks of whole words on all cores, each numbering the queues
     // it meets in order; then numbered across the chunks in their order.
     struct ChunkQueues {
@@ -24,8 +30,9 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
         std::vector<std::uint64_t> key;
         std::vector<SampleIndex> first_slot;
         std::vector<std::uint64_t> slots;
+        std::vector<SampleIndex> first, last;  // per queue: its first and last slots
         std::vector<std::uint32_t> queue_of_slot;  // the chunk's numbering
-        std::vector<SampleIndex> input_of_slot;
+        std::vector<std::uint32_t> input_edge_of_slot;
         std::unordered_map<std::uint64_t, SampleIndex> first_polling_take;  // per thread
         std::vector<std::pair<std::uint64_t, SampleIndex>> polling_threads;    // as met
     };
@@ -39,11 +46,13 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
         ChunkQueues& q = found[c];
         for (auto [x, end] = samples_of_chunk(c); x < end; ++x) {
             SampleIndex taken = kNone;
+            std::uint32_t taken_by = 0;
             int queue_inputs = 0;
             for (std::uint32_t i = g.in_offset[x]; i < g.in_offset[x + 1]; ++i) {
                 const std::uint32_t e = g.in_edges[i];
                 if (g.edges[e].from < x && model.kind_of_edge(e) == SegmentKind::queue) {
                     taken = g.edges[e].from;
+                    taken_by = e;
                     ++queue_inputs;
                 }
             }
@@ -54,10 +63,15 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
                 q.key.push_back(key);
                 q.first_slot.push_back(x);
                 q.slots.push_back(0);
+                q.first.push_back(x);
+                q.last.push_back(x);
+            } else {
+                tie_if_tied(q.last[it->second], x);  // in this chunk's words
+                q.last[it->second] = x;
             }
             slot_bits_[x / 64] |= std::uint64_t{1} << (x % 64);  // the chunk's own word
             q.queue_of_slot.push_back(it->second);
-            q.input_of_slot.push_back(taken);
+            q.input_edge_of_slot.push_back(taken_by);
             // `taken` may be in another chunk's word.
             std::atomic_ref(feeds_bits_[taken / 64]).fetch_or(std::uint64_t{1} << (taken % 64), std::memory_order_relaxed);
             ++q.slots[it->second];
@@ -69,27 +83,62 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
     std::unordered_map<std::uint64_t, std::uint32_t> queue_ids;
     std::vector<std::vector<std::uint32_t>> id_in_run(chunks);
     std::vector<std::size_t> first_slot_of_chunk(chunks + 1, 0);
+    std::vector<SampleIndex> last;  // per queue: its last slot in the chunks so far
     for (std::size_t c = 0; c < chunks; ++c) {
         for (std::size_t k = 0; k < found[c].key.size(); ++k) {
             auto [it, added] = queue_ids.try_emplace(found[c].key[k], std::uint32_t(queues_.size()));
-            if (added) queues_.push_back({model.labels()[model.label_of(found[c].first_slot[k])], 0, 0, 0, 0, 0});
-            queues_[it->second].slots += found[c].slots[k];
-            id_in_run[c].push_back(it->second);
+            const std::uint32_t queue = it->second;
+            if (added) {
+                queues_.push_back({model.labels()[model.label_of(found[c].first_slot[k])], 0, 0, 0, 0, 0});
+                last.push_back(found[c].first[k]);
+            } else {
+                tie_if_tied(last[queue], found[c].first[k]);
+            }
+            queues_[queue].slots += found[c].slots[k];
+            last[queue] = found[c].last[k];
+            id_in_run[c].push_back(queue);
         }
         first_slot_of_chunk[c + 1] = first_slot_of_chunk[c] + found[c].queue_of_slot.size();
     }
     queue_of_slot_.resize(first_slot_of_chunk[chunks]);  // every entry is written below
-    input_of_slot_.resize(first_slot_of_chunk[chunks]);
+    input_edge_of_slot_.resize(first_slot_of_chunk[chunks]);
     slots_before_word_.resize(words);
+    // Per chunk and queue: the earliest input its slots take.
+    std::vector<std::vector<SampleIndex>> earliest_input(chunks, std::vector<SampleIndex>(queues_.size(), kNone));
     parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
         const auto& local = found[c].queue_of_slot;
-        for (std::size_t k = 0; k < local.size(); ++k) queue_of_slot_[first_slot_of_chunk[c] + k] = id_in_run[c][local[k]];
-        std::copy(found[c].input_of_slot.begin(), found[c].input_of_slot.end(), input_of_slot_.begin() + std::ptrdiff_t(first_slot_of_chunk[c]));
+        for (std::size_t k = 0; k < local.size(); ++k) {
+            const std::uint32_t queue = id_in_run[c][local[k]];
+            queue_of_slot_[first_slot_of_chunk[c] + k] = queue;
+            input_edge_of_slot_[first_slot_of_chunk[c] + k] = found[c].input_edge_of_slot[k];
+            earliest_input[c][queue] = std::min(earliest_input[c][queue], g.edges[found[c].input_edge_of_slot[k]].from);
+        }
         auto before = std::uint32_t(first_slot_of_chunk[c]);
         for (auto [w, end] = parallel::chunk(words, c, chunks); w < end; ++w) {
             slots_before_word_[w] = before;
             before += std::uint32_t(std::popcount(slot_bits_[w]));
         }
+    });
+    // Slot x leaves its queue empty when every later slot of it takes an
+    // input from x on: found backwards, each chunk from the earliest input
+    // of the chunks after it.
+    for (std::size_t c = chunks - 1; c > 0; --c)
+        for (std::size_t q = 0; q < queues_.size(); ++q) earliest_input[c - 1][q] = std::min(earliest_input[c - 1][q], earliest_input[c][q]);
+    emptied_as_recorded_.assign(words, 0);
+    parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
+        std::vector<SampleIndex> earliest_later(queues_.size(), kNone);
+        if (c + 1 < chunks) earliest_later = earliest_input[c + 1];
+        auto k = std::uint32_t(first_slot_of_chunk[c + 1]);  // the rank after the slot at hand
+        const auto [first_word, end_word] = parallel::chunk(words, c, chunks);
+        for (std::size_t w = end_word; w-- > first_word;)
+            for (std::uint64_t bits = slot_bits_[w]; bits != 0;) {
+                const int b = 63 - std::countl_zero(bits);
+                bits &= ~(std::uint64_t{1} << b);
+                const auto x = SampleIndex(w * 64 + std::size_t(b));
+                const std::uint32_t queue = queue_of_slot_[--k];
+                if (earliest_later[queue] >= x) emptied_as_recorded_[w] |= std::uint64_t{1} << b;
+                earliest_later[queue] = std::min(earliest_later[queue], g.edges[input_edge_of_slot_[k]].from);
+            }
     });
     std::unordered_set<std::uint64_t> polling_threads;
     for (const ChunkQueues& q : found)

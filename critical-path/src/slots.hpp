@@ -8,6 +8,13 @@
 // slot, found by the slot's rank among them. So the replay's tables take 8
 // bytes per slot, not 8 per sample: fresh memory is much of what a replay of
 // a large run spends its time on.
+//
+// The recorded run's service: a queue's inputs are served to their slots in
+// the order of the slots' recorded times (whatif.cpp), so with every time as
+// recorded each slot takes its own input, unless the next slot of its queue
+// took its own at the same recorded time (the slot is `tied`: the order
+// between them is their producers'). Said too: after which slots their
+// queue is then empty.
 #pragma once
 
 #include "change_table.hpp"
@@ -40,8 +47,11 @@ public:
     }
     // Slot x's queue: an index into queues().
     std::uint32_t queue_of(SampleIndex x) const { return queue_of_slot_[rank(x)]; }
-    // The input slot x takes.
-    SampleIndex input_of(SampleIndex x) const { return input_of_slot_[rank(x)]; }
+    // The input slot x takes, and the edge it takes it by (an index into the graph's edges).
+    SampleIndex input_of(SampleIndex x) const { return model_.graph().edges[input_edge_of_slot_[rank(x)]].from; }
+    std::uint32_t input_edge_of(SampleIndex x) const { return input_edge_of_slot_[rank(x)]; }
+    // Per slot (by rank): its input's edge.
+    const graph::Column<std::uint32_t>& input_edges() const { return input_edge_of_slot_; }
     // Edge e (an index into the graph's edges) is the one a slot takes its input by.
     bool is_slot_input_edge(std::uint32_t e) const {
         const graph::Edge& edge = model_.graph().edges[e];
@@ -54,6 +64,12 @@ public:
     // that has one, in sample order: the threads that may poll (polling_loops.hpp).
     const std::vector<SampleIndex>& first_polling_takes() const { return first_polling_takes_; }
 
+    // Slot x took its input at the recorded time the next slot of its queue took its own.
+    bool tied(SampleIndex x) const { return bit(tied_bits_, x); }
+    // With every slot taking its own input, slot x leaves its queue empty: no
+    // later slot of it takes an input from before x. A bit per sample.
+    const std::vector<std::uint64_t>& emptied_as_recorded() const { return emptied_as_recorded_; }
+
 private:
     static bool bit(const std::vector<std::uint64_t>& bits, SampleIndex x) { return (bits[x / 64] >> (x % 64)) & 1; }
 
@@ -61,8 +77,10 @@ private:
     std::vector<std::uint64_t> slot_bits_, feeds_bits_;
     std::vector<std::uint32_t> slots_before_word_;  // per 64 samples: the slots before them
     graph::Column<std::uint32_t> queue_of_slot_;    // per slot, in sample order
-    graph::Column<SampleIndex> input_of_slot_;      // per slot, in sample order
+    graph::Column<std::uint32_t> input_edge_of_slot_;  // per slot, in sample order
     std::vector<QueueNote> queues_;
+    std::vector<std::uint64_t> tied_bits_;
+    std::vector<std::uint64_t> emptied_as_recorded_;
     std::vector<SampleIndex> first_polling_takes_;
 };
 

@@ -13,7 +13,6 @@
 #include <bit>
 #include <functional>
 #include <limits>
-#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <unordered_map>
@@ -44,67 +43,67 @@ RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_ed
 
 // The replay's passes over the run, in recorded order, into `r`.
 //
-// The second pass, after the polling loops' simulation, is the first again
-// with the loops' samples placed by it; it recomputes only what that moves.
-// A sample's new time depends on its constraints' times, its queue's service
-// and the recording alone, so a sample none of whose constraints moved, and
-// (a slot) that is served the input the first pass served it, from a
-// producer that did not move, keeps its time: its constraints are not read
-// again. A queue serves its slots as in the first pass until a producer that
-// moved queues an input in it; from there it is served again, from the
-// inputs the first pass had in it then, until it is empty where the first
-// pass's was (its order decides which inputs its slots get). The counts that
+// Each pass starts from the one before it and recomputes only what moves:
+// the first from the recording (with every time as recorded, every sample's
+// constraints give it its recorded time: the model's own durations are made
+// so), the second, after the polling loops' simulation, from the first, with
+// the loops' samples placed by it. A sample's new time depends on its
+// constraints' times, its queue's service and the recording alone, so a
+// sample none of whose constraints moved or changed, and (a slot) that is
+// served the input the pass before served it, from a producer that did not
+// move, keeps its time: its constraints are not read again. A queue serves
+// its slots as the pass before did until a producer that moved queues an
+// input in it; from there it is served again, from the inputs the pass before
+// had in it then, until it is empty where that pass's was. The counts that
 // depend on times are taken again.
 class Replayer {
 public:
-    // The tables the passes write are laid out on `threads` threads: their
-    // pages are new to the process, and the kernel's first touch of each is
-    // much of what a pass over a large run costs when one thread does it.
+    // The recording's state, laid out on `threads` threads: its pages are
+    // new to the process, and the kernel's first touch of each is much of
+    // what a pass over a large run costs when one thread does it.
     Replayer(const DependenceModel& model, const ChangeTable& table, const Slots& slots, std::size_t changes, unsigned threads, Replay& r)
         : model_(model), s_(model.samples()), g_(model.graph()), table_(table), slots_(slots), r_(r), pending_(slots.queues().size()),
           ignored_changes_(changes, 0) {
         r.changed_segments.assign(changes, 0);
         r.queues = slots.queues();
         r.reorderings = r.delayed_external = r.backward_constraints = 0;
-        const std::size_t n = s_.size();
+        const std::size_t n = s_.size(), words = (n + 63) / 64;
+        // Samples a change applies to: those of the tracepoints changed segments end at.
+        std::vector<char> changed_end(s_.tracepoints.size(), 0);
+        for (std::size_t c = 0; c < model.classes().size(); ++c)
+            if (!table.of_class(std::uint32_t(c)).empty())
+                for (std::size_t t = 0; t < changed_end.size(); ++t)
+                    changed_end[t] |= model.label_of_tracepoint(graph::TracepointId(t)) == model.classes()[c].to_label;
         r.time_ns.resize(n);
         served_edge_.resize(slots.count());
+        again_.assign(words, 0);
+        moved_.assign(words, 0);
+        starved_.assign(words, 0);
+        emptied_ = slots.emptied_as_recorded();
         const std::size_t chunks = 4 * std::size_t{threads};
+        std::vector<std::uint64_t> backward(chunks, 0);
         parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-            const auto [begin, end] = parallel::chunk(n, c, chunks);
-            std::fill(r.time_ns.begin() + std::ptrdiff_t(begin), r.time_ns.begin() + std::ptrdiff_t(end), 0);
+            const auto [first_word, end_word] = parallel::chunk(words, c, chunks);
+            for (std::size_t w = first_word; w < end_word; ++w)
+                for (auto x = SampleIndex(w * 64); x < std::min(n, (w + 1) * 64); ++x) {
+                    r.time_ns[x] = s_.time_ns[x];
+                    // Found again: where a change applies, and where the constraint
+                    // that gave the recorded time is not one the replay reads (recorded after it).
+                    const SampleIndex by = model.determined_by(x);
+                    if (changed_end[s_.tracepoint[x]] || (by != kNone && by >= x)) again_[w] |= std::uint64_t{1} << (x % 64);
+                }
             const auto [first, last] = parallel::chunk(served_edge_.size(), c, chunks);
-            std::fill(served_edge_.begin() + std::ptrdiff_t(first), served_edge_.begin() + std::ptrdiff_t(last), 0);
+            std::copy(slots.input_edges().begin() + std::ptrdiff_t(first), slots.input_edges().begin() + std::ptrdiff_t(last),
+                      served_edge_.begin() + std::ptrdiff_t(first));
+            for (auto [e, end] = parallel::chunk(g_.edges.size(), c, chunks); e < end; ++e) backward[c] += g_.edges[e].from >= g_.edges[e].to;
         });
+        for (const std::uint64_t b : backward) r.backward_constraints += b;
+        served_again_.assign(pending_.size(), false);
     }
 
     // Every sample at the latest of its constraints' new times plus its own
     // durations, slots at their inputs' turns.
-    void first_pass() {
-        const std::size_t n = s_.size();
-        starved_.assign((n + 63) / 64, 0);
-        emptied_.assign((n + 63) / 64, 0);
-        for (SampleIndex x = 0; x < n; ++x) {
-            const Latest latest = latest_constraint(x, r_.changed_segments, r_.backward_constraints);
-            std::int64_t t = 0;
-            if (slots_.is_slot(x)) {
-                const std::uint32_t q = slots_.queue_of(x);
-                const Queued served = serve(x, q, latest.slot_input);
-                bool starved = false;
-                t = served_time(x, latest, served, starved);
-                r_.queues[q].starved += starved;
-                served_edge_[slots_.rank(x)] = served.edge;
-                if (starved) set(starved_, x);
-                if (pending_[q].empty()) set(emptied_, x);
-            } else {
-                t = unserved_time(x, latest);
-            }
-            r_.delayed_external += delayed(x, t);
-            r_.time_ns[x] = t;
-            if (slots_.feeds_slot(x))
-                for_each_slot_input(x, nullptr, [&](std::uint32_t e, std::uint32_t q) { pending_[q].push(queued(e, t)); });
-        }
-    }
+    void first_pass() { pass(nullptr); }
 
     // The counts the first pass took of the loops' samples, which the second
     // pass places by their simulation: before the simulation moves them.
@@ -136,12 +135,23 @@ public:
         queues_served_again_ = 0;
         moved_ = std::move(moved);
         again_.assign(moved_.size(), 0);
-        // Word by word, visiting the samples with something to do: slots
-        // (not the loops'), samples whose time is to be found again, samples
-        // that moved, and, while some queue is served again, those that
-        // queue inputs. A visit may set bits of later samples of its word.
+        pass(&loops);
+    }
+
+private:
+    // One pass (the second: with the samples `placed` places), word by word,
+    // visiting the samples with something to do: slots (not placed ones),
+    // samples whose time is to be found again, samples that moved, and,
+    // while some queue is served again, those that queue inputs. A visit may
+    // set bits of later samples of its word. The first pass notes what the
+    // second needs: the inputs its slots were served, which found none yet,
+    // which left their queue empty.
+    void pass(const PollingLoops* placed) {
+        first_ = placed == nullptr;
+        auto& changed_counts = first_ ? r_.changed_segments : ignored_changes_;
         for (std::size_t w = 0; w < moved_.size(); ++w) {
-            const std::uint64_t placed = loops.simulated_word(w), slots = slots_.slot_word(w) & ~placed, feeds = slots_.feeds_word(w);
+            const std::uint64_t pinned = placed != nullptr ? placed->simulated_word(w) : 0;
+            const std::uint64_t slots = slots_.slot_word(w) & ~pinned, feeds = slots_.feeds_word(w);
             for (std::uint64_t visited = 0;;) {
                 const std::uint64_t visit = (slots | again_[w] | moved_[w] | (queues_served_again_ > 0 ? feeds : 0)) & ~visited;
                 if (visit == 0) break;
@@ -150,18 +160,18 @@ public:
                 visited = (bit << 1) - 1;  // 0 - 1 for the last bit: all
                 const auto x = SampleIndex(w * 64 + std::size_t(b));
                 std::int64_t t = r_.time_ns[x];
-                if (placed & bit) {
+                if (pinned & bit) {
                     if (test(moved_, x)) mark_dependents(x);
                 } else if (slots & bit) {
-                    t = serve_again(x, t);
+                    t = serve_again(x, t, changed_counts);
                 } else if (test(again_, x)) {
-                    t = changed(x, unserved_time(x, latest_constraint(x, ignored_changes_, ignored_backward_)));
+                    t = changed(x, unserved_time(x, latest_constraint(x, changed_counts, ignored_backward_)));
                 }
                 if ((feeds & bit) && (test(moved_, x) || queues_served_again_ > 0))
-                    for_each_slot_input(x, &loops, [&](std::uint32_t e, std::uint32_t q) {
+                    for_each_slot_input(x, placed, [&](std::uint32_t e, std::uint32_t q) {
                         if (!served_again_[q]) {
-                            if (!test(moved_, x)) return;  // the input the first pass queued
-                            serve_again_from(q, x, e);
+                            if (!test(moved_, x)) return;  // the input the pass before queued
+                            serve_again_from(q, x + 1, x, e);
                         }
                         pending_[q].push(queued(e, t));
                     });
@@ -169,45 +179,56 @@ public:
         }
     }
 
-private:
-    // Slot x in the second pass (its first-pass time `t`): its new time.
-    std::int64_t serve_again(SampleIndex x, std::int64_t t) {
+    // Slot x (its time in the pass before: `t`): its new time.
+    std::int64_t serve_again(SampleIndex x, std::int64_t t, std::vector<std::uint64_t>& changed_counts) {
         const std::uint32_t rank = slots_.rank(x);
         const std::uint32_t q = slots_.queue_of(x);
         bool starved = test(starved_, x);
+        // The recording's order need not serve a tied slot its own input.
+        if (first_ && !served_again_[q] && slots_.tied(x)) serve_again_from(q, x, x, 0);  // from x: its own pop
         if (served_again_[q]) {
             const Queued served = serve(x, q, slots_.input_of(x));
             if (test(again_, x) || served.edge != served_edge_[rank] || test(moved_, served.producer))
-                t = changed(x, served_time(x, latest_constraint(x, ignored_changes_, ignored_backward_), served, starved));
-            if (pending_[q].empty() && test(emptied_, x)) {  // as the first pass left it: served as there from here
+                t = changed(x, served_time(x, latest_constraint(x, changed_counts, ignored_backward_), served, starved));
+            const bool emptied = pending_[q].empty();
+            if (emptied && test(emptied_, x)) {  // as the pass before left it: served as there from here
                 served_again_[q] = false;
                 --queues_served_again_;
             }
+            if (first_) {
+                served_edge_[rank] = served.edge;
+                if (emptied) set(emptied_, x);
+                else clear(emptied_, x);
+            }
         } else {
-            // The first pass's input, from a producer that did not move.
+            // The input the pass before served it, from a producer that did not move.
             const std::uint32_t e = served_edge_[rank];
             const SampleIndex producer = g_.edges[e].from;
             count_reordering(x, q, producer, slots_.input_of(x));
             if (test(again_, x))
-                t = changed(x, served_time(x, latest_constraint(x, ignored_changes_, ignored_backward_), queued(e, r_.time_ns[producer]), starved));
+                t = changed(x, served_time(x, latest_constraint(x, changed_counts, ignored_backward_), queued(e, r_.time_ns[producer]), starved));
+        }
+        if (first_) {
+            if (starved) set(starved_, x);
+            else clear(starved_, x);
         }
         r_.queues[q].starved += starved;
         return t;
     }
 
-    // Queue q to be served again from the first pass's inputs in it when
-    // producer x queues edge e: those queued before (by earlier producers,
-    // or by x before e) that slots after x took. Each was taken by the time
-    // the first pass's queue was next empty.
-    void serve_again_from(std::uint32_t q, SampleIndex x, std::uint32_t e) {
+    // Queue q to be served again, from slot `from` on, from the pass
+    // before's inputs in it then: those queued before (by producers before
+    // `producer`, or by it before `edge`) that slots from `from` on took.
+    // Each was taken by the time that pass's queue was next empty.
+    void serve_again_from(std::uint32_t q, SampleIndex from, SampleIndex producer, std::uint32_t edge) {
         served_again_[q] = true;
         ++queues_served_again_;
         const std::size_t n = s_.size();
-        for (SampleIndex z = x + 1; z < n; ++z) {
+        for (SampleIndex z = from; z < n; ++z) {
             if (!slots_.is_slot(z) || slots_.queue_of(z) != q) continue;
             const std::uint32_t taken = served_edge_[slots_.rank(z)];
-            const SampleIndex producer = g_.edges[taken].from;
-            if (producer < x || (producer == x && taken < e)) pending_[q].push(queued(taken, r_.time_ns[producer]));
+            const SampleIndex by = g_.edges[taken].from;
+            if (by < producer || (by == producer && taken < edge)) pending_[q].push(queued(taken, r_.time_ns[by]));
             if (test(emptied_, z)) break;
         }
     }
@@ -317,6 +338,7 @@ private:
     }
     static bool test(const std::vector<std::uint64_t>& bits, SampleIndex x) { return (bits[x / 64] >> (x % 64)) & 1; }
     static void set(std::vector<std::uint64_t>& bits, SampleIndex x) { bits[x / 64] |= std::uint64_t{1} << (x % 64); }
+    static void clear(std::vector<std::uint64_t>& bits, SampleIndex x) { bits[x / 64] &= ~(std::uint64_t{1} << (x % 64)); }
 
     const DependenceModel& model_;
     const graph::SampleSet& s_;
@@ -325,14 +347,15 @@ private:
     const Slots& slots_;
     Replay& r_;
     std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending_;  // per queue
-    // The first pass's, for the second: per slot (by rank) the edge of the
-    // input it was served; a bit per sample for slots that found none, and
-    // for those that left their queue empty.
+    // The pass before's (the recording's, then the first pass's): per slot
+    // (by rank) the edge of the input it was served; a bit per sample for
+    // slots that found none, and for those that left their queue empty.
     graph::Column<std::uint32_t> served_edge_;
     std::vector<std::uint64_t> starved_, emptied_;
-    // The second pass's: a bit per sample, its time moved; its time is to be
-    // found again (a constraint moved). Per queue: served again (else as in
-    // the first pass).
+    bool first_ = true;  // the pass is the first: it notes these for the second
+    // The pass's: a bit per sample, its time moved; its time is to be found
+    // again (a constraint moved or changed). Per queue: served again (else as
+    // in the pass before).
     std::vector<std::uint64_t> moved_, again_;
     std::vector<bool> served_again_;
     std::size_t queues_served_again_ = 0;
@@ -348,17 +371,22 @@ private:
 // been served by another slot (beside the second pass, which decides that,
 // it may have).
 Replay replay_with(const DependenceModel& model, const std::vector<Change>& changes, const std::function<void(unsigned, bool)>& beside) {
+    const unsigned threads = parallel::thread_count(0);
     const ChangeTable table(model, changes);
-    const Slots slots(model, table, parallel::thread_count(0));
+    const Slots slots(model, table, threads);
     // The polling loops are read off the run while the first pass replays it,
-    // which keeps every thread's recorded batches and needs them not.
-    std::optional<PollingLoops> read;
+    // which keeps every thread's recorded batches and needs them not: the
+    // pass is one task, each candidate thread another.
+    PollingLoops loops(model, slots);
     Replay r;
-    Replayer replayer(model, table, slots, changes.size(), parallel::thread_count(0), r);
-    parallel::both([&] { read.emplace(model, slots); }, [&] { replayer.first_pass(); });
-    const PollingLoops& loops = *read;
+    Replayer replayer(model, table, slots, changes.size(), threads, r);
+    parallel::for_each(1 + loops.candidates(), threads, [&](std::size_t k, unsigned) {
+        if (k == 0) replayer.first_pass();
+        else loops.read(k - 1);
+    });
+    loops.keep();
     if (loops.empty()) {
-        beside(parallel::thread_count(0), r.reorderings > 0);
+        beside(threads, r.reorderings > 0);
     } else {
         // The loops simulated from their inputs' new times, and the run
         // replayed again with the loops' times, once: what feeds a loop may
