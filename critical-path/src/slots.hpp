@@ -43,7 +43,7 @@ public:
     // Slot x's place among the slots, in sample order: in [0, count()).
     std::uint32_t rank(SampleIndex x) const {
         const std::uint64_t before = slot_bits_[x / 64] & ((std::uint64_t{1} << (x % 64)) - 1);
-        return slots_before_word_[x / 64] + std::uint32_t(std::popcount(before));
+        return slots_before_word_[x / 64] + bits_set(before);
     }
     // Slot x's queue: an index into queues().
     std::uint32_t queue_of(SampleIndex x) const { return queue_of_slot_[rank(x)]; }
@@ -72,6 +72,15 @@ public:
 
 private:
     static bool bit(const std::vector<std::uint64_t>& bits, SampleIndex x) { return (bits[x / 64] >> (x % 64)) & 1; }
+    // std::popcount, inline: built for x86-64's baseline (no popcount
+    // instruction) std::popcount calls into the compiler's runtime, and
+    // rank() is on the replay's path for every slot.
+    static std::uint32_t bits_set(std::uint64_t v) {
+        v = v - ((v >> 1) & 0x5555555555555555u);
+        v = (v & 0x3333333333333333u) + ((v >> 2) & 0x3333333333333333u);
+        v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Fu;
+        return std::uint32_t((v * 0x0101010101010101u) >> 56);
+    }
 
     const DependenceModel& model_;
     std::vector<std::uint64_t> slot_bits_, feeds_bits_;

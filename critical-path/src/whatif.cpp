@@ -10,8 +10,10 @@
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <functional>
+#include <latch>
 #include <limits>
 #include <queue>
 #include <stdexcept>
@@ -364,57 +366,96 @@ private:
     std::uint64_t ignored_backward_ = 0;
 };
 
-// The replay, and `beside(threads, paths_needed)` called once where the
-// caller's work from the recording alone costs least: on one thread beside
-// the loops' simulation and the second pass, on the core they leave idle;
-// else after the replay, on all cores. `paths_needed`: some input may have
-// been served by another slot (beside the second pass, which decides that,
-// it may have).
-Replay replay_with(const DependenceModel& model, const std::vector<Change>& changes, const std::function<void(unsigned, bool)>& beside) {
+// Work from the recording alone that the replay's threads take on between
+// their own: find() once, then walk(part) for each of `parts` parts of what
+// it found, where some input may have been served by another slot than
+// recorded (`needed`).
+struct Beside {
+    std::function<void()> find;
+    std::size_t parts = 0;
+    std::function<void(std::size_t part)> walk;
+};
+
+// Counts a latch down when it goes out of scope, a failure too (so that no
+// task waits for it forever; `failed` tells those waiting).
+class CountDown {
+public:
+    CountDown(std::latch& latch, std::atomic<bool>& failed) : latch_(latch), failed_(failed), exceptions_(std::uncaught_exceptions()) {}
+    ~CountDown() {
+        if (std::uncaught_exceptions() > exceptions_) failed_ = true;
+        latch_.count_down();
+    }
+    CountDown(const CountDown&) = delete;
+    CountDown& operator=(const CountDown&) = delete;
+
+private:
+    std::latch& latch_;
+    std::atomic<bool>& failed_;
+    int exceptions_;
+};
+
+// The replay, as tasks on all cores, taken in this order by whichever
+// thread is free: the first pass; each polling loop candidate's reading;
+// beside.find; the loops' simulation and the second pass (once the first
+// pass and the readings are done); beside's walks (once find is done, and
+// the second pass has begun, where there is one, or the first pass has told
+// whether any input was served by another slot).
+Replay replay_with(const DependenceModel& model, const std::vector<Change>& changes, const Beside& beside) {
     const unsigned threads = parallel::thread_count(0);
     const ChangeTable table(model, changes);
     const Slots slots(model, table, threads);
-    // The polling loops are read off the run while the first pass replays it,
-    // which keeps every thread's recorded batches and needs them not: the
-    // pass is one task, each candidate thread another.
     PollingLoops loops(model, slots);
     Replay r;
     Replayer replayer(model, table, slots, changes.size(), threads, r);
-    parallel::for_each(1 + loops.candidates(), threads, [&](std::size_t k, unsigned) {
-        if (k == 0) replayer.first_pass();
-        else loops.read(k - 1);
-    });
-    loops.keep();
-    if (loops.empty()) {
-        beside(threads, r.reorderings > 0);
-    } else {
-        // The loops simulated from their inputs' new times, and the run
-        // replayed again with the loops' times, once: what feeds a loop may
-        // depend on it (haptics and physics feed each other), but through
-        // threads the replay keeps in their recorded order (a socket's
-        // thread that sends and receives), which would amplify a delay
-        // round after round that the real thread, serving whichever comes
-        // first, does not have.
-        std::vector<std::uint64_t> loop_changes(changes.size(), 0);
-        PollingLoops::Outcome outcome;
-        parallel::both(
-            [&] {
-                const Replayer::Counts placed = replayer.counts_of(loops);
-                std::vector<std::uint64_t> moved((model.samples().size() + 63) / 64, 0);
-                outcome = loops.simulate(r.time_ns, table, loop_changes, moved);
-                // Else the replay's own batches are the loops' (an unchanged run).
-                if (outcome.moved) replayer.second_pass(loops, std::move(moved), placed);
-            },
-            [&] { beside(1, true); });
-        if (outcome.moved) {
-            for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
-            r.delayed_external += outcome.delayed_ticks;
-            for (const auto& note : outcome.notes) {
-                QueueNote& q = r.queues[slots.queue_of(note.take)];
-                q.moved = note.moved;
-                q.after_end = note.after_end;
-                q.simulated = true;
+    const std::size_t reads = loops.candidates(), find = 1 + reads, again = find + 1, walks = again + 1;
+    std::latch replayed(std::ptrdiff_t(1 + reads)), found(1), decided(1);
+    std::atomic<bool> failed = false;
+    bool paths_needed = false;
+    std::vector<std::uint64_t> loop_changes(changes.size(), 0);
+    PollingLoops::Outcome outcome;
+    parallel::for_each(walks + beside.parts, threads, [&](std::size_t k, unsigned) {
+        if (k < find) {
+            const CountDown done(replayed, failed);
+            if (k == 0) replayer.first_pass();
+            else loops.read(k - 1);  // the polling loops are read off the recording
+        } else if (k == find) {
+            const CountDown done(found, failed);
+            if (beside.find) beside.find();
+        } else if (k == again) {
+            {
+                const CountDown done(decided, failed);
+                replayed.wait();
+                if (failed) return;
+                loops.keep();
+                paths_needed = !loops.empty() || r.reorderings > 0;
             }
+            if (loops.empty()) return;
+            // The loops simulated from their inputs' new times, and the run
+            // replayed again with the loops' times, once: what feeds a loop may
+            // depend on it (haptics and physics feed each other), but through
+            // threads the replay keeps in their recorded order (a socket's
+            // thread that sends and receives), which would amplify a delay
+            // round after round that the real thread, serving whichever comes
+            // first, does not have.
+            const Replayer::Counts placed = replayer.counts_of(loops);
+            std::vector<std::uint64_t> moved((model.samples().size() + 63) / 64, 0);
+            outcome = loops.simulate(r.time_ns, table, loop_changes, moved);
+            // Else the replay's own batches are the loops' (an unchanged run).
+            if (outcome.moved) replayer.second_pass(loops, std::move(moved), placed);
+        } else {
+            found.wait();
+            decided.wait();
+            if (!failed && paths_needed) beside.walk(k - walks);
+        }
+    });
+    if (outcome.moved) {
+        for (std::size_t c = 0; c < changes.size(); ++c) r.changed_segments[c] += loop_changes[c];
+        r.delayed_external += outcome.delayed_ticks;
+        for (const auto& note : outcome.notes) {
+            QueueNote& q = r.queues[slots.queue_of(note.take)];
+            q.moved = note.moved;
+            q.after_end = note.after_end;
+            q.simulated = true;
         }
     }
     std::erase_if(r.queues, [](const QueueNote& q) { return q.reordered == 0 && q.starved == 0 && q.moved == 0 && q.after_end == 0; });
@@ -428,26 +469,29 @@ struct QueueStepsOnPaths {
     std::vector<std::pair<SampleIndex, SampleIndex>> steps;
 };
 
-QueueStepsOnPaths queue_steps_on_paths(const DependenceModel& model, const std::vector<IntervalInstance>& list, unsigned threads) {
-    const std::size_t chunks = threads == 1 ? 1 : 4 * std::size_t{threads};
-    std::vector<QueueStepsOnPaths> parts(chunks);
-    parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-        PathFinder finder(model);
-        std::vector<PathStep> path;
-        QueueStepsOnPaths& part = parts[c];
-        const auto [begin, end] = parallel::chunk(list.size(), c, chunks);
-        part.first.reserve(end - begin + 1);
-        for (std::size_t k = begin; k < end; ++k) {
-            part.first.push_back(std::uint32_t(part.steps.size()));
-            if (finder.critical_path(list[k], path))
-                for (const PathStep& step : path)
-                    if (step.kind == SegmentKind::queue) part.steps.emplace_back(step.from, step.to);
-        }
-    });
-    QueueStepsOnPaths out = std::move(parts[0]);
-    for (std::size_t c = 1; c < chunks; ++c) {
-        for (const std::uint32_t f : parts[c].first) out.first.push_back(std::uint32_t(out.steps.size()) + f);
-        out.steps.insert(out.steps.end(), parts[c].steps.begin(), parts[c].steps.end());
+// Part `part` of `parts` of the instances' paths' queue steps.
+QueueStepsOnPaths queue_steps_on_paths(const DependenceModel& model, const std::vector<IntervalInstance>& list, std::size_t part, std::size_t parts) {
+    PathFinder finder(model);
+    std::vector<PathStep> path;
+    QueueStepsOnPaths out;
+    const auto [begin, end] = parallel::chunk(list.size(), part, parts);
+    out.first.reserve(end - begin + 1);
+    for (std::size_t k = begin; k < end; ++k) {
+        out.first.push_back(std::uint32_t(out.steps.size()));
+        if (finder.critical_path(list[k], path))
+            for (const PathStep& step : path)
+                if (step.kind == SegmentKind::queue) out.steps.emplace_back(step.from, step.to);
+    }
+    return out;
+}
+
+// The parts in order, as one.
+QueueStepsOnPaths joined(std::vector<QueueStepsOnPaths>& parts) {
+    QueueStepsOnPaths out;
+    for (QueueStepsOnPaths& part : parts) {
+        for (const std::uint32_t f : part.first) out.first.push_back(std::uint32_t(out.steps.size()) + f);
+        out.steps.insert(out.steps.end(), part.steps.begin(), part.steps.end());
+        part = {};
     }
     out.first.push_back(std::uint32_t(out.steps.size()));
     return out;
@@ -456,7 +500,7 @@ QueueStepsOnPaths queue_steps_on_paths(const DependenceModel& model, const std::
 }  // namespace
 
 Replay replay(const DependenceModel& model, const std::vector<Change>& changes) {
-    return replay_with(model, changes, [](unsigned, bool) {});
+    return replay_with(model, changes, Beside{});
 }
 
 WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& interval, const std::vector<Change>& changes) {
@@ -468,14 +512,13 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
             if (!any) throw std::invalid_argument("'" + c.text + "': selector '" + selector->text() + "' matches no tracepoint");
         }
     // The interval's instances, and their paths (for inputs served by
-    // another slot), from the recording alone: found beside the replay's
-    // second pass.
+    // another slot), from the recording alone: found beside the replay.
     IntervalInstances instances;
-    QueueStepsOnPaths on_paths;
-    const Replay rep = replay_with(model, changes, [&](unsigned threads, bool paths_needed) {
-        instances = InstanceFinder(s, model.graph(), threads).find(interval);
-        if (paths_needed) on_paths = queue_steps_on_paths(model, instances.list, threads);
-    });
+    std::vector<QueueStepsOnPaths> parts(4 * std::size_t{parallel::thread_count(0)});
+    const Replay rep = replay_with(model, changes,
+                                   {[&] { instances = InstanceFinder(s, model.graph(), 1).find(interval); }, parts.size(),
+                                    [&](std::size_t part) { parts[part] = queue_steps_on_paths(model, instances.list, part, parts.size()); }});
+    const QueueStepsOnPaths on_paths = joined(parts);
     for (std::size_t c = 0; c < changes.size(); ++c)
         if (rep.changed_segments[c] == 0)
             throw std::invalid_argument("'" + changes[c].text + "': no segment of the run goes from '" + changes[c].from.text() + "' to '" +
