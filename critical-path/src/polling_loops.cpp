@@ -32,7 +32,10 @@ void PollingLoops::read(std::size_t k) {
     SampleIndex first = candidates_[k];
     while (model_.thread_predecessor(first) != kNone) first = model_.thread_predecessor(first);
     for (SampleIndex x = first; x != kNone; x = model_.thread_successor(x)) loop.order.push_back(x);
-    if (read_structure(loop, slots_)) read_[k] = std::move(loop);
+    if (!read_structure(loop, slots_)) return;
+    loop.time.reserve(loop.order.size());
+    for (const SampleIndex x : loop.order) loop.time.push_back(model_.samples().time_ns[x]);
+    read_[k] = std::move(loop);
 }
 
 void PollingLoops::keep() {
@@ -218,7 +221,7 @@ PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_n
         for (std::size_t i = 0; i < count; ++i) {
             const Message& m = loop.messages[i];
             const std::int64_t shift = time_ns[m.input] - recorded[m.input];
-            key[i] = recorded[loop.order[m.position]] + shift;
+            key[i] = loop.time[m.position] + shift;
             ready[i] = m.arrival + shift;
         }
         // The inbox: inputs enter it when ready and leave it in key order.
@@ -239,7 +242,7 @@ PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_n
             time_ns[x] = t;
         };
         auto after_previous = [&](std::uint32_t p, std::int64_t t) {
-            const std::int64_t gap = graph::elapsed_ns(recorded[loop.order[p - 1]], recorded[loop.order[p]]);
+            const std::int64_t gap = graph::elapsed_ns(loop.time[p - 1], loop.time[p]);
             return t + changes.apply(loop.order[p - 1], loop.order[p], loop.kind[p], gap, changed);
         };
         // The first input in the inbox, taken at t: the time its chain ends.
@@ -256,7 +259,7 @@ PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_n
         std::int64_t tick = kNoTime, free_at = kNoTime;
         for (std::uint32_t k = 0; k < loop.iterations.size(); ++k) {
             const Iteration& it = loop.iterations[k];
-            const std::int64_t recorded_tick = recorded[loop.order[it.begin]];
+            const std::int64_t recorded_tick = loop.time[it.begin];
             if (k == 0) {
                 tick = recorded_tick;
             } else if (loop.scheduled) {

@@ -122,6 +122,7 @@ private:
     };
     struct Loop {
         std::vector<SampleIndex> order;        // the thread's samples, recorded order
+        std::vector<std::int64_t> time;        // per position: its recorded time, for the simulation (read off the run once)
         std::vector<SegmentKind> kind;         // per position: the segment from the previous one
         std::vector<Message> messages;         // recorded take order
         std::vector<Iteration> iterations;
