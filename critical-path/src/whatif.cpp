@@ -462,14 +462,13 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
     return r;
 }
 
-// The queue steps (from, to) on each instance's critical path, from the
-// recording alone: instance k's are steps[first[k] .. first[k + 1]).
+// The queue steps (from, to) on the critical paths of part `part` of
+// `parts` of the instances (parallel::chunk's), from the recording alone:
+// those of the part's k-th instance are steps[first[k] .. first[k + 1]).
 struct QueueStepsOnPaths {
     std::vector<std::uint32_t> first;
     std::vector<std::pair<SampleIndex, SampleIndex>> steps;
 };
-
-// Part `part` of `parts` of the instances' paths' queue steps.
 QueueStepsOnPaths queue_steps_on_paths(const DependenceModel& model, const std::vector<IntervalInstance>& list, std::size_t part, std::size_t parts) {
     PathFinder finder(model);
     std::vector<PathStep> path;
@@ -481,17 +480,6 @@ QueueStepsOnPaths queue_steps_on_paths(const DependenceModel& model, const std::
         if (finder.critical_path(list[k], path))
             for (const PathStep& step : path)
                 if (step.kind == SegmentKind::queue) out.steps.emplace_back(step.from, step.to);
-    }
-    return out;
-}
-
-// The parts in order, as one.
-QueueStepsOnPaths joined(std::vector<QueueStepsOnPaths>& parts) {
-    QueueStepsOnPaths out;
-    for (QueueStepsOnPaths& part : parts) {
-        for (const std::uint32_t f : part.first) out.first.push_back(std::uint32_t(out.steps.size()) + f);
-        out.steps.insert(out.steps.end(), part.steps.begin(), part.steps.end());
-        part = {};
     }
     out.first.push_back(std::uint32_t(out.steps.size()));
     return out;
@@ -518,7 +506,6 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     const Replay rep = replay_with(model, changes,
                                    {[&] { instances = InstanceFinder(s, model.graph(), 1).find(interval); }, parts.size(),
                                     [&](std::size_t part) { parts[part] = queue_steps_on_paths(model, instances.list, part, parts.size()); }});
-    const QueueStepsOnPaths on_paths = joined(parts);
     for (std::size_t c = 0; c < changes.size(); ++c)
         if (rep.changed_segments[c] == 0)
             throw std::invalid_argument("'" + changes[c].text + "': no segment of the run goes from '" + changes[c].from.text() + "' to '" +
@@ -535,10 +522,11 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
 
     out.unreached_starts = instances.unreached_starts;
     // The instances' latencies, recorded and predicted, in chunks on all
-    // cores: and the run's message edges and replayed span with them.
+    // cores (the walks' parts): and the run's message edges and replayed
+    // span with them.
     const auto& list = instances.list;
     const unsigned threads = parallel::thread_count(0);
-    const std::size_t chunks = 4 * std::size_t{threads};
+    const std::size_t chunks = parts.size();
     std::vector<double> recorded(list.size()), predicted(list.size());
     struct ChunkFigures {
         std::uint64_t message_edges = 0;
@@ -547,13 +535,15 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     std::vector<ChunkFigures> figures(chunks);
     const auto& edges = model.graph().edges;
     parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-        for (auto [k, end] = parallel::chunk(list.size(), c, chunks); k < end; ++k) {
+        const auto [begin, end] = parallel::chunk(list.size(), c, chunks);
+        const QueueStepsOnPaths& on_paths = parts[c];
+        for (std::size_t k = begin; k < end; ++k) {
             const IntervalInstance& i = list[k];
             recorded[k] = double(graph::elapsed_ns(s.time_ns[i.from], s.time_ns[i.to])) / 1e6;
             std::int64_t latency = rep.time_ns[i.to] - rep.time_ns[i.from];
             // An input served by another slot: the instance continues from there.
             if (rep.reorderings > 0)
-                for (std::uint32_t q = on_paths.first[k]; q < on_paths.first[k + 1]; ++q) {
+                for (std::uint32_t q = on_paths.first[k - begin]; q < on_paths.first[k - begin + 1]; ++q) {
                     const auto [from, to] = on_paths.steps[q];
                     if (const auto served = rep.served_slot.find(from); served != rep.served_slot.end())
                         latency += rep.time_ns[served->second] - rep.time_ns[to];
