@@ -32,10 +32,7 @@ void PollingLoops::read(std::size_t k) {
     SampleIndex first = candidates_[k];
     while (model_.thread_predecessor(first) != kNone) first = model_.thread_predecessor(first);
     for (SampleIndex x = first; x != kNone; x = model_.thread_successor(x)) loop.order.push_back(x);
-    if (!read_structure(loop, slots_)) return;
-    loop.time.reserve(loop.order.size());
-    for (const SampleIndex x : loop.order) loop.time.push_back(model_.samples().time_ns[x]);
-    read_[k] = std::move(loop);
+    if (read_structure(loop, slots_)) read_[k] = std::move(loop);
 }
 
 void PollingLoops::keep() {
@@ -53,7 +50,6 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
     const auto& time = s.time_ns;
     const auto& order = loop.order;
     const auto count = static_cast<std::uint32_t>(order.size());
-    const auto gap = [&](std::uint32_t p) { return graph::elapsed_ns(time[order[p - 1]], time[order[p]]); };
 
     // The tracepoints a message carries: one sample per take (each update
     // applied). The loop's own work (a frame drawn, a force computed) comes
@@ -156,6 +152,12 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
         });
         if (other_queue_input) return false;  // a take the replay does not serve as a slot (a changed queue)
     }
+    // Its recorded times, gathered once: read again and again from here on,
+    // and by the simulation.
+    loop.time.reserve(count);
+    for (const SampleIndex x : order) loop.time.push_back(time[x]);
+    const auto& at = loop.time;
+    const auto batch_ended = [&](const Iteration& it) { return at[has_takes(it) ? it.tail_begin - 1 : it.begin]; };  // batch_end, gathered
     read_schedule(loop);
     loop.messages.reserve(takes);
     for (std::uint32_t k = 0; k < loop.iterations.size(); ++k) {
@@ -164,13 +166,15 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
             const SampleIndex x = order[p];
             if (!slots.is_slot(x)) continue;
             if (p > it.begin) loop.messages.back().chain_end = p;
-            Message m{slots.input_of(x), p, it.tail_begin, k, 0, 0};
+            const SampleIndex input = slots.input_of(x);
+            Message m{input, p, it.tail_begin, k, 0, 0};
             // Taken at once when its thread was free (a tick's first take: at
             // the tick), so there by then; and not there yet when the
             // previous batch ended, or that batch would have taken it.
-            const std::int64_t there_by = p == it.begin ? time[x] : time[order[p - 1]];
-            m.arrival = std::min(there_by, k == 0 ? handed(x) : std::max(handed(x), batch_end(loop.iterations[k - 1]) + 1));
-            if (p > it.begin) m.take_gap = gap(p);
+            const std::int64_t there_by = p == it.begin ? at[p] : at[p - 1];
+            const std::int64_t handed = time[input] + model_.own_duration(input, x, SegmentKind::queue);
+            m.arrival = std::min(there_by, k == 0 ? handed : std::max(handed, batch_ended(loop.iterations[k - 1]) + 1));
+            if (p > it.begin) m.take_gap = graph::elapsed_ns(at[p - 1], at[p]);
             loop.messages.push_back(m);
         }
     }
@@ -183,11 +187,10 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
 // recording has no overrun). Others slept until their deadline; the period
 // is the median step between such ticks.
 void PollingLoops::read_schedule(Loop& loop) const {
-    const auto& time = model_.samples().time_ns;
-    const auto& order = loop.order;
+    const auto& at = loop.time;
     const auto& its = loop.iterations;
-    const auto step = [&](std::size_t k) { return graph::elapsed_ns(time[order[its[k - 1].begin]], time[order[its[k].begin]]); };
-    const auto gap = [&](std::size_t k) { return graph::elapsed_ns(time[order[its[k - 1].end - 1]], time[order[its[k].begin]]); };
+    const auto step = [&](std::size_t k) { return graph::elapsed_ns(at[its[k - 1].begin], at[its[k].begin]); };
+    const auto gap = [&](std::size_t k) { return graph::elapsed_ns(at[its[k - 1].end - 1], at[its[k].begin]); };
     std::vector<std::int64_t> steps, restart_gaps;
     for (std::size_t k = 1; k < its.size(); ++k) {
         if (gap(k) >= kPollingSlackNs) steps.push_back(step(k));
