@@ -66,6 +66,7 @@ public:
 
     // Slot x took its input at the recorded time the next slot of its queue took its own.
     bool tied(SampleIndex x) const { return bit(tied_bits_, x); }
+    std::uint64_t tied_word(std::size_t w) const { return tied_bits_[w]; }
     // With every slot taking its own input, slot x leaves its queue empty: no
     // later slot of it takes an input from before x. A bit per sample.
     const std::vector<std::uint64_t>& emptied_as_recorded() const { return emptied_as_recorded_; }

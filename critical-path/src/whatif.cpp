@@ -129,9 +129,9 @@ public:
         for (std::size_t c = 0; c < placed.changed.size(); ++c) r_.changed_segments[c] -= placed.changed[c];
         r_.backward_constraints -= placed.backward;
         r_.delayed_external -= placed.delayed;
-        r_.reorderings = 0;
-        r_.served_slot.clear();
-        for (QueueNote& q : r_.queues) q.reordered = q.starved = 0;
+        loops.for_each_simulated([&](SampleIndex x) {
+            if (slots_.is_slot(x)) uncount_service(x, slots_.queue_of(x), slots_.rank(x));
+        });
         for (auto& queue : pending_) queue = {};
         served_again_.assign(pending_.size(), false);
         queues_served_again_ = 0;
@@ -154,8 +154,12 @@ private:
         for (std::size_t w = 0; w < moved_.size(); ++w) {
             const std::uint64_t pinned = placed != nullptr ? placed->simulated_word(w) : 0;
             const std::uint64_t slots = slots_.slot_word(w) & ~pinned, feeds = slots_.feeds_word(w);
+            const std::uint64_t tied = first_ ? slots_.tied_word(w) : 0;
             for (std::uint64_t visited = 0;;) {
-                const std::uint64_t visit = (slots | again_[w] | moved_[w] | (queues_served_again_ > 0 ? feeds : 0)) & ~visited;
+                const std::uint64_t some_served_again = queues_served_again_ > 0 ? ~std::uint64_t{0} : 0;
+                const std::uint64_t visit =
+                    (again_[w] | moved_[w] | tied | ((slots | feeds) & some_served_again)) &
+                    ~visited;
                 if (visit == 0) break;
                 const int b = std::countr_zero(visit);
                 const std::uint64_t bit = std::uint64_t{1} << b;
@@ -185,6 +189,7 @@ private:
     std::int64_t serve_again(SampleIndex x, std::int64_t t, std::vector<std::uint64_t>& changed_counts) {
         const std::uint32_t rank = slots_.rank(x);
         const std::uint32_t q = slots_.queue_of(x);
+        uncount_service(x, q, rank);
         bool starved = test(starved_, x);
         // The recording's order need not serve a tied slot its own input.
         if (first_ && !served_again_[q] && slots_.tied(x)) serve_again_from(q, x, x, 0);  // from x: its own pop
@@ -206,7 +211,7 @@ private:
             // The input the pass before served it, from a producer that did not move.
             const std::uint32_t e = served_edge_[rank];
             const SampleIndex producer = g_.edges[e].from;
-            count_reordering(x, q, producer, slots_.input_of(x));
+            count_reordering(x, q, e, slots_.input_of(x));
             if (test(again_, x))
                 t = changed(x, served_time(x, latest_constraint(x, changed_counts, ignored_backward_), queued(e, r_.time_ns[producer]), starved));
         }
@@ -216,6 +221,20 @@ private:
         }
         r_.queues[q].starved += starved;
         return t;
+    }
+
+    // Takes back what the pass before counted of slot x's service (it is
+    // counted again, or not at all where the loops' simulation places x).
+    void uncount_service(SampleIndex x, std::uint32_t q, std::uint32_t rank) {
+        const graph::Edge& served = g_.edges[served_edge_[rank]];
+        if (served.from != slots_.input_of(x)) {
+            --r_.queues[q].reordered;
+            --r_.reorderings;
+            // Unless this pass served that input already, to another slot.
+            if (const auto it = r_.served_slot.find(Replay::served_key(served.from, served.to)); it != r_.served_slot.end() && it->second == x)
+                r_.served_slot.erase(it);
+        }
+        r_.queues[q].starved -= test(starved_, x);
     }
 
     // Queue q to be served again, from slot `from` on, from the pass
@@ -309,14 +328,16 @@ private:
     Queued serve(SampleIndex x, std::uint32_t q, SampleIndex input) {
         const Queued served = pending_[q].top();  // never empty: x's own input was queued before x
         pending_[q].pop();
-        count_reordering(x, q, served.producer, input);
+        count_reordering(x, q, served.edge, input);
         return served;
     }
-    void count_reordering(SampleIndex x, std::uint32_t q, SampleIndex producer, SampleIndex input) {
-        if (producer == input) return;
+    // Slot x of queue q served the input edge e brings, where its recorded input is `input`.
+    void count_reordering(SampleIndex x, std::uint32_t q, std::uint32_t e, SampleIndex input) {
+        const graph::Edge& served = g_.edges[e];
+        if (served.from == input) return;
         ++r_.queues[q].reordered;
         ++r_.reorderings;
-        r_.served_slot[producer] = x;
+        r_.served_slot[Replay::served_key(served.from, served.to)] = x;
     }
 
     // Calls f(e, q) for each edge e by which x's output goes to a slot (not
@@ -545,7 +566,7 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
             if (rep.reorderings > 0)
                 for (std::uint32_t q = on_paths.first[k - begin]; q < on_paths.first[k - begin + 1]; ++q) {
                     const auto [from, to] = on_paths.steps[q];
-                    if (const auto served = rep.served_slot.find(from); served != rep.served_slot.end())
+                    if (const auto served = rep.served_slot.find(Replay::served_key(from, to)); served != rep.served_slot.end())
                         latency += rep.time_ns[served->second] - rep.time_ns[to];
                 }
             predicted[k] = double(latency) / 1e6;

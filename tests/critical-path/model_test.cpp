@@ -329,6 +329,48 @@ to = "N/Done"
     EXPECT_NEAR(a.predicted.mean_ms, 2.7, 1e-9);
 }
 
+// The run above with a second consumer of both inputs (thread 4, each take
+// 0.1 ms after thread 3's): Take a 1.7, End 1.8, Take b 1.9, End 2.0. A
+// single input goes to two queues. With A later by 1 ms each consumer
+// serves b first: thread 3 as above (a done at 2.7); thread 4 takes b at
+// 1.9 (1.5 + its 0.4 hand-off), End 2.0, then a at 2.7 (2.0 + 0.7), End
+// 2.8. Each instance continues from the slot of its own queue that served
+// a, not from the other queue's.
+TEST(Reordering, AnInputQueuedForTwoConsumersContinuesFromEachOnesSlot) {
+    CsvLog n;
+    n.row("N", "1", "StartA", 1, "", "sa", 1);
+    n.row("N", "1", "StartB", 1, "", "sb", 2);
+    n.row("N", "1", "PutA", 1 + 1.0 * ms, "sa", "a", 1);
+    n.row("N", "1", "PutB", 1 + 1.5 * ms, "sb", "b", 2);
+    n.row("N", "1", "Take", 1 + 1.6 * ms, "a", "ta", 3);
+    n.row("N", "1", "Done", 1 + 1.7 * ms, "ta", "", 3);
+    n.row("N", "1", "TakeToo", 1 + 1.7 * ms, "a", "xa", 4);
+    n.row("N", "1", "Take", 1 + 1.8 * ms, "b", "tb", 3);
+    n.row("N", "1", "End", 1 + 1.8 * ms, "xa", "", 4);
+    n.row("N", "1", "Done", 1 + 1.9 * ms, "tb", "", 3);
+    n.row("N", "1", "TakeToo", 1 + 1.9 * ms, "b", "xb", 4);
+    n.row("N", "1", "End", 1 + 2.0 * ms, "xb", "", 4);
+    RecordedRun run({{"n.csv", n.text()}}, R"(
+[[interval]]
+name = "a, first consumer"
+from = "N/StartA"
+to = "N/Done"
+[[interval]]
+name = "a, second consumer"
+from = "N/StartA"
+to = "N/End"
+)");
+    DependenceModel model(run.samples, run.graph);
+    const std::vector<Change> later_a{parse_change("N/StartA->N/PutA+1ms")};
+    const WhatIfResult first = what_if(model, run.interval("a, first consumer"), later_a);
+    EXPECT_EQ(first.reorderings, 4u);
+    EXPECT_NEAR(first.baseline.mean_ms, 1.7, 1e-9);
+    EXPECT_NEAR(first.predicted.mean_ms, 2.7, 1e-9);
+    const WhatIfResult second = what_if(model, run.interval("a, second consumer"), later_a);
+    EXPECT_NEAR(second.baseline.mean_ms, 1.8, 1e-9);
+    EXPECT_NEAR(second.predicted.mean_ms, 2.8, 1e-9);
+}
+
 // A consumer polling its queue once per tick (thread 2, ticks at 1.0 and
 // 2.0) takes what is there and applies each in 0.2 ms:
 //   Put 0.0 -> Take 1.0 (tick), Apply 1.2; Put 1.19 -> Take 1.21, Apply 1.41

@@ -77,8 +77,12 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
 struct Replay {
     graph::Column<std::int64_t> time_ns;
     // The queue inputs served by another slot than recorded: the slot that
-    // served each, by the input (its producer). Few: a map, not a column.
-    std::unordered_map<SampleIndex, SampleIndex> served_slot;
+    // served each, by the input (served_key(producer, the slot that took it
+    // in the recording)). Few: a map, not a column.
+    std::unordered_map<std::uint64_t, SampleIndex> served_slot;
+    static std::uint64_t served_key(SampleIndex producer, SampleIndex recorded_slot) {
+        return (std::uint64_t{producer} << 32) | recorded_slot;
+    }
     std::vector<std::uint64_t> changed_segments;
     std::vector<QueueNote> queues;
     std::uint64_t reorderings = 0, delayed_external = 0, backward_constraints = 0;
