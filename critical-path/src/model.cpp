@@ -97,12 +97,6 @@ DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::G
         label_of_tracepoint_[t] = it->second;
     }
     threads = parallel::thread_count(threads);
-    // The kind of every hash edge, read on every walk over the model.
-    edge_kind_.resize(graph.edges.size());
-    parallel::for_each(4 * std::size_t{threads}, threads, [&](std::size_t c, unsigned) {
-        const auto [begin, end] = parallel::chunk<std::uint32_t>(graph.edges.size(), c, 4 * std::size_t{threads});
-        for (std::uint32_t e = begin; e < end; ++e) edge_kind_[e] = kind_of_hash_edge(graph.edges[e].from, graph.edges[e].to);
-    });
     link_threads(threads);
     find_floors_and_determining(threads);
 }
@@ -154,12 +148,17 @@ void DependenceModel::find_floors_and_determining(unsigned threads) {
     const std::size_t keys = tracepoints * tracepoints * 4;
     if (dense) dense_index_.assign(keys, kNone);
     determined_by_.resize(n);  // every entry is written below
+    // The kind of every hash edge, read on every walk over the model: found
+    // here, as each sample's inputs are, each edge by the chunk of its `to`.
+    edge_kind_.resize(graph_.edges.size());
     std::vector<LeastPerKey> least;
     for (unsigned c = 0; c < threads; ++c) least.emplace_back(keys, dense);
     std::vector<std::vector<SampleIndex>> by_queue(threads);  // samples a queue input determined, per chunk
     parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
         const auto [begin, end] = parallel::chunk<SampleIndex>(n, c, threads);
         for (SampleIndex x = begin; x < end; ++x) {
+            for (std::uint32_t i = graph_.in_offset[x]; i < graph_.in_offset[x + 1]; ++i)
+                edge_kind_[graph_.in_edges[i]] = kind_of_hash_edge(graph_.edges[graph_.in_edges[i]].from, x);
             SampleIndex latest = kNone;
             SegmentKind latest_kind = SegmentKind::thread;
             for_each_constraint(x, [&](SampleIndex y, SegmentKind kind) {
