@@ -296,7 +296,7 @@ TEST(ThreadOrder, AThreadSegmentOnThePath) {
 // Delaying A by 1 ms (PutA 2.0) makes b arrive first: the consumer serves b
 // at the first take (1.8, when b is ready), Done 1.9; then a at 2.6, Done 2.7.
 // Keeping the recorded order would give b 2.9.
-TEST(Reordering, QueuedInputsAreServedInTheirNewArrivalOrder) {
+CsvLog two_producers_one_consumer() {
     CsvLog n;
     n.row("N", "1", "StartA", 1, "", "sa", 1);
     n.row("N", "1", "StartB", 1, "", "sb", 2);
@@ -306,7 +306,11 @@ TEST(Reordering, QueuedInputsAreServedInTheirNewArrivalOrder) {
     n.row("N", "1", "Done", 1 + 1.7 * ms, "ta", "", 3);
     n.row("N", "1", "Take", 1 + 1.8 * ms, "b", "tb", 3);
     n.row("N", "1", "Done", 1 + 1.9 * ms, "tb", "", 3);
-    RecordedRun run({{"n.csv", n.text()}}, R"(
+    return n;
+}
+
+TEST(Reordering, QueuedInputsAreServedInTheirNewArrivalOrder) {
+    RecordedRun run({{"n.csv", two_producers_one_consumer().text()}}, R"(
 [[interval]]
 name = "b"
 from = "N/StartB"
@@ -337,36 +341,20 @@ to = "N/Done"
 // 2.8. Each instance continues from the slot of its own queue that served
 // a, not from the other queue's.
 TEST(Reordering, AnInputQueuedForTwoConsumersContinuesFromEachOnesSlot) {
-    CsvLog n;
-    n.row("N", "1", "StartA", 1, "", "sa", 1);
-    n.row("N", "1", "StartB", 1, "", "sb", 2);
-    n.row("N", "1", "PutA", 1 + 1.0 * ms, "sa", "a", 1);
-    n.row("N", "1", "PutB", 1 + 1.5 * ms, "sb", "b", 2);
-    n.row("N", "1", "Take", 1 + 1.6 * ms, "a", "ta", 3);
-    n.row("N", "1", "Done", 1 + 1.7 * ms, "ta", "", 3);
-    n.row("N", "1", "TakeToo", 1 + 1.7 * ms, "a", "xa", 4);
-    n.row("N", "1", "Take", 1 + 1.8 * ms, "b", "tb", 3);
-    n.row("N", "1", "End", 1 + 1.8 * ms, "xa", "", 4);
-    n.row("N", "1", "Done", 1 + 1.9 * ms, "tb", "", 3);
-    n.row("N", "1", "TakeToo", 1 + 1.9 * ms, "b", "xb", 4);
-    n.row("N", "1", "End", 1 + 2.0 * ms, "xb", "", 4);
-    RecordedRun run({{"n.csv", n.text()}}, R"(
-[[interval]]
-name = "a, first consumer"
-from = "N/StartA"
-to = "N/Done"
-[[interval]]
-name = "a, second consumer"
-from = "N/StartA"
-to = "N/End"
-)");
+    CsvLog m;  // the second consumer
+    m.row("N", "1", "TakeToo", 1 + 1.7 * ms, "a", "xa", 4);
+    m.row("N", "1", "End", 1 + 1.8 * ms, "xa", "", 4);
+    m.row("N", "1", "TakeToo", 1 + 1.9 * ms, "b", "xb", 4);
+    m.row("N", "1", "End", 1 + 2.0 * ms, "xb", "", 4);
+    const std::string spec = "[[interval]]\nname = \"a, first consumer\"\nfrom = \"N/StartA\"\nto = \"N/Done\"\n"
+                             "[[interval]]\nname = \"a, second consumer\"\nfrom = \"N/StartA\"\nto = \"N/End\"\n";
+    RecordedRun run({{"n.csv", two_producers_one_consumer().text()}, {"m.csv", m.text()}}, spec);
     DependenceModel model(run.samples, run.graph);
-    const std::vector<Change> later_a{parse_change("N/StartA->N/PutA+1ms")};
-    const WhatIfResult first = what_if(model, run.interval("a, first consumer"), later_a);
+    const WhatIfResult first = what_if(model, run.interval("a, first consumer"), {parse_change("N/StartA->N/PutA+1ms")});
     EXPECT_EQ(first.reorderings, 4u);
     EXPECT_NEAR(first.baseline.mean_ms, 1.7, 1e-9);
     EXPECT_NEAR(first.predicted.mean_ms, 2.7, 1e-9);
-    const WhatIfResult second = what_if(model, run.interval("a, second consumer"), later_a);
+    const WhatIfResult second = what_if(model, run.interval("a, second consumer"), {parse_change("N/StartA->N/PutA+1ms")});
     EXPECT_NEAR(second.baseline.mean_ms, 1.8, 1e-9);
     EXPECT_NEAR(second.predicted.mean_ms, 2.8, 1e-9);
 }
