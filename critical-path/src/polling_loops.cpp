@@ -64,9 +64,11 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
     for (std::size_t t = 0; t < samples_of.size(); ++t)
         per_message[t] = samples_of[t] > 0 && samples_of[t] * 100 >= takes * 99 && samples_of[t] * 100 <= takes * 101;
 
-    // A tick's takes come first; its batch ended with the last of their samples.
+    // A tick's takes come first; its batch ended with the last of their
+    // samples (the position of that sample, else of the tick's first).
     const auto has_takes = [&](const Iteration& it) { return slots.is_slot(order[it.begin]); };
-    const auto batch_end = [&](const Iteration& it) { return time[order[has_takes(it) ? it.tail_begin - 1 : it.begin]]; };
+    const auto batch_last = [&](const Iteration& it) { return has_takes(it) ? it.tail_begin - 1 : it.begin; };
+    const auto batch_end = [&](const Iteration& it) { return time[order[batch_last(it)]]; };
     const auto handed = [&](SampleIndex take) {
         const SampleIndex input = slots.input_of(take);
         return time[input] + model_.own_duration(input, take, SegmentKind::queue);
@@ -157,7 +159,6 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
     loop.time.reserve(count);
     for (const SampleIndex x : order) loop.time.push_back(time[x]);
     const auto& at = loop.time;
-    const auto batch_ended = [&](const Iteration& it) { return at[has_takes(it) ? it.tail_begin - 1 : it.begin]; };  // batch_end, gathered
     read_schedule(loop);
     loop.messages.reserve(takes);
     for (std::uint32_t k = 0; k < loop.iterations.size(); ++k) {
@@ -173,7 +174,7 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
             // previous batch ended, or that batch would have taken it.
             const std::int64_t there_by = p == it.begin ? at[p] : at[p - 1];
             const std::int64_t handed = time[input] + model_.own_duration(input, x, SegmentKind::queue);
-            m.arrival = std::min(there_by, k == 0 ? handed : std::max(handed, batch_ended(loop.iterations[k - 1]) + 1));
+            m.arrival = std::min(there_by, k == 0 ? handed : std::max(handed, at[batch_last(loop.iterations[k - 1])] + 1));
             if (p > it.begin) m.take_gap = graph::elapsed_ns(at[p - 1], at[p]);
             loop.messages.push_back(m);
         }

@@ -45,9 +45,10 @@ struct Queued {
 // served the input the pass before served it, from a producer that did not
 // move, keeps its time: its constraints are not read again. A queue serves
 // its slots as the pass before did until a producer that moved queues an
-// input in it; from there it is served again, from the inputs the pass before
-// had in it then, until it is empty where that pass's was. The counts that
-// depend on times are taken again.
+// input in it (or, in the first pass, until a slot tied with the next of its
+// queue: slots.hpp); from there it is served again, from the inputs the pass
+// before had in it then, until it is empty where that pass's was. The counts
+// of what is found again are taken back and taken again.
 class Replayer {
 public:
     // The recording's state, laid out on `threads` threads: its pages are
@@ -132,10 +133,11 @@ public:
 
 private:
     // One pass (the second: with the samples `placed` places), word by word,
-    // visiting the samples with something to do: slots (not placed ones),
-    // samples whose time is to be found again, samples that moved, and,
-    // while some queue is served again, those that queue inputs. A visit may
-    // set bits of later samples of its word. The first pass notes what the
+    // visiting the samples with something to do: those whose time is to be
+    // found again, those that moved, tied slots (in the first pass) and,
+    // while some queue is served again, every slot (not placed ones) and
+    // every sample that queues inputs. A visit may set bits of later samples
+    // of its word. The first pass notes what the
     // second needs: the inputs its slots were served, which found none yet,
     // which left their queue empty.
     void pass(const PollingLoops* placed) {

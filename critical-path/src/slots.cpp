@@ -28,9 +28,8 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
     struct ChunkQueues {
         std::unordered_map<std::uint64_t, std::uint32_t> id_of_key;
         std::vector<std::uint64_t> key;
-        std::vector<SampleIndex> first_slot;
+        std::vector<SampleIndex> first_slot, last_slot;  // per queue
         std::vector<std::uint64_t> slots;
-        std::vector<SampleIndex> first, last;  // per queue: its first and last slots
         std::vector<std::uint32_t> queue_of_slot;  // the chunk's numbering
         std::vector<std::uint32_t> input_edge_of_slot;
         std::unordered_map<std::uint64_t, SampleIndex> first_polling_take;  // per thread
@@ -62,12 +61,11 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
             if (added) {
                 q.key.push_back(key);
                 q.first_slot.push_back(x);
+                q.last_slot.push_back(x);
                 q.slots.push_back(0);
-                q.first.push_back(x);
-                q.last.push_back(x);
             } else {
-                tie_if_tied(q.last[it->second], x);  // in this chunk's words
-                q.last[it->second] = x;
+                tie_if_tied(q.last_slot[it->second], x);  // in this chunk's words
+                q.last_slot[it->second] = x;
             }
             slot_bits_[x / 64] |= std::uint64_t{1} << (x % 64);  // the chunk's own word
             q.queue_of_slot.push_back(it->second);
@@ -90,12 +88,12 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
             const std::uint32_t queue = it->second;
             if (added) {
                 queues_.push_back({model.labels()[model.label_of(found[c].first_slot[k])], 0, 0, 0, 0, 0});
-                last.push_back(found[c].first[k]);
+                last.push_back(found[c].first_slot[k]);
             } else {
-                tie_if_tied(last[queue], found[c].first[k]);
+                tie_if_tied(last[queue], found[c].first_slot[k]);
             }
             queues_[queue].slots += found[c].slots[k];
-            last[queue] = found[c].last[k];
+            last[queue] = found[c].last_slot[k];
             id_in_run[c].push_back(queue);
         }
         first_slot_of_chunk[c + 1] = first_slot_of_chunk[c] + found[c].queue_of_slot.size();
@@ -116,7 +114,7 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
         auto before = std::uint32_t(first_slot_of_chunk[c]);
         for (auto [w, end] = parallel::chunk(words, c, chunks); w < end; ++w) {
             slots_before_word_[w] = before;
-            before += std::uint32_t(std::popcount(slot_bits_[w]));
+            before += bits_set(slot_bits_[w]);
         }
     });
     // Slot x leaves its queue empty when every later slot of it takes an

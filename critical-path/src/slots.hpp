@@ -22,7 +22,6 @@
 #include "hashtrace/critical_path/whatif.hpp"
 #include "hashtrace/graph/column.hpp"
 
-#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -34,9 +33,8 @@ public:
     Slots(const DependenceModel& model, const ChangeTable& table, unsigned threads);
 
     bool is_slot(SampleIndex x) const { return bit(slot_bits_, x); }
-    // Some slot takes x's output (the other samples have none to queue).
-    bool feeds_slot(SampleIndex x) const { return bit(feeds_bits_, x); }
-    // The same for samples 64 w .. 64 w + 63, a bit each.
+    // The same for samples 64 w .. 64 w + 63, a bit each; and whether some
+    // slot takes each one's output (the other samples have none to queue).
     std::uint64_t slot_word(std::size_t w) const { return slot_bits_[w]; }
     std::uint64_t feeds_word(std::size_t w) const { return feeds_bits_[w]; }
     std::size_t count() const { return queue_of_slot_.size(); }
@@ -47,10 +45,9 @@ public:
     }
     // Slot x's queue: an index into queues().
     std::uint32_t queue_of(SampleIndex x) const { return queue_of_slot_[rank(x)]; }
-    // The input slot x takes, and the edge it takes it by (an index into the graph's edges).
+    // The input slot x takes.
     SampleIndex input_of(SampleIndex x) const { return model_.graph().edges[input_edge_of_slot_[rank(x)]].from; }
-    std::uint32_t input_edge_of(SampleIndex x) const { return input_edge_of_slot_[rank(x)]; }
-    // Per slot (by rank): its input's edge.
+    // Per slot (by rank): the edge it takes its input by (an index into the graph's edges).
     const graph::Column<std::uint32_t>& input_edges() const { return input_edge_of_slot_; }
     // Edge e (an index into the graph's edges) is the one a slot takes its input by.
     bool is_slot_input_edge(std::uint32_t e) const {
