@@ -38,8 +38,8 @@ void PollingLoops::read(std::size_t k) {
 void PollingLoops::keep() {
     for (std::optional<Loop>& loop : read_)
         if (loop) {
-            if (simulated_.empty()) simulated_.assign((model_.samples().size() + 63) / 64, 0);
-            for (const SampleIndex x : loop->order) simulated_[x / 64] |= std::uint64_t{1} << (x % 64);
+            if (simulated_.empty()) simulated_ = SampleBits(model_.samples().size());
+            for (const SampleIndex x : loop->order) simulated_.set(x);
             loops_.push_back(std::move(*loop));
         }
     read_.clear();
@@ -213,7 +213,7 @@ void PollingLoops::read_schedule(Loop& loop) const {
 }
 
 PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed,
-                                             std::vector<std::uint64_t>& moved) const {
+                                             SampleBits& moved) const {
     const auto& recorded = model_.samples().time_ns;
     Outcome out;
     for (const Loop& loop : loops_) {
@@ -242,7 +242,7 @@ PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_n
         auto place = [&](SampleIndex x, std::int64_t t) {
             if (time_ns[x] == t) return;
             out.moved = true;
-            moved[x / 64] |= std::uint64_t{1} << (x % 64);
+            moved.set(x);
             time_ns[x] = t;
         };
         auto after_previous = [&](std::uint32_t p, std::int64_t t) {

@@ -50,9 +50,9 @@
 
 #include "change_table.hpp"
 #include "hashtrace/critical_path/model.hpp"
+#include "sample_bits.hpp"
 #include "slots.hpp"
 
-#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -72,9 +72,9 @@ public:
 
     bool empty() const { return loops_.empty(); }
     // Sample x belongs to a simulated loop (its time comes from simulate()).
-    bool simulated(SampleIndex x) const { return !simulated_.empty() && (simulated_[x / 64] >> (x % 64)) & 1; }
+    bool simulated(SampleIndex x) const { return !simulated_.empty() && simulated_.test(x); }
     // The same for samples 64 w .. 64 w + 63, a bit each.
-    std::uint64_t simulated_word(std::size_t w) const { return simulated_.empty() ? 0 : simulated_[w]; }
+    std::uint64_t simulated_word(std::size_t w) const { return simulated_.empty() ? 0 : simulated_.word(w); }
 
     struct LoopNote {
         SampleIndex take;            // the loop's first take
@@ -89,15 +89,10 @@ public:
     };
     // The loops' samples' new times into `time_ns`, in place, from their
     // inputs' new times there (the rest of the replay's); changes counted per
-    // change in `changed`; a bit set in `moved` (a bit per sample of the run)
-    // for each sample whose time it changed.
-    Outcome simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed,
-                     std::vector<std::uint64_t>& moved) const;
+    // change in `changed`; set in `moved` for each sample whose time it changed.
+    Outcome simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed, SampleBits& moved) const;
     // Calls f(x) for every sample x of a simulated loop, in sample order.
-    template <typename F> void for_each_simulated(F&& f) const {
-        for (std::size_t w = 0; w < simulated_.size(); ++w)
-            for (std::uint64_t bits = simulated_[w]; bits != 0; bits &= bits - 1) f(SampleIndex(w * 64 + std::size_t(std::countr_zero(bits))));
-    }
+    template <typename F> void for_each_simulated(F&& f) const { simulated_.for_each(f); }
 
 private:
     struct Message {
@@ -141,7 +136,7 @@ private:
     std::vector<SampleIndex> candidates_;
     std::vector<std::optional<Loop>> read_;
     std::vector<Loop> loops_;
-    std::vector<std::uint64_t> simulated_;  // a bit per sample of the run: it belongs to a simulated loop
+    SampleBits simulated_;  // the samples of the simulated loops
 };
 
 }  // namespace hashtrace::critpath

@@ -2,6 +2,7 @@
 
 #include "change_table.hpp"
 #include "polling_loops.hpp"
+#include "sample_bits.hpp"
 #include "slots.hpp"
 
 #include "hashtrace/graph/parallel.hpp"
@@ -60,7 +61,7 @@ public:
         r.changed_segments.assign(changes, 0);
         r.queues = slots.queues();
         r.reorderings = r.delayed_external = r.backward_constraints = 0;
-        const std::size_t n = s_.size(), words = (n + 63) / 64;
+        const std::size_t n = s_.size();
         // Samples a change applies to: those of the tracepoints changed segments end at.
         std::vector<char> changed_end(s_.tracepoints.size(), 0);
         for (std::size_t c = 0; c < model.classes().size(); ++c)
@@ -69,21 +70,19 @@ public:
                     changed_end[t] |= model.label_of_tracepoint(graph::TracepointId(t)) == model.classes()[c].to_label;
         r.time_ns.resize(n);
         served_edge_.resize(slots.count());
-        again_.assign(words, 0);
-        moved_.assign(words, 0);
-        starved_.assign(words, 0);
+        again_ = moved_ = starved_ = SampleBits(n);
         emptied_ = slots.emptied_as_recorded();
         const std::size_t chunks = 4 * std::size_t{threads};
         std::vector<std::uint64_t> backward(chunks, 0);
         parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-            const auto [first_word, end_word] = parallel::chunk(words, c, chunks);
+            const auto [first_word, end_word] = parallel::chunk(again_.words(), c, chunks);
             for (std::size_t w = first_word; w < end_word; ++w)
                 for (auto x = SampleIndex(w * 64); x < std::min(n, (w + 1) * 64); ++x) {
                     r.time_ns[x] = s_.time_ns[x];
                     // Found again: where a change applies, and where the constraint
                     // that gave the recorded time is not one the replay reads (recorded after it).
                     const SampleIndex by = model.determined_by(x);
-                    if (changed_end[s_.tracepoint[x]] || (by != kNone && by >= x)) again_[w] |= std::uint64_t{1} << (x % 64);
+                    if (changed_end[s_.tracepoint[x]] || (by != kNone && by >= x)) again_.word(w) |= SampleBits::bit(x);
                 }
             const auto [first, last] = parallel::chunk(served_edge_.size(), c, chunks);
             std::copy(slots.input_edges().begin() + std::ptrdiff_t(first), slots.input_edges().begin() + std::ptrdiff_t(last),
@@ -114,9 +113,9 @@ public:
     }
 
     // Again, with the loops' samples where their simulation placed them in
-    // r.time_ns (`moved`: a bit per sample, those it moved; `placed`: what
-    // the first pass counted of them).
-    void second_pass(const PollingLoops& loops, std::vector<std::uint64_t> moved, const Counts& placed) {
+    // r.time_ns (`moved`: those it moved; `placed`: what the first pass
+    // counted of them).
+    void second_pass(const PollingLoops& loops, SampleBits moved, const Counts& placed) {
         for (std::size_t c = 0; c < placed.changed.size(); ++c) r_.changed_segments[c] -= placed.changed[c];
         r_.backward_constraints -= placed.backward;
         r_.delayed_external -= placed.delayed;
@@ -127,7 +126,7 @@ public:
         served_again_.assign(pending_.size(), false);
         queues_served_again_ = 0;
         moved_ = std::move(moved);
-        again_.assign(moved_.size(), 0);
+        again_ = SampleBits(s_.size());
         pass(&loops);
     }
 
@@ -143,14 +142,14 @@ private:
     void pass(const PollingLoops* placed) {
         first_ = placed == nullptr;
         auto& changed_counts = first_ ? r_.changed_segments : ignored_changes_;
-        for (std::size_t w = 0; w < moved_.size(); ++w) {
+        for (std::size_t w = 0; w < moved_.words(); ++w) {
             const std::uint64_t pinned = placed != nullptr ? placed->simulated_word(w) : 0;
             const std::uint64_t slots = slots_.slot_word(w) & ~pinned, feeds = slots_.feeds_word(w);
             const std::uint64_t tied = first_ ? slots_.tied_word(w) : 0;
             for (std::uint64_t visited = 0;;) {
                 const std::uint64_t some_served_again = queues_served_again_ > 0 ? ~std::uint64_t{0} : 0;
                 const std::uint64_t visit =
-                    (again_[w] | moved_[w] | tied | ((slots | feeds) & some_served_again)) &
+                    (again_.word(w) | moved_.word(w) | tied | ((slots | feeds) & some_served_again)) &
                     ~visited;
                 if (visit == 0) break;
                 const int b = std::countr_zero(visit);
@@ -159,16 +158,16 @@ private:
                 const auto x = SampleIndex(w * 64 + std::size_t(b));
                 std::int64_t t = r_.time_ns[x];
                 if (pinned & bit) {
-                    if (test(moved_, x)) mark_dependents(x);
+                    if (moved_.test(x)) mark_dependents(x);
                 } else if (slots & bit) {
                     t = serve_again(x, t, changed_counts);
-                } else if (test(again_, x)) {
+                } else if (again_.test(x)) {
                     t = changed(x, unserved_time(x, latest_constraint(x, changed_counts, ignored_backward_)));
                 }
-                if ((feeds & bit) && (test(moved_, x) || queues_served_again_ > 0))
+                if ((feeds & bit) && (moved_.test(x) || queues_served_again_ > 0))
                     for_each_slot_input(x, placed, [&](std::uint32_t e, std::uint32_t q) {
                         if (!served_again_[q]) {
-                            if (!test(moved_, x)) return;  // the input the pass before queued
+                            if (!moved_.test(x)) return;  // the input the pass before queued
                             serve_again_from(q, x + 1, x, e);
                         }
                         pending_[q].push(queued(e, t));
@@ -182,34 +181,34 @@ private:
         const std::uint32_t rank = slots_.rank(x);
         const std::uint32_t q = slots_.queue_of(x);
         uncount_service(x, q, rank);
-        bool starved = test(starved_, x);
+        bool starved = starved_.test(x);
         // The recording's order need not serve a tied slot its own input.
         if (first_ && !served_again_[q] && slots_.tied(x)) serve_again_from(q, x, x, 0);  // from x: its own pop
         if (served_again_[q]) {
             const Queued served = serve(x, q, slots_.input_of(x));
-            if (test(again_, x) || served.edge != served_edge_[rank] || test(moved_, served.producer))
+            if (again_.test(x) || served.edge != served_edge_[rank] || moved_.test(served.producer))
                 t = changed(x, served_time(x, latest_constraint(x, changed_counts, ignored_backward_), served, starved));
             const bool emptied = pending_[q].empty();
-            if (emptied && test(emptied_, x)) {  // as the pass before left it: served as there from here
+            if (emptied && emptied_.test(x)) {  // as the pass before left it: served as there from here
                 served_again_[q] = false;
                 --queues_served_again_;
             }
             if (first_) {
                 served_edge_[rank] = served.edge;
-                if (emptied) set(emptied_, x);
-                else clear(emptied_, x);
+                if (emptied) emptied_.set(x);
+                else emptied_.clear(x);
             }
         } else {
             // The input the pass before served it, from a producer that did not move.
             const std::uint32_t e = served_edge_[rank];
             const SampleIndex producer = g_.edges[e].from;
             count_reordering(x, q, e, slots_.input_of(x));
-            if (test(again_, x))
+            if (again_.test(x))
                 t = changed(x, served_time(x, latest_constraint(x, changed_counts, ignored_backward_), queued(e, r_.time_ns[producer]), starved));
         }
         if (first_) {
-            if (starved) set(starved_, x);
-            else clear(starved_, x);
+            if (starved) starved_.set(x);
+            else starved_.clear(x);
         }
         r_.queues[q].starved += starved;
         return t;
@@ -226,7 +225,7 @@ private:
             if (const auto it = r_.served_slot.find(Replay::served_key(served.from, served.to)); it != r_.served_slot.end() && it->second == x)
                 r_.served_slot.erase(it);
         }
-        r_.queues[q].starved -= test(starved_, x);
+        r_.queues[q].starved -= starved_.test(x);
     }
 
     // Queue q to be served again, from slot `from` on, from the pass
@@ -242,7 +241,7 @@ private:
             const std::uint32_t taken = served_edge_[slots_.rank(z)];
             const SampleIndex by = g_.edges[taken].from;
             if (by < producer || (by == producer && taken < edge)) pending_[q].push(queued(taken, r_.time_ns[by]));
-            if (test(emptied_, z)) break;
+            if (emptied_.test(z)) break;
         }
     }
 
@@ -253,7 +252,7 @@ private:
         r_.delayed_external += delayed(x, t);
         r_.delayed_external -= delayed(x, before);
         r_.time_ns[x] = t;
-        set(moved_, x);
+        moved_.set(x);
         mark_dependents(x);
         return t;
     }
@@ -348,12 +347,9 @@ private:
     bool delayed(SampleIndex x, std::int64_t t) const { return model_.external(x) && t > s_.time_ns[x]; }
     void mark_dependents(SampleIndex x) {
         model_.for_each_dependent(x, [&](SampleIndex z, SegmentKind) {
-            if (z > x) set(again_, z);
+            if (z > x) again_.set(z);
         });
     }
-    static bool test(const std::vector<std::uint64_t>& bits, SampleIndex x) { return (bits[x / 64] >> (x % 64)) & 1; }
-    static void set(std::vector<std::uint64_t>& bits, SampleIndex x) { bits[x / 64] |= std::uint64_t{1} << (x % 64); }
-    static void clear(std::vector<std::uint64_t>& bits, SampleIndex x) { bits[x / 64] &= ~(std::uint64_t{1} << (x % 64)); }
 
     const DependenceModel& model_;
     const graph::SampleSet& s_;
@@ -363,15 +359,15 @@ private:
     Replay& r_;
     std::vector<std::priority_queue<Queued, std::vector<Queued>, std::greater<>>> pending_;  // per queue
     // The pass before's (the recording's, then the first pass's): per slot
-    // (by rank) the edge of the input it was served; a bit per sample for
-    // slots that found none, and for those that left their queue empty.
+    // (by rank) the edge of the input it was served; the slots that found
+    // none, and those that left their queue empty.
     graph::Column<std::uint32_t> served_edge_;
-    std::vector<std::uint64_t> starved_, emptied_;
+    SampleBits starved_, emptied_;
     bool first_ = true;  // the pass is the first: it notes these for the second
-    // The pass's: a bit per sample, its time moved; its time is to be found
-    // again (a constraint moved or changed). Per queue: served again (else as
-    // in the pass before).
-    std::vector<std::uint64_t> moved_, again_;
+    // The pass's: the samples whose time moved; those whose time is to be
+    // found again (a constraint moved or changed). Per queue: served again
+    // (else as in the pass before).
+    SampleBits moved_, again_;
     std::vector<bool> served_again_;
     std::size_t queues_served_again_ = 0;
     // What the second pass counts again of samples the first counted already.
@@ -443,7 +439,7 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
             // round after round that the real thread, serving whichever comes
             // first, does not have.
             const Replayer::Counts placed = replayer.counts_of(loops);
-            std::vector<std::uint64_t> moved((model.samples().size() + 63) / 64, 0);
+            SampleBits moved(model.samples().size());
             outcome = loops.simulate(r.time_ns, table, loop_changes, moved);
             // Else the replay's own batches are the loops' (an unchanged run).
             if (outcome.moved) replayer.second_pass(loops, std::move(moved), placed);

@@ -15,13 +15,11 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
     const auto& s = model.samples();
     const auto& g = model.graph();
     const std::size_t n = s.size();
-    const std::size_t words = (n + 63) / 64;
-    slot_bits_.assign(words, 0);
-    feeds_bits_.assign(words, 0);
-    tied_bits_.assign(words, 0);
+    slot_bits_ = feeds_bits_ = tied_bits_ = emptied_as_recorded_ = SampleBits(n);
+    const std::size_t words = slot_bits_.words();
     // Slot a, then b of its queue: tied at the same recorded time.
     const auto tie_if_tied = [&](SampleIndex a, SampleIndex b) {
-        if (s.time_ns[a] == s.time_ns[b]) tied_bits_[a / 64] |= std::uint64_t{1} << (a % 64);
+        if (s.time_ns[a] == s.time_ns[b]) tied_bits_.set(a);
     };
     // Found in chunks of whole words on all cores, each numbering the queues
     // it meets in order; then numbered across the chunks in their order.
@@ -67,11 +65,11 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
                 tie_if_tied(q.last_slot[it->second], x);  // in this chunk's words
                 q.last_slot[it->second] = x;
             }
-            slot_bits_[x / 64] |= std::uint64_t{1} << (x % 64);  // the chunk's own word
+            slot_bits_.set(x);  // the chunk's own word
             q.queue_of_slot.push_back(it->second);
             q.input_edge_of_slot.push_back(taken_by);
             // `taken` may be in another chunk's word.
-            std::atomic_ref(feeds_bits_[taken / 64]).fetch_or(std::uint64_t{1} << (taken % 64), std::memory_order_relaxed);
+            std::atomic_ref(feeds_bits_.word(taken / 64)).fetch_or(SampleBits::bit(taken), std::memory_order_relaxed);
             ++q.slots[it->second];
             if (model.external(x))
                 if (const std::uint64_t thread = model.thread_key(x); q.first_polling_take.try_emplace(thread, x).second)
@@ -114,7 +112,7 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
         auto before = std::uint32_t(first_slot_of_chunk[c]);
         for (auto [w, end] = parallel::chunk(words, c, chunks); w < end; ++w) {
             slots_before_word_[w] = before;
-            before += bits_set(slot_bits_[w]);
+            before += bits_set(slot_bits_.word(w));
         }
     });
     // Slot x leaves its queue empty when every later slot of it takes an
@@ -122,19 +120,18 @@ Slots::Slots(const DependenceModel& model, const ChangeTable& table, unsigned th
     // of the chunks after it.
     for (std::size_t c = chunks - 1; c > 0; --c)
         for (std::size_t q = 0; q < queues_.size(); ++q) earliest_input[c - 1][q] = std::min(earliest_input[c - 1][q], earliest_input[c][q]);
-    emptied_as_recorded_.assign(words, 0);
     parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
         std::vector<SampleIndex> earliest_later(queues_.size(), kNone);
         if (c + 1 < chunks) earliest_later = earliest_input[c + 1];
         auto k = std::uint32_t(first_slot_of_chunk[c + 1]);  // the rank after the slot at hand
         const auto [first_word, end_word] = parallel::chunk(words, c, chunks);
         for (std::size_t w = end_word; w-- > first_word;)
-            for (std::uint64_t bits = slot_bits_[w]; bits != 0;) {
+            for (std::uint64_t bits = slot_bits_.word(w); bits != 0;) {
                 const int b = 63 - std::countl_zero(bits);
                 bits &= ~(std::uint64_t{1} << b);
                 const auto x = SampleIndex(w * 64 + std::size_t(b));
                 const std::uint32_t queue = queue_of_slot_[--k];
-                if (earliest_later[queue] >= x) emptied_as_recorded_[w] |= std::uint64_t{1} << b;
+                if (earliest_later[queue] >= x) emptied_as_recorded_.set(x);
                 earliest_later[queue] = std::min(earliest_later[queue], g.edges[input_edge_of_slot_[k]].from);
             }
     });

@@ -21,6 +21,7 @@
 #include "hashtrace/critical_path/model.hpp"
 #include "hashtrace/critical_path/whatif.hpp"
 #include "hashtrace/graph/column.hpp"
+#include "sample_bits.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -32,15 +33,15 @@ public:
     // Found on `threads` threads.
     Slots(const DependenceModel& model, const ChangeTable& table, unsigned threads);
 
-    bool is_slot(SampleIndex x) const { return bit(slot_bits_, x); }
+    bool is_slot(SampleIndex x) const { return slot_bits_.test(x); }
     // The same for samples 64 w .. 64 w + 63, a bit each; and whether some
     // slot takes each one's output (the other samples have none to queue).
-    std::uint64_t slot_word(std::size_t w) const { return slot_bits_[w]; }
-    std::uint64_t feeds_word(std::size_t w) const { return feeds_bits_[w]; }
+    std::uint64_t slot_word(std::size_t w) const { return slot_bits_.word(w); }
+    std::uint64_t feeds_word(std::size_t w) const { return feeds_bits_.word(w); }
     std::size_t count() const { return queue_of_slot_.size(); }
     // Slot x's place among the slots, in sample order: in [0, count()).
     std::uint32_t rank(SampleIndex x) const {
-        const std::uint64_t before = slot_bits_[x / 64] & ((std::uint64_t{1} << (x % 64)) - 1);
+        const std::uint64_t before = slot_bits_.word(x / 64) & (SampleBits::bit(x) - 1);
         return slots_before_word_[x / 64] + bits_set(before);
     }
     // Slot x's queue: an index into queues().
@@ -62,14 +63,13 @@ public:
     const std::vector<SampleIndex>& first_polling_takes() const { return first_polling_takes_; }
 
     // Slot x took its input at the recorded time the next slot of its queue took its own.
-    bool tied(SampleIndex x) const { return bit(tied_bits_, x); }
-    std::uint64_t tied_word(std::size_t w) const { return tied_bits_[w]; }
+    bool tied(SampleIndex x) const { return tied_bits_.test(x); }
+    std::uint64_t tied_word(std::size_t w) const { return tied_bits_.word(w); }
     // With every slot taking its own input, slot x leaves its queue empty: no
-    // later slot of it takes an input from before x. A bit per sample.
-    const std::vector<std::uint64_t>& emptied_as_recorded() const { return emptied_as_recorded_; }
+    // later slot of it takes an input from before x.
+    const SampleBits& emptied_as_recorded() const { return emptied_as_recorded_; }
 
 private:
-    static bool bit(const std::vector<std::uint64_t>& bits, SampleIndex x) { return (bits[x / 64] >> (x % 64)) & 1; }
     // std::popcount, inline: built for x86-64's baseline (no popcount
     // instruction) std::popcount calls into the compiler's runtime, and
     // rank() is on the replay's path for every slot.
@@ -81,13 +81,12 @@ private:
     }
 
     const DependenceModel& model_;
-    std::vector<std::uint64_t> slot_bits_, feeds_bits_;
+    SampleBits slot_bits_, feeds_bits_;
     std::vector<std::uint32_t> slots_before_word_;  // per 64 samples: the slots before them
     graph::Column<std::uint32_t> queue_of_slot_;    // per slot, in sample order
     graph::Column<std::uint32_t> input_edge_of_slot_;  // per slot, in sample order
     std::vector<QueueNote> queues_;
-    std::vector<std::uint64_t> tied_bits_;
-    std::vector<std::uint64_t> emptied_as_recorded_;
+    SampleBits tied_bits_, emptied_as_recorded_;
     std::vector<SampleIndex> first_polling_takes_;
 };
 
