@@ -8,6 +8,7 @@
 #include "html_report_option.hpp"
 #include "output.hpp"
 #include "pipeline.hpp"
+#include "sharding.hpp"
 
 #include <cstdio>
 
@@ -30,7 +31,7 @@ constexpr const char* kUsage =
 
 int run_analyze(hashtrace::cli::Args& args) {
     using namespace hashtrace;
-    const auto pipeline = cli::read_pipeline_options(args);
+    auto pipeline = cli::read_pipeline_options(args);
     const auto json = args.option("--json");
     const auto markdown = args.option("--markdown");
     const auto csv = args.option("--csv");
@@ -41,12 +42,33 @@ int run_analyze(hashtrace::cli::Args& args) {
     const bool by_records = clock_correct && *clock_correct != "edges", by_edges = clock_correct && *clock_correct == "edges";
     const auto estimate = by_edges ? cli::read_clock_estimate_options(args) : cli::ClockEstimateOptions{};
     measure.threads = pipeline.threads;
+    const auto sharding = cli::read_sharding_options(args);
     const auto inputs = args.positionals();
     args.finish();
     if (inputs.empty()) throw cli::UsageError("give the logs to analyze (files or directories)");
 
     cli::StageTimings timings(pipeline.timings);
     const auto spec = cli::spec_stage(pipeline);
+    // A run that does not fit is analysed in time shards (a range of one, --since/--until, is analysed whole).
+    const bool ranged = pipeline.since || pipeline.until;
+    if (const auto plan = ranged ? std::nullopt : cli::plan_stage(cli::find_log_files(inputs), sharding, pipeline)) {
+        cli::refuse_unsharded_options({{"--html", html.has_value()},
+                                       {"--keep-all", pipeline.keep_all},
+                                       {"--keep-all-targets", measure.keep_all_targets},
+                                       {"--clock-correct", clock_correct.has_value()}});
+        cli::report_input_health(plan->run);
+        timings.mark("index");
+        const auto result = cli::sharded_analysis_stage(*plan, spec, pipeline, sharding);
+        timings.mark("shards");
+        std::fputs(metrics::render_table(result).c_str(), stdout);
+        if (json) cli::write_file(*json, metrics::render_json(result));
+        if (markdown) cli::write_file(*markdown, metrics::render_markdown(result));
+        if (csv) cli::write_file(*csv, metrics::render_csv(result));
+        timings.mark("output");
+        timings.print();
+        return 0;
+    }
+    if (!ranged) pipeline.budget_checked = true;  // the plan found that it fits
     auto samples = cli::load_stage(inputs, pipeline);
     timings.mark("load");
     cli::report_input_health(samples);
@@ -101,5 +123,5 @@ int run_analyze(hashtrace::cli::Args& args) {
 }  // namespace
 
 HASHTRACE_COMMAND("analyze", "link logs into a causality graph and print the paper's metrics", run_analyze,
-                  kUsage, hashtrace::cli::kHtmlOptionsHelp, hashtrace::cli::kPipelineOptionsHelp,
+                  kUsage, hashtrace::cli::kHtmlOptionsHelp, hashtrace::cli::kPipelineOptionsHelp, hashtrace::cli::kShardingOptionsHelp,
                   hashtrace::cli::kClockEstimateOptionsHelp);

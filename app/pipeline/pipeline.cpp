@@ -1,5 +1,7 @@
 #include "pipeline.hpp"
 
+#include "sharding.hpp"
+
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
 #include "hashtrace/logio/reader.hpp"
 
@@ -77,7 +79,11 @@ const char* const kPipelineOptionsHelp =
     "  --lenient            skip malformed log records and count them; unmatched spec selectors warn\n"
     "  --threads N          parsing/linking threads (default: all cores)\n"
     "  --quiet              no progress line on stderr\n"
-    "  --timings            print each stage's wall and CPU time and the peak memory to stderr\n";
+    "  --timings            print each stage's wall and CPU time and the peak memory to stderr\n"
+    "  --since T, --until T only the samples from T and before T: seconds from the run's first sample (0.5,\n"
+    "                       120), or absolute seconds since the epoch (1764300000.25)\n"
+    "  --memory-budget SIZE the memory a run may take (e.g. 512M, 4G); default: a quarter of this machine's.\n"
+    "                       A run that needs more is analysed in time shards by analyze, refused by the others\n";
 
 PipelineOptions read_pipeline_options(Args& args) {
     PipelineOptions o;
@@ -91,6 +97,12 @@ PipelineOptions read_pipeline_options(Args& args) {
     o.threads = static_cast<unsigned>(threads);
     o.progress = !args.flag("--quiet") && isatty(STDERR_FILENO);
     o.timings = args.flag("--timings");
+    o.since = args.option("--since");
+    o.until = args.option("--until");
+    if (const auto budget = args.option("--memory-budget")) {
+        o.memory_budget = parse_size(*budget, "--memory-budget");
+        o.budget_given = true;
+    } else o.memory_budget = default_memory_budget();
     return o;
 }
 
@@ -99,8 +111,8 @@ graph::AnalysisSpec spec_stage(const PipelineOptions& options) {
 }
 
 graph::SampleSet load_stage(const std::vector<std::string>& inputs, const PipelineOptions& options, bool keep_hash_values) {
-    std::vector<std::filesystem::path> paths(inputs.begin(), inputs.end());
-    const auto files = logio::find_logs(paths);
+    const auto files = find_log_files(inputs);
+    const shard::TimeRange range = time_range_stage(files, options);
     if (options.reuse_freed_memory) keep_freed_blocks_for_reuse();
     else return_large_blocks_to_the_kernel();
     ProgressLine line(options.progress);
@@ -108,6 +120,8 @@ graph::SampleSet load_stage(const std::vector<std::string>& inputs, const Pipeli
     load.lenient = options.lenient;
     load.keep_hash_values = keep_hash_values;
     load.threads = options.threads;
+    load.from_ns = range.from_ns;
+    load.to_ns = range.to_ns;
     load.progress = [&](const graph::LoadProgress& p) {
         line.show("reading logs: %zu/%zu files, %llu samples", p.files_done, p.files_total, (unsigned long long)p.samples_read);
     };
@@ -169,18 +183,29 @@ clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const 
     }
 }
 
-void report_input_health(const graph::SampleSet& samples) {
-    for (const auto& f : samples.files) {
-        if (f.report.bad_records) {
-            std::fprintf(stderr, "warning: %s: %llu bad records skipped\n", f.path.c_str(), (unsigned long long)f.report.bad_records);
-            for (const auto& m : f.report.bad_record_messages) std::fprintf(stderr, "  %s\n", m.c_str());
-        }
-        if (f.report.torn)
-            std::fprintf(stderr, "warning: %s: torn tail at byte %llu ignored (%s)\n", f.path.c_str(),
-                         (unsigned long long)f.report.torn_tail.offset, f.report.torn_tail.reason.c_str());
-        if (f.report.closed_uncleanly())
-            std::fprintf(stderr, "warning: %s: not closed cleanly: %s\n", f.path.c_str(), logio::kUncleanCloseMeaning);
+namespace {
+void report_file_health(const std::string& path, const logio::ReadReport& report) {
+    if (report.bad_records) {
+        std::fprintf(stderr, "warning: %s: %llu bad records skipped\n", path.c_str(), (unsigned long long)report.bad_records);
+        for (const auto& m : report.bad_record_messages) std::fprintf(stderr, "  %s\n", m.c_str());
     }
+    if (report.torn)
+        std::fprintf(stderr, "warning: %s: torn tail at byte %llu ignored (%s)\n", path.c_str(), (unsigned long long)report.torn_tail.offset,
+                     report.torn_tail.reason.c_str());
+    if (report.closed_uncleanly()) std::fprintf(stderr, "warning: %s: not closed cleanly: %s\n", path.c_str(), logio::kUncleanCloseMeaning);
+}
+}  // namespace
+
+void report_input_health(const graph::SampleSet& samples) {
+    for (const auto& f : samples.files) report_file_health(f.path, f.report);
+}
+
+void report_input_health(const shard::RunIndex& run) {
+    for (const auto& log : run.logs) report_file_health(log.path, log.report);
+}
+
+std::vector<std::filesystem::path> find_log_files(const std::vector<std::string>& inputs) {
+    return logio::find_logs(std::vector<std::filesystem::path>(inputs.begin(), inputs.end()));
 }
 
 StageTimings::StageTimings(bool enabled) : enabled_(enabled) {

@@ -12,6 +12,7 @@
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
 #include "hashtrace/graph/spec.hpp"
+#include "hashtrace/shard/plan.hpp"
 
 #include <string>
 #include <vector>
@@ -29,9 +30,18 @@ struct PipelineOptions {
     // The allocator keeps what a stage frees for the next stage (commands
     // whose goal is time, not peak memory; see load_stage).
     bool reuse_freed_memory = false;
+    // --since/--until: a time range of the run (seconds from its first sample,
+    // or absolute: seconds since the epoch); only its samples are read.
+    std::optional<std::string> since, until;
+    // --memory-budget: a run that needs more is refused by the commands that
+    // hold it whole (with the range that would fit), and sharded by analyze.
+    std::uint64_t memory_budget = 0;
+    bool budget_given = false;
+    bool budget_checked = false;  // the caller planned with the run's index already (analyze)
 };
 
-// Reads --spec, --tolerance-ms, --keep-all, --lenient, --threads, --quiet, --timings.
+// Reads --spec, --tolerance-ms, --keep-all, --lenient, --threads, --quiet, --timings,
+// --since, --until, --memory-budget.
 PipelineOptions read_pipeline_options(Args& args);
 extern const char* const kPipelineOptionsHelp;
 
@@ -65,6 +75,10 @@ clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const 
 
 // Bad records skipped, torn tails and logs not closed cleanly, one line per file, for stderr.
 void report_input_health(const graph::SampleSet& samples);
+void report_input_health(const shard::RunIndex& run);
+
+// The log files the inputs name (files, or directories searched): logio::find_logs.
+std::vector<std::filesystem::path> find_log_files(const std::vector<std::string>& inputs);
 
 // --timings: where a large run's time and memory go, without a profiler.
 // mark() ends a stage; print() writes each stage's wall time, CPU time (all

@@ -154,6 +154,14 @@ SampleSet load_with(const std::vector<std::string>& names, const std::vector<std
     return merge(chunks, files, options.keep_hash_values);
 }
 
+logio::ReadOptions read_options_of(const LoadOptions& options) {
+    logio::ReadOptions read;
+    read.lenient = options.lenient;
+    read.from_ns = options.from_ns;
+    read.to_ns = options.to_ns;
+    return read;
+}
+
 }  // namespace
 
 SampleSet load_samples(const std::vector<std::filesystem::path>& paths, const LoadOptions& options) {
@@ -165,7 +173,10 @@ SampleSet load_samples(const std::vector<std::filesystem::path>& paths, const Lo
         const auto size = std::filesystem::file_size(p, unknown);
         sizes.push_back(unknown ? 0 : size);
     }
-    const logio::ReadOptions read_options{options.lenient};
+    // A sample takes ~20-40 bytes of a binary log (chunk_filler.cpp sizes its columns by the bytes).
+    for (std::size_t i = 0; i < options.expected_samples.size() && i < sizes.size(); ++i)
+        sizes[i] = std::min<std::uintmax_t>(sizes[i], options.expected_samples[i] * 32 + 4096);
+    const logio::ReadOptions read_options = read_options_of(options);
     return load_with(names, sizes, options, [&](std::size_t i, logio::LogVisitor& v) {
         return logio::read_log(paths[i], v, read_options);
     });
@@ -178,7 +189,7 @@ SampleSet load_samples_from_memory(const std::vector<std::pair<std::string, std:
         names.push_back(l.first);
         sizes.push_back(l.second.size());
     }
-    const logio::ReadOptions read_options{options.lenient};
+    const logio::ReadOptions read_options = read_options_of(options);
     return load_with(names, sizes, options, [&](std::size_t i, logio::LogVisitor& v) {
         const auto& [name, data] = logs[i];
         return logio::read_log(data, name, v, read_options);

@@ -103,15 +103,23 @@ void deal_starts(std::span<const SampleIndex> samples, const std::uint64_t* bits
         }
 }
 
-std::vector<SampleIndex> all_starts(const SampleSet& s, const graph::Graph& g, const Question& q) {
+// The samples whose searches a run (or a shard: its share) asks for.
+struct StartRange {
+    SampleIndex begin, end;
+};
+StartRange start_range(const SampleSet& s, const MetricOptions& options) {
+    if (!options.share) return {0, static_cast<SampleIndex>(s.size())};
+    return {options.share->begin, options.share->end};
+}
+
+std::vector<SampleIndex> all_starts(const SampleSet& s, const graph::Graph& g, const Question& q, StartRange range) {
     const Question* group[] = {&q};
     const StartBits starting(s, group);
-    std::vector<SampleIndex> starts(s.size());
+    std::vector<SampleIndex> starts(range.end - range.begin);
     std::vector<std::uint64_t> bits(kBlock);
     std::size_t count = 0;
-    for (SampleIndex block = 0; block < s.size(); block += kBlock)
-        count += find_starts(s, g, starting, block, static_cast<SampleIndex>(std::min<std::size_t>(block + kBlock, s.size())), starts.data() + count,
-                             bits.data());
+    for (SampleIndex block = range.begin; block < range.end; block += std::min(kBlock, range.end - block))
+        count += find_starts(s, g, starting, block, std::min(block + kBlock, range.end), starts.data() + count, bits.data());
     starts.resize(count);
     return starts;
 }
@@ -264,7 +272,8 @@ class Measurement {
 public:
     Measurement(const SampleSet& s, const graph::Graph& g, const graph::AnalysisSpec& spec, const MetricOptions& options, AnalysisResult& r,
                 std::vector<Question> questions, std::optional<Question> matrix, unsigned threads)
-        : s_(s), g_(g), spec_(spec), options_(options), r_(r), questions_(std::move(questions)), matrix_(std::move(matrix)) {
+        : s_(s), g_(g), spec_(spec), options_(options), r_(r), questions_(std::move(questions)), matrix_(std::move(matrix)),
+          starts_(start_range(s, options)) {
         if (matrix_) asked_.push_back(&*matrix_);
         for (Question& q : questions_) asked_.push_back(&q);
         for (std::size_t k = 0; k < asked_.size(); k += kGroup)
@@ -300,7 +309,9 @@ public:
 private:
     using Task = std::function<void(Scratch&)>;
 
-    SampleIndex chunk_begin(std::size_t c) const { return static_cast<SampleIndex>(s_.size() * c / chunk_count_); }
+    SampleIndex chunk_begin(std::size_t c) const {
+        return starts_.begin + static_cast<SampleIndex>(std::size_t{starts_.end - starts_.begin} * c / chunk_count_);
+    }
 
     // The searches run before the edge metrics tell whether some edge runs
     // back in time: they are exact unless one does, which the summaries
@@ -426,7 +437,7 @@ private:
         for (std::size_t i = 0; i < spec_.intervals.size(); ++i)
             tasks_.emplace_back([this, i, &from_sets, &to_sets](Scratch&) {
                 const Question from{false, from_sets[i], {}, {}};
-                std::vector<double> values = all_reachable_latencies(s_, g_, all_starts(s_, g_, from), to_sets[i]);
+                std::vector<double> values = all_reachable_latencies(s_, g_, all_starts(s_, g_, from, starts_), to_sets[i]);
                 finish_interval(i, values);
                 if (options_.keep_values) r_.intervals[i].values_ms = std::move(values);
             });
@@ -446,7 +457,7 @@ private:
             std::call_once(tracepoint_graph_built_, [&] { tracepoint_graph_.emplace(s_, g_); });
             Question& q = *asked_[k];
             detail::EarliestReach reach(s_, g_, *tracepoint_graph_);
-            const std::vector<SampleIndex> starts = all_starts(s_, g_, q);
+            const std::vector<SampleIndex> starts = all_starts(s_, g_, q, starts_);
             if (q.from_roots)
                 for (SampleIndex v : starts) q.start_tracepoints[s_.tracepoint[v]] = true;
             answers_[k].assign(1, Answer(q));
@@ -468,17 +479,20 @@ private:
     void finish_matrix(std::span<const Answer> answers) {
         const std::size_t nodes = s_.node_names.size();
         std::vector<Moments> cells(nodes * nodes);
-        std::vector<double> maxima(nodes * nodes, 0);
+        std::vector<std::int64_t> maxima(nodes * nodes, 0);
+        std::vector<__int128> sums(nodes * nodes, 0);
         for (const Answer& answer : answers)
             for (const auto& x : answer.reached) {
                 const std::size_t cell = s_.tracepoint_of(x.from).node_id * nodes + x.target_class;
-                const double ms = ms_between(s_, x.from, x.to);
-                cells[cell].add(ms);
-                maxima[cell] = cells[cell].n == 1 ? ms : std::max(maxima[cell], ms);
+                const std::int64_t ns = graph::elapsed_ns(s_.time_ns[x.from], s_.time_ns[x.to]);
+                cells[cell].add(double(ns) / 1e6);
+                sums[cell] += ns;
+                maxima[cell] = cells[cell].n == 1 ? ns : std::max(maxima[cell], ns);
             }
         for (std::size_t cell = 0; cell < cells.size(); ++cell)
             if (cells[cell].n > 0)
-                r_.node_latency.push_back({s_.node_names[cell / nodes], s_.node_names[cell % nodes], cells[cell].n, cells[cell].mean, maxima[cell]});
+                r_.node_latency.push_back({s_.node_names[cell / nodes], s_.node_names[cell % nodes], cells[cell].n, cells[cell].mean,
+                                           double(maxima[cell]) / 1e6, sums[cell], maxima[cell]});
     }
 
     const SampleSet& s_;
@@ -488,6 +502,7 @@ private:
     AnalysisResult& r_;
     std::vector<Question> questions_;
     std::optional<Question> matrix_;
+    StartRange starts_;  // the samples whose searches are asked for: the run's, or a shard's share
     std::vector<Question*> asked_;  // the matrix first, then the intervals' questions
     std::vector<StartBits> start_bits_;  // per group of kGroup questions
     std::vector<std::vector<std::uint32_t>> part_of_class_;  // per question

@@ -29,12 +29,22 @@ std::vector<double> in_flight_on_grid(std::span<const std::int64_t> time, const 
     return samples;
 }
 
+// What M3 integrates over: the run's window, or a shard's part of it.
+struct Clip {
+    std::int64_t from, to;
+    bool ends_run;
+};
+
 // In flight at time t means start <= t < end (docs/spec.md section 5, M3). `change[v]` is
 // the number of edges starting at sample v minus those ending there;
 // samples are in time order. The integrals of the count and its square are
 // summed exactly in integers (the count only changes at samples, and spans
 // are whole nanoseconds), so samples without a change cost no rounding.
-ParallelismResult sweep_in_flight(std::span<const std::int64_t> time, const std::int32_t* change, const MetricOptions& options) {
+// Each sample's span runs to the next sample's time (the last's to the
+// clip's end), cut to the clip: the shards of a run cut it into parts that
+// add up to the whole run's integrals.
+ParallelismResult sweep_in_flight(std::span<const std::int64_t> time, const std::int32_t* change, const MetricOptions& options, Clip clip,
+                                  AnalysisResult::ExactSums& exact) {
     ParallelismResult r;
     if (time.empty()) return r;
     const std::int64_t first = time.front(), last = time.back();
@@ -47,9 +57,11 @@ ParallelismResult sweep_in_flight(std::span<const std::int64_t> time, const std:
     unsigned __int128 integral = 0, integral_sq = 0;
     std::int64_t count = 0, max = 0;
     // Each sample but the last starts a span to the next one; the last adds only its changes.
-    for (std::size_t v = 0; v + 1 < time.size(); ++v) {
+    for (std::size_t v = 0; v < time.size(); ++v) {
         count += change[v];
-        const auto span = static_cast<std::uint64_t>(graph::elapsed_ns(time[v], time[v + 1]));
+        // A select, not a branch: spans outside the clip are few, but ties (spans of 0) are as good as random.
+        const std::int64_t begin = std::max(time[v], clip.from), end = std::min(v + 1 < time.size() ? time[v + 1] : clip.to, clip.to);
+        const auto span = end > begin ? static_cast<std::uint64_t>(graph::elapsed_ns(begin, end)) : 0;
         // Unsigned 64-bit factors, so that each product is one 64 x 64 ->
         // 128-bit multiply (a signed count took three, and sign extensions):
         // the count is never negative (an edge in flight ends at a later
@@ -61,13 +73,31 @@ ParallelismResult sweep_in_flight(std::span<const std::int64_t> time, const std:
         // The maximum counts all changes at one time: ends before starts.
         max = span != 0 && count > max ? count : max;
     }
-    max = std::max(max, count + change[time.size() - 1]);
+    if (clip.ends_run) max = std::max(max, count);
+    exact.in_flight_ns = integral;
+    exact.in_flight_sq_ns = integral_sq;
+    exact.in_flight_max = static_cast<std::uint64_t>(max);
     if (window > 0) {
         r.mean = double(integral) / window;
         r.sd = std::sqrt(std::max(0.0, double(integral_sq) / window - r.mean * r.mean));
     }
     r.max = double(max);
     return r;
+}
+
+// The edges a shard links but does not own still count in M3 where they
+// are in flight over its part of the run, and in whether an edge runs back
+// in time (the searches cross them too).
+void add_in_flight(const graph::SampleSet& s, std::span<const graph::Edge> edges, const std::vector<std::uint32_t>& instance_of,
+                   std::int32_t* change_at, bool& backward) {
+    for (const graph::Edge& e : edges) {
+        const std::int64_t dt = graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]);
+        backward |= dt < 0;
+        const bool message = instance_of[s.tracepoint[e.from]] != instance_of[s.tracepoint[e.to]] || s.thread[e.from] != s.thread[e.to];
+        const std::int32_t in_flight = message && dt > 0;
+        change_at[e.from] += in_flight;
+        change_at[e.to] -= in_flight;
+    }
 }
 
 }  // namespace
@@ -97,9 +127,14 @@ MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, con
     const std::size_t block = window < (std::uint64_t{1} << 62) ? static_cast<std::size_t>((std::uint64_t{1} << 62) / (window + 1)) : 1;
     __int128 all_sum = 0, message_sum = 0;
     bool backward = false;  // a local: a flag through the reference would be stored on every edge
-    for (std::size_t begin = 0; begin < g.edges.size(); begin += std::min(block, g.edges.size() - begin)) {
+    // The edges produced by the samples owned (options.share): edges are in producer order.
+    const std::size_t owned_begin = options.share ? g.out_offset[options.share->begin] : 0;
+    const std::size_t owned_end = options.share ? g.out_offset[options.share->end] : g.edges.size();
+    add_in_flight(s, std::span(g.edges).first(owned_begin), instance_of, change_at, backward);
+    add_in_flight(s, std::span(g.edges).subspan(owned_end), instance_of, change_at, backward);
+    for (std::size_t begin = owned_begin; begin < owned_end; begin += std::min(block, owned_end - begin)) {
         std::int64_t block_sum = 0, block_message_sum = 0;
-        for (const graph::Edge& e : std::span(g.edges).subspan(begin, std::min(block, g.edges.size() - begin))) {
+        for (const graph::Edge& e : std::span(g.edges).subspan(begin, std::min(block, owned_end - begin))) {
             const std::int64_t from_time = s.time_ns[e.from], to_time = s.time_ns[e.to];
             const graph::TracepointId from_tracepoint = s.tracepoint[e.from], to_tracepoint = s.tracepoint[e.to];
             backward |= from_time > to_time;
@@ -120,10 +155,14 @@ MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, con
     }
     backward_in_time = backward;
     waits.count = messages;
-    out.edges = g.edges.size();
+    out.edges = owned_end - owned_begin;
     out.message_edges = messages;
-    out.local_edges = g.edges.size() - messages;
-    out.m3 = sweep_in_flight(s.time_ns, change_at, options);
+    out.local_edges = out.edges - messages;
+    out.exact.local_ns = all_sum - message_sum;
+    out.exact.message_ns = message_sum;
+    const Clip clip = options.share ? Clip{options.share->m3_from_ns, options.share->m3_to_ns, options.share->ends_run}
+                                    : Clip{out.first_time_ns, out.last_time_ns, true};
+    out.m3 = sweep_in_flight(s.time_ns, change_at, options, clip, out.exact);
     out.m8 = out.window_s > 0 ? double(out.message_edges) / out.window_s : 0;
     out.m12 = message_sum != 0 ? double(all_sum - message_sum) / double(message_sum) : 0;
     return waits;

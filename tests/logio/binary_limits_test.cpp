@@ -54,11 +54,21 @@ std::string sample(std::optional<std::uint64_t> thread_code, std::optional<std::
 }
 
 // A block of `records` with base time 0, for appending to a log the current
-// writer began: the current version's header, its checksum made right.
+// writer began: the current version's header, its checksum made right. Its
+// time index says nothing (no samples) and that it holds other records, so
+// that every reader decodes it.
 std::string sealed_block(const std::string& records) {
     std::string covered;
-    for (int i = 0; i < 4; ++i) covered += static_cast<char>(records.size() >> (8 * i));
-    covered += std::string(8, '\0') + records;
+    auto put = [&covered](std::uint64_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i) covered += static_cast<char>(v >> (8 * i));
+    };
+    put(records.size(), 4);
+    put(0, 8);  // base time
+    put(static_cast<std::uint64_t>(detail::kNoSampleMin), 8);
+    put(static_cast<std::uint64_t>(detail::kNoSampleMax), 8);
+    put(0, 4);
+    put(detail::kBlockHoldsRecords, 4);
+    covered += records;
     const std::uint64_t checksum = detail::block_checksum(covered.data(), covered.size());
     std::string b(detail::kBlockMagic, detail::kBlockMagic + 4);
     for (int i = 0; i < 8; ++i) b += static_cast<char>(checksum >> (8 * i));

@@ -1,6 +1,7 @@
 // Block checksums (format version 2): a damaged block is an error naming the
 // file and its offset, or with --lenient skipped and counted; random byte and
-// bit flips never pass as valid data; version 1 logs (no checksums) still read.
+// bit flips never pass as valid data; version 1 logs (no checksums) and
+// version 2 logs (no time index) still read.
 #include "test_support.hpp"
 
 #include <hashtrace/detail/log_file.hpp>
@@ -162,4 +163,30 @@ TEST(BlockChecksum, Version1LogsWithoutChecksumsStayReadable) {
     EXPECT_EQ(log.report.dropped_samples, 9u);
     EXPECT_TRUE(log.report.clean_close);
     EXPECT_FALSE(log.report.torn);
+}
+
+TEST(BlockChecksum, Version2LogsWithoutATimeIndexStayReadable) {
+    // Written by the version-2 writer (before the time index): 6 blocks of 40
+    // samples, block b at 1000 + b * 100000 ns + 1000 ns a sample.
+    const auto log = load_log(HASHTRACE_SDK_TEST_DATA "/version2.htlog");
+    EXPECT_EQ(log.header.at("node"), "Old2");
+    ASSERT_EQ(log.tracepoints.size(), 2u);
+    EXPECT_EQ(log.tracepoints[1].tracepoint_name, "Recv");
+    ASSERT_EQ(log.threads.size(), 1u);
+    ASSERT_EQ(log.samples.size(), 240u);
+    for (std::size_t i = 0; i < log.samples.size(); ++i) EXPECT_EQ(log.samples[i].seq, i);
+    EXPECT_EQ(log.report.dropped_samples, 9u);
+    EXPECT_TRUE(log.report.clean_close);
+    EXPECT_FALSE(log.report.torn);
+
+    // A time range is read by a scan: blocks 2 and 3.
+    ReadOptions range;
+    range.from_ns = 1000 + 200000;
+    range.to_ns = 1000 + 400000;
+    const auto part = load_log(HASHTRACE_SDK_TEST_DATA "/version2.htlog", range);
+    ASSERT_EQ(part.samples.size(), 80u);
+    EXPECT_EQ(part.samples.front().seq, 80u);
+    EXPECT_EQ(part.report.samples, 80u);
+    EXPECT_EQ(part.report.dropped_samples, 9u);
+    EXPECT_EQ(part.tracepoints, log.tracepoints);
 }

@@ -2,11 +2,14 @@
 // record and, from version 2, every block's checksum; a block cut short by a
 // crash yields its complete records and a torn-tail report; anything else
 // malformed is a LogError naming the byte offset (lenient: a damaged block is
-// skipped and counted).
+// skipped and counted). From version 3, a read of a time range passes over
+// the blocks whose time index lies outside it, and index_log over every
+// block that holds only samples.
 #include "hashtrace/detail/binary_format.hpp"
 #include "hashtrace/logio/reader.hpp"
 #include "parsers.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -38,10 +41,21 @@ struct Decoded {
 };
 
 // Where the parser's samples go: SampleRecord batches for on_samples...
+//
+// A sink is given the samples outside the time range read too (skip), for
+// the ring slots they fill: a hash such a sample wrote out in full is one the
+// visitor never saw, so the slot is "held", and a delivered sample repeating
+// it gets it as written out in full (and stored into the slot) instead. What
+// the visitor keeps of each slot stays true without its being given the
+// samples outside the range, and its memory grows only with those inside.
 class RecordSink {
 public:
     static constexpr bool kKeepsRingHashes = true;  // a repeat's SampleRecord carries the hash
     explicit RecordSink(LogVisitor& visitor) : visitor_(visitor) {}
+    void skip(const Decoded& d) {
+        hold(d.input_ring);
+        hold(d.output_ring);
+    }
     void add(const Decoded& d) {
         SampleRecord s;
         s.time_ns = d.time_ns;
@@ -64,6 +78,11 @@ public:
             std::memcpy(s.output_hash.bytes.data(), d.output, 16);
             s.flags |= SampleRecord::kHasOutput;
         }
+        if (held_count_) [[unlikely]] {
+            // The input first: an output "same as input" repeats the slot the input filled.
+            s.input_ring = delivered(s.input_ring);
+            s.output_ring = delivered(s.output_ring);
+        }
         batch_.push_back(s);
         if (batch_.size() == 4096) flush();
     }
@@ -74,8 +93,29 @@ public:
     }
 
 private:
+    // `ring` as Decoded's.
+    void hold(std::uint16_t ring) {
+        if (!SampleRecord::written_in_full(ring)) return;
+        bool& held = held_[ring - SampleRecord::kRingSlot];
+        held_count_ += !held;
+        held = true;
+    }
+    // A repeat of a held slot is delivered as written out in full (the
+    // record has the hash); a hash written out in full into it ends the hold too.
+    std::uint16_t delivered(std::uint16_t ring) {
+        if (ring == SampleRecord::kRingNone) return ring;
+        const bool repeat = ring < SampleRecord::kRingSlot;
+        bool& held = held_[repeat ? ring : ring - SampleRecord::kRingSlot];
+        if (!held) return ring;
+        held = false;
+        --held_count_;
+        return repeat ? static_cast<std::uint16_t>(SampleRecord::kRingSlot + ring) : ring;
+    }
+
     LogVisitor& visitor_;
     std::vector<SampleRecord> batch_;
+    std::array<bool, detail::kRingSize> held_{};  // by ring slot
+    std::size_t held_count_ = 0;
 };
 
 // ... or SampleColumns for on_sample_columns, each hash as a reference
@@ -84,6 +124,10 @@ class ColumnSink {
 public:
     static constexpr bool kKeepsRingHashes = false;  // the visitor keeps what it made of a ring slot
     explicit ColumnSink(LogVisitor& visitor) : visitor_(visitor), columns_(std::make_unique<SampleColumns>()) { restart_ring(); }
+    void skip(const Decoded& d) {
+        hold(d.input_ring, d.input);
+        hold(d.output_ring, d.output);
+    }
     void add(const Decoded& d) {
         SampleColumns& c = *columns_;
         const std::size_t i = c.size;
@@ -98,7 +142,7 @@ public:
     void flush() {
         SampleColumns& c = *columns_;
         if (c.size == 0) return;
-        c.ring_end = ring_;
+        for (std::size_t r = 0; r < ring_.size(); ++r) c.ring_end[r] = ring_[r] == kHeld ? static_cast<std::uint16_t>(r) : ring_[r];
         visitor_.on_sample_columns(c);
         c.size = c.literal_count = 0;
         restart_ring();
@@ -106,24 +150,61 @@ public:
 
 private:
     static_assert(SampleColumns::kRingSize == detail::kRingSize);
+    // In ring_: a held slot, its hash in held_ (no reference is this large).
+    static constexpr std::uint16_t kHeld = 0xFFFF;
+    static_assert(SampleColumns::kReferences <= kHeld);
     // `ring` as Decoded's; `bytes`, a literal's.
+    void hold(std::uint16_t ring, const unsigned char* bytes) {
+        if (!SampleRecord::written_in_full(ring)) return;
+        const std::size_t slot = ring - SampleRecord::kRingSlot;
+        ring_[slot] = kHeld;
+        std::memcpy(held_[slot].bytes.data(), bytes, 16);
+    }
+    // `ring` as Decoded's; `bytes`, a literal's. A repeat of a held slot is
+    // written out in full (a sample adds at most two literals either way),
+    // which ends the hold, as a literal stored into the slot does.
     std::uint16_t reference(std::uint16_t ring, const unsigned char* bytes) {
-        if (ring < SampleRecord::kRingSlot) return ring_[ring];
+        if (ring < SampleRecord::kRingSlot) {
+            const std::uint16_t ref = ring_[ring];
+            if (ref == kHeld) [[unlikely]]
+                return literal(ring, held_[ring].bytes.data());
+            return ref;
+        }
         if (ring == SampleRecord::kRingNone) return SampleColumns::kNoHash;
+        return literal(static_cast<std::uint16_t>(ring - SampleRecord::kRingSlot), bytes);
+    }
+    std::uint16_t literal(std::uint16_t slot, const unsigned char* bytes) {
         SampleColumns& c = *columns_;
         const auto ref = static_cast<std::uint16_t>(SampleColumns::kFirstLiteral + c.literal_count);
         std::memcpy(c.literals[c.literal_count++].bytes.data(), bytes, 16);
-        ring_[ring - SampleRecord::kRingSlot] = ref;
+        ring_[slot] = ref;
         return ref;
     }
-    // A new batch: each slot holds what it held, entry r of the visitor's table.
+    // A new batch: each slot holds what it held, entry r of the visitor's
+    // table (a held slot stays held: its entry there is not the hash).
     void restart_ring() {
-        for (std::size_t r = 0; r < ring_.size(); ++r) ring_[r] = static_cast<std::uint16_t>(r);
+        for (std::size_t r = 0; r < ring_.size(); ++r)
+            if (ring_[r] != kHeld) ring_[r] = static_cast<std::uint16_t>(r);
     }
 
     LogVisitor& visitor_;
     std::unique_ptr<SampleColumns> columns_;  // 120 KiB: not on the stack
-    std::array<std::uint16_t, SampleColumns::kRingSize> ring_;  // the reference each ring slot holds
+    std::array<std::uint16_t, SampleColumns::kRingSize> ring_{};  // the reference each ring slot holds, or kHeld
+    std::array<Hash128, SampleColumns::kRingSize> held_;       // the hashes of the held slots
+};
+
+// A block's header, as the file's version lays it out (docs/log-formats.md).
+struct Block {
+    std::size_t at = 0, payload = 0;  // offsets of the header and of the records
+    std::size_t end = 0;              // of the next block; the data's end for a block cut short
+    std::uint32_t length = 0;
+    std::int64_t base_ns = 0;
+    bool cut = false;  // the data ends inside its records (the last block, after a crash)
+    // The time index (version 3). An older block tells nothing: it may hold
+    // any record at any time, so it is always decoded.
+    std::int64_t min_ns = INT64_MIN, max_ns = INT64_MAX;
+    std::uint32_t samples = 0;
+    std::uint32_t flags = detail::kBlockHoldsRecords;
 };
 
 // One decoder, two sinks (the template parameter): every check, torn tail
@@ -132,9 +213,10 @@ template <typename Sink>
 class BinaryParser {
 public:
     BinaryParser(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
-                 const parsers::Consumed& consumed)
+                 const parsers::Consumed& consumed, const parsers::BlockSkipped& indexing)
         : data_(reinterpret_cast<const unsigned char*>(data.data())), size_(data.size()), name_(name),
-          visitor_(visitor), options_(options), sink_(visitor), consumed_(consumed) {
+          visitor_(visitor), options_(options), from_ns_(options.from_ns), to_ns_(options.to_ns),
+          skipping_(indexing || !options.whole_range()), indexing_(indexing), sink_(visitor), consumed_(consumed) {
         report_.file = name;
         report_.format = LogFormat::binary;
     }
@@ -154,28 +236,30 @@ public:
                 }
                 fail(pos, "expected a block marker 'HTBK'");
             }
-            const bool checked = block_header_ == detail::kBlockHeader;
-            const std::uint32_t len = u32(pos + (checked ? detail::kBlockLengthAt : 4));
-            const std::int64_t base = static_cast<std::int64_t>(u64(pos + (checked ? detail::kBlockBaseTimeAt : 8)));
-            const std::size_t payload = pos + block_header_;
-            const bool cut = len > size_ - payload;
-            // A block cut short (the last, after a crash) cannot be checked: its
-            // complete records are read and the tail is reported as torn.
-            if (checked && !cut &&
-                u64(pos + detail::kBlockChecksumAt) !=
-                    detail::block_checksum(data_ + pos + detail::kBlockLengthAt, payload + len - (pos + detail::kBlockLengthAt))) {
-                pos = skip_corrupt_block(pos, payload + len);
+            const Block block = block_at(pos);
+            const bool passed_over = passes_over(block);
+            // A block a range read passes over is not checked (its checksum
+            // covers its records: checking it is reading it), so that reading
+            // a window costs about the blocks in it; index_log checks them all.
+            if ((!passed_over || indexing_) && !intact(block)) {
+                pos = skip_corrupt_block(pos, block.payload + block.length);
                 continue;
             }
-            const std::size_t end = cut ? size_ : payload + len;
-            const std::size_t stopped = parse_block(payload, end, base);
-            if (cut) {
-                torn(stopped, "last block cut short: " + std::to_string(size_ - payload) + " of " +
-                                  std::to_string(len) + " bytes present");
-                break;
+            if (passed_over) {
+                if (indexing_) {
+                    flush();  // the spans in file order
+                    indexing_(block.min_ns, block.max_ns, block.samples);
+                }
+            } else {
+                const std::size_t stopped = parse_block(block);
+                if (block.cut) {
+                    torn(stopped, "last block cut short: " + std::to_string(size_ - block.payload) + " of " +
+                                      std::to_string(block.length) + " bytes present");
+                    break;
+                }
+                if (stopped != block.end) torn(stopped, "block ends inside a record");
             }
-            if (stopped != end) torn(stopped, "block ends inside a record");
-            pos = end;
+            pos = block.end;
             if (consumed_ && pos - reported_ >= parsers::kConsumedStep) consumed_(reported_ = pos);
         }
         flush();
@@ -193,18 +277,53 @@ private:
         std::memcpy(&v, data_ + at, 8);
         return v;
     }
+    std::int64_t i64(std::size_t at) const { return static_cast<std::int64_t>(u64(at)); }
+
+    // The header of the block at `pos` (a whole header is there).
+    Block block_at(std::size_t pos) const {
+        Block b;
+        b.at = pos;
+        b.length = u32(pos + (checked_ ? detail::kBlockLengthAt : 4));
+        b.base_ns = i64(pos + (checked_ ? detail::kBlockBaseTimeAt : 8));
+        if (indexed_) {
+            b.min_ns = i64(pos + detail::kBlockMinTimeAt);
+            b.max_ns = i64(pos + detail::kBlockMaxTimeAt);
+            b.samples = u32(pos + detail::kBlockSamplesAt);
+            b.flags = u32(pos + detail::kBlockFlagsAt);
+        }
+        b.payload = pos + block_header_;
+        b.cut = b.length > size_ - b.payload;
+        b.end = b.cut ? size_ : b.payload + b.length;
+        return b;
+    }
+    // Whether the block's checksum matches. A block cut short (the last,
+    // after a crash) cannot be checked: its complete records are read and
+    // the tail is reported as torn.
+    bool intact(const Block& b) const {
+        if (!checked_ || b.cut) return true;
+        const std::size_t covered = b.at + detail::kBlockLengthAt;
+        return u64(b.at + detail::kBlockChecksumAt) == detail::block_checksum(data_ + covered, b.end - covered);
+    }
+    // Whether the block is not decoded: it holds samples only (as its time
+    // index says), none wanted, and it is whole and followed by a block
+    // marker or the end, as its length says (else its header is damaged,
+    // and it is checked as in a full read).
+    bool passes_over(const Block& b) const {
+        if (!skipping_ || b.cut || (b.flags & detail::kBlockHoldsRecords)) return false;
+        if (!indexing_ && b.samples != 0 && b.max_ns >= from_ns_ && b.min_ns < to_ns_) return false;
+        return block_follows(b.end);
+    }
+    // Whether a block marker, or the end of the data, is at `at`.
+    bool block_follows(std::size_t at) const {
+        return at == size_ || (at < size_ && size_ - at >= 4 && std::memcmp(data_ + at, detail::kBlockMagic, 4) == 0);
+    }
     // A block whose checksum does not match: an error naming its offset, or
     // (lenient) counted and skipped. Returns where the next block starts: where
     // its length says, if a block marker (or the end) is there, else at the
     // next block marker.
     std::size_t skip_corrupt_block(std::size_t pos, std::size_t end) {
-        const std::string reason = "block checksum mismatch: the block is damaged";
-        if (!options_.lenient) fail(pos, reason);
-        ++report_.bad_records;
-        if (report_.bad_record_messages.size() < 10)
-            report_.bad_record_messages.push_back(name_ + ":" + std::to_string(pos) + ": " + reason + " (block skipped)");
-        if (end == size_ || (end < size_ && size_ - end >= 4 && std::memcmp(data_ + end, detail::kBlockMagic, 4) == 0))
-            return end;
+        bad(pos, "block checksum mismatch: the block is damaged", "block skipped");
+        if (block_follows(end)) return end;
         const std::string_view rest(reinterpret_cast<const char*>(data_) + pos + 1, size_ - pos - 1);
         const std::size_t next = rest.find(std::string_view(reinterpret_cast<const char*>(detail::kBlockMagic), 4));
         return next == std::string_view::npos ? size_ : pos + 1 + next;
@@ -216,6 +335,14 @@ private:
     }
     [[noreturn]] void fail(std::size_t offset, const std::string& reason) const {
         throw LogError(name_, offset, "byte offset " + std::to_string(offset) + ": " + reason);
+    }
+    // A fault at `offset`: an error, or (lenient) counted with the bad
+    // records, saying what was skipped for it.
+    void bad(std::size_t offset, const std::string& reason, const char* skipped) {
+        if (!options_.lenient) fail(offset, reason);
+        ++report_.bad_records;
+        if (report_.bad_record_messages.size() < 10)
+            report_.bad_record_messages.push_back(name_ + ":" + std::to_string(offset) + ": " + reason + " (" + skipped + ")");
     }
     void torn(std::size_t offset, std::string reason) {
         report_.torn = true;
@@ -229,14 +356,15 @@ private:
         if (version < detail::kOldestBinaryVersion || version > detail::kBinaryVersion)
             fail(8, "format version " + std::to_string(version) + " is not supported (this reader knows " +
                         std::to_string(detail::kOldestBinaryVersion) + " to " + std::to_string(detail::kBinaryVersion) + ")");
-        const bool checked = version >= 2;
-        block_header_ = checked ? detail::kBlockHeader : detail::kBlockHeaderV1;
+        checked_ = version >= 2;
+        indexed_ = version >= detail::kFirstIndexedVersion;
+        block_header_ = indexed_ ? detail::kBlockHeader : checked_ ? detail::kBlockHeaderV2 : detail::kBlockHeaderV1;
         const std::uint32_t len = u32(12);
-        const std::size_t checksum = checked ? detail::kFileHeaderChecksum : 0;
+        const std::size_t checksum = checked_ ? detail::kFileHeaderChecksum : 0;
         if (len > size_ - detail::kFileHeaderFixed || checksum > size_ - detail::kFileHeaderFixed - len)
             fail(12, "header of " + std::to_string(len) + " bytes runs past the end of the file");
         const std::size_t text_end = detail::kFileHeaderFixed + len;
-        if (checked && u64(text_end) != detail::block_checksum(data_, text_end))
+        if (checked_ && u64(text_end) != detail::block_checksum(data_, text_end))
             fail(text_end, "file header checksum mismatch: the header is damaged");
         const std::string_view text(reinterpret_cast<const char*>(data_ + detail::kFileHeaderFixed), len);
         std::size_t start = 0;
@@ -326,15 +454,18 @@ private:
         return SampleRecord::kRingNone;
     }
 
-    // Returns where parsing stopped: `end`, or the start of a record cut short.
-    std::size_t parse_block(std::size_t begin, std::size_t end_offset, std::int64_t base) {
-        prev_time_ = base;
+    // Returns where parsing stopped: the block's end, or the start of a record cut short.
+    std::size_t parse_block(const Block& b) {
+        prev_time_ = b.base_ns;
         have_thread_ = false;
         ring_pos_ = ring_used_ = 0;
         ++block_;
         small_last_seq_.fill(0);
-        const unsigned char* p = data_ + begin;
-        const unsigned char* const end = data_ + end_offset;
+        block_flags_ = b.flags;
+        check_times(b);
+        const std::uint64_t samples_before = report_.samples + passed_samples_;
+        const unsigned char* p = data_ + b.payload;
+        const unsigned char* const end = data_ + b.end;
         while (p < end) {
             const unsigned char* record = p;
             try {
@@ -342,16 +473,30 @@ private:
             } catch (const Truncated&) {
                 return static_cast<std::size_t>(record - data_);
             } catch (const Corrupt& c) {
-                const std::size_t at = static_cast<std::size_t>(record - data_);
-                if (!options_.lenient) fail(at, c.reason);
-                ++report_.bad_records;
-                if (report_.bad_record_messages.size() < 10)
-                    report_.bad_record_messages.push_back(name_ + ":" + std::to_string(at) + ": " + c.reason +
-                                                          " (rest of block skipped)");
-                return end_offset;  // records are not self-synchronising: skip to the next block
+                bad(static_cast<std::size_t>(record - data_), c.reason, "rest of block skipped");
+                return b.end;  // records are not self-synchronising: skip to the next block
             }
         }
-        return end_offset;
+        check_count(b, report_.samples + passed_samples_ - samples_before);
+        return b.end;
+    }
+    // The time index of a whole block of samples only must hold for its
+    // records: reads of a time range and index_log pass over such blocks
+    // trusting it. Each sample's time must lie in the index's range (two
+    // compares a sample: parse_sample), and the count be the block's. (A
+    // range wider than the samples' would only make a window read decode the
+    // block in vain.) A block with other records is always decoded: its
+    // index is not used.
+    bool checks_index(const Block& b) const { return indexed_ && !b.cut && !(b.flags & detail::kBlockHoldsRecords); }
+    void check_times(const Block& b) {
+        const bool checks = checks_index(b);
+        times_min_ = checks ? b.min_ns : INT64_MIN;
+        times_max_ = checks ? b.max_ns : INT64_MAX;
+    }
+    void check_count(const Block& b, std::uint64_t samples) {
+        if (samples == b.samples || !checks_index(b)) return;
+        bad(b.at, "block header says " + std::to_string(b.samples) + " samples, its records hold " + std::to_string(samples),
+            "its samples were read");
     }
 
     // Inlined into parse_block's loop (a call, with its saving and restoring
@@ -377,6 +522,9 @@ private:
     }
 
     [[gnu::noinline]] void parse_other(unsigned tag, const unsigned char*& p, const unsigned char* end) {
+        // A read of a time range would have passed over this block.
+        if (tag >= detail::kTagTracepoint && tag <= detail::kTagLoss && !(block_flags_ & detail::kBlockHoldsRecords))
+            throw Corrupt{"record tag " + std::to_string(tag) + " in a block whose header says it holds samples only"};
         switch (tag) {
             case detail::kTagTracepoint: {
                 const std::uint64_t index = varint(p, end);
@@ -485,8 +633,18 @@ private:
         prev_thread_ = s.thread_code;
         have_thread_ = true;
         last = s.seq_code;
-        sink_.add(s);
-        ++report_.samples;
+        // Checked here rather than where the time is read: there it cost the
+        // reader 5% (the state committed above is the block's, which a
+        // corrupt record ends anyway).
+        if (s.time_ns < times_min_ || s.time_ns > times_max_) [[unlikely]]
+            throw Corrupt{"sample time " + std::to_string(s.time_ns) + " lies outside its block header's time index"};
+        if (s.time_ns >= from_ns_ && s.time_ns < to_ns_) [[likely]] {
+            sink_.add(s);
+            ++report_.samples;
+        } else {
+            sink_.skip(s);
+            ++passed_samples_;
+        }
     }
 
     // A damaged delta must not overflow (undefined behaviour): it is a corrupt record.
@@ -534,10 +692,20 @@ private:
     const std::string& name_;
     LogVisitor& visitor_;
     const ReadOptions& options_;
+    const std::int64_t from_ns_, to_ns_;  // the time range read
+    const bool skipping_;                 // blocks may be passed over: a time range, or indexing
+    const parsers::BlockSkipped indexing_;  // a copy, as consumed_
     ReadReport report_;
     LogHeader header_;
     std::size_t file_header_end_ = 0;
-    std::size_t block_header_ = detail::kBlockHeader;  // by the file's version
+    // By the file's version: blocks have checksums (2), time indexes (3).
+    bool checked_ = true, indexed_ = true;
+    std::size_t block_header_ = detail::kBlockHeader;
+    // The block being decoded: its flags, and the range its samples' times
+    // must lie in (check_times).
+    std::uint32_t block_flags_ = detail::kBlockHoldsRecords;
+    std::int64_t times_min_ = INT64_MIN, times_max_ = INT64_MAX;
+    std::uint64_t passed_samples_ = 0;  // decoded, outside the time range read
     std::uint64_t tracepoints_ = 0;
     std::int64_t prev_time_ = 0;
     std::uint64_t prev_thread_ = 0;
@@ -558,20 +726,20 @@ private:
 };
 
 ReadReport parse(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
-                 const parsers::Consumed& consumed) {
-    if (visitor.wants_columns()) return BinaryParser<ColumnSink>(data, name, visitor, options, consumed).run();
-    return BinaryParser<RecordSink>(data, name, visitor, options, consumed).run();
+                 const parsers::Consumed& consumed, const parsers::BlockSkipped& indexing) {
+    if (visitor.wants_columns()) return BinaryParser<ColumnSink>(data, name, visitor, options, consumed, indexing).run();
+    return BinaryParser<RecordSink>(data, name, visitor, options, consumed, indexing).run();
 }
 
 }  // namespace
 
 ReadReport read_binary(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options) {
-    return parse(data, name, visitor, options, nullptr);
+    return parse(data, name, visitor, options, nullptr, nullptr);
 }
 
 ReadReport parsers::parse_binary(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options,
-                          const Consumed& consumed) {
-    return parse(data, name, visitor, options, consumed);
+                                 const Consumed& consumed, const BlockSkipped& indexing) {
+    return parse(data, name, visitor, options, consumed, indexing);
 }
 
 }  // namespace hashtrace::logio

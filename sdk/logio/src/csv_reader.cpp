@@ -348,6 +348,7 @@ private:
             report_.dropped_samples = dropped_sum;
             return;
         }
+        if (!options_.wants(s.time_ns)) return;  // outside the time range read: checked, not delivered
         if (has_in) s.flags |= SampleRecord::kHasInput;
         if (has_out) s.flags |= SampleRecord::kHasOutput;
         batch_.push_back(s);

@@ -1,11 +1,14 @@
-// parsers.hpp - the two parsers with what read_log adds to the public
-// read_csv / read_binary: a report of the bytes they are done with.
+// parsers.hpp - the two parsers with what read_log and index_log add to the
+// public read_csv / read_binary: a report of the bytes they are done with,
+// and the blocks passed over while indexing.
 #pragma once
 
 #include "hashtrace/logio/reader.hpp"
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string_view>
 
@@ -26,7 +29,17 @@ using Consumed = std::function<void(std::size_t bytes)>;
 // Reported in steps of this many bytes at least.
 inline constexpr std::size_t kConsumedStep = std::size_t{4} << 20;
 
+// index_log's way through a binary log of version 3: a block that holds
+// only samples is checked against its checksum and, instead of being decoded,
+// told here with its header's time index (in file order with the batches of
+// the blocks that are decoded).
+using BlockSkipped = std::function<void(std::int64_t min_ns, std::int64_t max_ns, std::uint32_t samples)>;
+
 ReadReport parse_csv(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions&, const Consumed&);
-ReadReport parse_binary(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions&, const Consumed&);
+ReadReport parse_binary(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions&, const Consumed&,
+                        const BlockSkipped& indexing = nullptr);
+
+// read_log of a file, with parse_binary's `indexing` (a CSV log has no blocks to pass over).
+ReadReport read_file(const std::filesystem::path& file, LogVisitor&, const ReadOptions&, const BlockSkipped& indexing);
 
 }  // namespace hashtrace::logio::parsers

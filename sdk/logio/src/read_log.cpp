@@ -36,7 +36,6 @@ public:
             void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
             if (p == MAP_FAILED) throw LogError(name_, 0, std::string("cannot map: ") + std::strerror(errno));
             data_ = static_cast<const char*>(p);
-            ::madvise(p, size_, MADV_SEQUENTIAL);
         }
     }
     ~MappedFile() {
@@ -46,6 +45,10 @@ public:
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
     std::string_view view() const { return {data_, size_}; }
+    // It will be read from start to end: the kernel reads ahead.
+    void advise_sequential() {
+        if (data_) ::madvise(const_cast<char*>(data_), size_, MADV_SEQUENTIAL);
+    }
 
     // Drops the whole pages of the first `bytes` from this process (a later
     // read would fault them in again from the page cache).
@@ -105,12 +108,20 @@ LogFormat detect_format(const std::filesystem::path& file) {
     return detect(f.view(), file.string());
 }
 
-ReadReport read_log(const std::filesystem::path& file, LogVisitor& visitor, const ReadOptions& options) {
+ReadReport parsers::read_file(const std::filesystem::path& file, LogVisitor& visitor, const ReadOptions& options,
+                              const BlockSkipped& indexing) {
     MappedFile f(file);
     const std::string name = file.string();
     const parsers::Consumed release = [&f](std::size_t bytes) { f.release_before(bytes); };
-    if (detect(f.view(), name) == LogFormat::binary) return parsers::parse_binary(f.view(), name, visitor, options, release);
+    const bool binary = detect(f.view(), name) == LogFormat::binary;
+    // A time range of a binary log is read where its blocks are, not ahead of them.
+    if (!binary || options.whole_range()) f.advise_sequential();
+    if (binary) return parsers::parse_binary(f.view(), name, visitor, options, release, indexing);
     return parsers::parse_csv(f.view(), name, visitor, options, release);
+}
+
+ReadReport read_log(const std::filesystem::path& file, LogVisitor& visitor, const ReadOptions& options) {
+    return parsers::read_file(file, visitor, options, nullptr);
 }
 
 ReadReport read_log(std::string_view data, const std::string& name, LogVisitor& visitor, const ReadOptions& options) {

@@ -5,6 +5,7 @@
 #include "hashtrace/graph/sample_set.hpp"
 
 #include <cstdint>
+#include <climits>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -24,6 +25,13 @@ struct LoadOptions {
     bool keep_hash_values = false;  // fill SampleSet::hash_values (routes need them, metrics do not)
     unsigned threads = 0;           // parallel file parsing; 0 = hardware concurrency
     std::function<void(const LoadProgress&)> progress;  // called from the loading threads, serialised
+    // Only the samples of [from_ns, to_ns) (a time shard and its margins:
+    // binary logs of format 3 are read only where their blocks hold such
+    // times). Every file keeps its place, with or without samples in the range.
+    std::int64_t from_ns = INT64_MIN, to_ns = INT64_MAX;
+    // Per file, how many samples the range is expected to hold (from the
+    // logs' time index), so that a file's columns are not sized for all of it; empty: unknown.
+    std::vector<std::uint64_t> expected_samples;
 };
 
 // Loads the given files in parallel (one worker per file at a time). The files

@@ -11,10 +11,26 @@
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace hashtrace::metrics {
+
+// A time shard's share of a run (time-sharded analysis, docs/analysis.md):
+// the shard was linked over its samples and a margin on either side, and
+// counts only what it owns, so that the shards of a run count each thing
+// once. It owns the samples of [begin, end) (its time range): the interval
+// and matrix searches start only from them, and the edge metrics (M8, M11,
+// M12) take only the edges they produce (an edge's producer, not its
+// consumer: M11's jitter then sees the edges in the run's order). M3
+// integrates the messages in flight over [m3_from_ns, m3_to_ns) only; the
+// shard that holds the run's last sample adds the count after its changes.
+struct Share {
+    graph::SampleIndex begin = 0, end = 0;
+    std::int64_t m3_from_ns = 0, m3_to_ns = 0;
+    bool ends_run = false;
+};
 
 struct MetricOptions {
     bool keep_all_targets = false;  // intervals: every reachable `to` sample, not only the earliest per instance
@@ -25,6 +41,7 @@ struct MetricOptions {
     // before it is answered by full passes over the graph instead; 0 = automatic
     // (twice the samples). Both give the same answers; tests force each way.
     std::size_t reach_search_budget = 0;
+    std::optional<Share> share;  // none: the whole run is analysed
 };
 
 struct IntervalResult {
@@ -44,6 +61,8 @@ struct NodeLatency {  // one cell of the node latency matrix (paper's Figure 4)
     std::string from, to;
     std::size_t count = 0;
     double mean_ms = 0, max_ms = 0;
+    __int128 sum_ns = 0;   // exact, for a sharded analysis to add up
+    std::int64_t max_ns = 0;
 };
 
 // Extra output another stage adds (e.g. clock sync errors, issue 5): rendered
@@ -72,6 +91,12 @@ struct AnalysisResult {
     double m12 = 0;                          // local duration sum / message duration sum (0 if no message edges)
     std::vector<NodeLatency> node_latency;   // sorted by (from, to); absent pairs omitted
     std::vector<std::string> warnings;       // e.g. spec selectors matching nothing (lenient mode)
+    // The sums behind M3 and M12, exact (a sharded analysis adds them up).
+    struct ExactSums {
+        unsigned __int128 in_flight_ns = 0, in_flight_sq_ns = 0;  // M3: integral of the count and of its square
+        std::uint64_t in_flight_max = 0;
+        __int128 local_ns = 0, message_ns = 0;                    // M12: durations of local and message edges
+    } exact;
     std::vector<ExtraSection> extra;
 };
 

@@ -8,7 +8,10 @@
 // only tear the last block, and a reader keeps every complete record of it.
 // Since version 2 each block and the file header carry an XXH3-64 checksum
 // (cheaper on the writer than CRC32C: docs/benchmarks.md), so a damaged block
-// is reported, never read as data.
+// is reported, never read as data. Since version 3 each block header also
+// carries the block's time index (its samples' smallest and largest time,
+// their count, whether it holds other records), so a reader of a time window
+// passes over the blocks outside it without decoding them.
 #pragma once
 
 #include "hashtrace/detail/byte_buffer.hpp"
@@ -23,6 +26,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,17 +35,29 @@
 namespace hashtrace::detail {
 
 inline constexpr unsigned char kBinaryMagic[8] = {0x89, 'H', 'T', 'L', 'O', 'G', '\r', '\n'};
-inline constexpr std::uint16_t kBinaryVersion = 2;   // what the writer writes
-inline constexpr std::uint16_t kOldestBinaryVersion = 1;  // readers still read version 1 (no checksums)
+inline constexpr std::uint16_t kBinaryVersion = 3;   // what the writer writes
+inline constexpr std::uint16_t kOldestBinaryVersion = 1;  // readers still read versions 1 (no checksums) and 2 (no time index)
+inline constexpr std::uint16_t kFirstIndexedVersion = 3;  // block headers carry the time index
 inline constexpr unsigned char kBlockMagic[4] = {'H', 'T', 'B', 'K'};
 inline constexpr std::size_t kFileHeaderFixed = 16;  // magic, u16 version, u16 flags, u32 header length
-// Version 2: magic, u64 checksum, u32 payload length, i64 base time; the
-// checksum covers the length, the base time and the payload. Version 1 has no
-// checksum: magic, u32 payload length, i64 base time.
-inline constexpr std::size_t kBlockHeader = 24;
+// Version 3: magic, u64 checksum, u32 payload length, i64 base time, then the
+// time index: i64 smallest and i64 largest sample time, u32 samples, u32
+// flags; the checksum covers everything after it, the payload included.
+// Version 2 ends its header at the base time; version 1 has no checksum:
+// magic, u32 payload length, i64 base time.
+inline constexpr std::size_t kBlockHeader = 48;
+inline constexpr std::size_t kBlockHeaderV2 = 24;
 inline constexpr std::size_t kBlockHeaderV1 = 16;
 inline constexpr std::size_t kBlockChecksumAt = 4, kBlockLengthAt = 12, kBlockBaseTimeAt = 16;
-inline constexpr std::size_t kFileHeaderChecksum = 8;  // version 2: XXH3-64 of the header, after its text
+inline constexpr std::size_t kBlockMinTimeAt = 24, kBlockMaxTimeAt = 32, kBlockSamplesAt = 40, kBlockFlagsAt = 44;
+// A block's flag: it holds records other than samples (tracepoint
+// definitions, threads, drops, losses, the end), which a reader must not pass
+// over: later blocks use the definitions, and the totals count the drops.
+inline constexpr std::uint32_t kBlockHoldsRecords = 1;
+// The time index of a block without samples.
+inline constexpr std::int64_t kNoSampleMin = std::numeric_limits<std::int64_t>::max();
+inline constexpr std::int64_t kNoSampleMax = std::numeric_limits<std::int64_t>::min();
+inline constexpr std::size_t kFileHeaderChecksum = 8;  // since version 2: XXH3-64 of the header, after its text
 
 inline std::uint64_t block_checksum(const void* p, std::size_t n) noexcept { return XXH3_64bits(p, n); }
 
@@ -99,6 +115,9 @@ inline void put_u32(ByteBuffer& out, std::uint32_t v) {
 inline void put_u64(ByteBuffer& out, std::uint64_t v) {
     for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
 }
+inline void store_u32(unsigned char* p, std::uint32_t v) noexcept {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
 inline void store_u64(unsigned char* p, std::uint64_t v) noexcept {
     for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }
@@ -127,6 +146,14 @@ public:
         put_u64(out_, 0);  // checksum and length: patched by end_block
         put_u32(out_, 0);
         put_u64(out_, static_cast<std::uint64_t>(base_time_ns));
+        put_u64(out_, 0);  // the time index: patched by end_block
+        put_u64(out_, 0);
+        put_u32(out_, 0);
+        put_u32(out_, 0);
+        min_time_ = kNoSampleMin;
+        max_time_ = kNoSampleMax;
+        samples_ = 0;
+        flags_ = 0;
         prev_time_ = base_time_ns;
         prev_thread_ = 0;
         have_prev_thread_ = false;
@@ -136,14 +163,19 @@ public:
     }
 
     void end_block() {
-        const std::uint32_t len = static_cast<std::uint32_t>(out_.size() - block_start_ - kBlockHeader);
-        for (int i = 0; i < 4; ++i) *out_.at(block_start_ + kBlockLengthAt + i) = static_cast<unsigned char>(len >> (8 * i));
+        unsigned char* const header = out_.at(block_start_);
+        store_u32(header + kBlockLengthAt, static_cast<std::uint32_t>(out_.size() - block_start_ - kBlockHeader));
+        store_u64(header + kBlockMinTimeAt, static_cast<std::uint64_t>(min_time_));
+        store_u64(header + kBlockMaxTimeAt, static_cast<std::uint64_t>(max_time_));
+        store_u32(header + kBlockSamplesAt, samples_);
+        store_u32(header + kBlockFlagsAt, flags_);
         const std::size_t covered = block_start_ + kBlockLengthAt;
-        store_u64(out_.at(block_start_ + kBlockChecksumAt), block_checksum(out_.at(covered), out_.size() - covered));
+        store_u64(header + kBlockChecksumAt, block_checksum(out_.at(covered), out_.size() - covered));
         block_start_ = npos;
     }
 
     void tracepoint(std::uint32_t index, const EncodedTracepoint& tp) {
+        flags_ |= kBlockHoldsRecords;
         unsigned char* p = reserve(1 + 10);
         *p++ = kTagTracepoint;
         p = put_varint(p, index);
@@ -157,6 +189,7 @@ public:
     }
 
     void thread(std::uint32_t id, std::int64_t os_tid, std::string_view name) {
+        flags_ |= kBlockHoldsRecords;
         unsigned char* p = reserve(1 + 10 + 10);
         *p++ = kTagThread;
         p = put_varint(p, id);
@@ -166,6 +199,7 @@ public:
     }
 
     void drop(std::uint32_t tracepoint, std::int64_t time_ns, std::uint64_t count) {
+        flags_ |= kBlockHoldsRecords;
         unsigned char* p = reserve(1 + 30);
         *p++ = kTagDrop;
         p = put_varint(p, tracepoint);
@@ -176,6 +210,7 @@ public:
     }
 
     void loss(std::uint32_t tracepoint, std::int64_t first_ns, std::int64_t last_ns, std::uint64_t count) {
+        flags_ |= kBlockHoldsRecords;
         unsigned char* p = reserve(1 + 40);
         *p++ = kTagLoss;
         p = put_varint(p, tracepoint);
@@ -186,7 +221,10 @@ public:
         commit(p);
     }
 
-    void end_marker() { out_.push_back(static_cast<char>(kTagEnd)); }
+    void end_marker() {
+        flags_ |= kBlockHoldsRecords;
+        out_.push_back(static_cast<char>(kTagEnd));
+    }
 
     void sample(const EncodedSample& s) {
         unsigned char* const start = reserve(1 + 4 * 10 + 2 * 17);
@@ -195,6 +233,10 @@ public:
         p = put_varint(p, s.tracepoint);
         p = put_varint(p, zigzag(s.time_ns - prev_time_));
         prev_time_ = s.time_ns;
+        // The block's time index: two compares a sample.
+        if (s.time_ns < min_time_) min_time_ = s.time_ns;
+        if (s.time_ns > max_time_) max_time_ = s.time_ns;
+        ++samples_;
         // thread: 0 = none, else id + 1; omitted when equal to the previous sample's
         const std::uint64_t thread_code = s.has_thread ? std::uint64_t{s.thread} + 1 : 0;
         if (!have_prev_thread_ || thread_code != prev_thread_) {
@@ -267,6 +309,10 @@ private:
 
     ByteBuffer& out_;
     std::size_t block_start_ = npos;
+    // The open block's time index (end_block writes it into its header).
+    std::int64_t min_time_ = kNoSampleMin, max_time_ = kNoSampleMax;
+    std::uint32_t samples_ = 0;
+    std::uint32_t flags_ = 0;
     std::int64_t prev_time_ = 0;
     std::uint64_t prev_thread_ = 0;
     bool have_prev_thread_ = false;

@@ -44,6 +44,17 @@ private:
 
 struct ReadOptions {
     bool lenient = false;  // skip malformed records and count them instead of throwing
+    // Only the samples of [from_ns, to_ns) are delivered (a time shard), and
+    // counted in ReadReport::samples; tracepoints, threads, drops and losses
+    // always are. A binary log of version 3 is read only where its blocks'
+    // time index reaches into the range (docs/log-formats.md, "Reading a
+    // time range"): the blocks passed over are neither decoded nor checked
+    // against their checksums, which index_log (log_index.hpp) does for the
+    // whole log.
+    std::int64_t from_ns = INT64_MIN, to_ns = INT64_MAX;
+
+    bool wants(std::int64_t time_ns) const noexcept { return time_ns >= from_ns && time_ns < to_ns; }
+    bool whole_range() const noexcept { return from_ns == INT64_MIN && to_ns == INT64_MAX; }
 };
 
 // A batch of a binary log's samples as columns, for a visitor that reads

@@ -1,0 +1,166 @@
+#include "sharding.hpp"
+
+#include "hashtrace/logio/reader.hpp"
+#include "hashtrace/shard/result.hpp"
+#include "hashtrace/shard/sharded_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <unistd.h>
+
+namespace hashtrace::cli {
+namespace {
+
+// At most how many samples the files hold, from their sizes alone: a binary
+// sample takes 6 bytes at the least (tag, tracepoint, a time delta, two
+// hashes by ring slot), a CSV row 60. Enough to pass over the index for
+// runs that plainly fit.
+std::uint64_t samples_at_most(const std::vector<std::filesystem::path>& files) {
+    std::uint64_t n = 0;
+    for (const auto& f : files) {
+        std::error_code unknown;
+        const auto bytes = std::filesystem::file_size(f, unknown);
+        if (!unknown) n += bytes / (f.extension() == ".csv" ? 60 : 6) + 1;
+    }
+    return n;
+}
+
+// A time as --since/--until give it: absolute seconds since the epoch (from
+// 2001 on: 1e9 s), or seconds from the run's first sample.
+std::int64_t time_of(const std::string& text, const shard::RunIndex& run, const char* option) {
+    const auto seconds = parse_number(text);
+    std::int64_t absolute = 0;
+    if (seconds && *seconds >= 1e9 && logio::parse_time_ns(text, absolute)) return absolute;
+    if (!seconds || *seconds < 0 || *seconds >= 1e9)
+        throw UsageError(std::string(option) + " takes seconds from the run's first sample or since the epoch, not \"" + text + "\"");
+    return run.first_ns + std::llround(*seconds * 1e9);
+}
+
+}  // namespace
+
+std::uint64_t default_memory_budget() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return std::uint64_t{4} << 30;
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 4;
+}
+
+shard::TimeRange time_range_stage(const std::vector<std::filesystem::path>& files, const PipelineOptions& options) {
+    shard::TimeRange range{std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+    const std::uint64_t fits = options.memory_budget / kBytesPerSample;
+    const bool check_budget = !options.budget_checked && samples_at_most(files) > fits;
+    if (!options.since && !options.until && !check_budget) return range;
+    const shard::RunIndex run = shard::index_run(files, options.lenient, options.threads);
+    if (options.since) range.from_ns = time_of(*options.since, run, "--since");
+    if (options.until) range.to_ns = time_of(*options.until, run, "--until");
+    if (range.from_ns >= range.to_ns) throw UsageError("--since must come before --until");
+    const std::uint64_t samples = shard::samples_in(run, range);
+    if (options.budget_checked || samples <= fits) return range;
+    const double seconds = std::max(1e-9, double(run.last_ns - run.first_ns) / 1e9);
+    char fitting[64];
+    std::snprintf(fitting, sizeof fitting, "%.3g", double(fits) / (double(run.samples) / seconds));
+    throw UsageError("the run holds about " + std::to_string(samples) + " samples" + (options.since || options.until ? " in that range" : "") +
+                     ", more than the memory budget of " + size_text(options.memory_budget) + " holds (about " + std::to_string(fits) +
+                     "): analyse a part of it with --since/--until (about " + fitting +
+                     " s fit), or give a larger --memory-budget; `hashtrace analyze` analyses runs of any length in time shards");
+}
+
+const char* const kShardingOptionsHelp =
+    "  --shard-samples N    analyse in time shards of about N samples each, whatever the run's size\n"
+    "  --margin-ms X        each shard also reads X ms on either side, for links and intervals that cross its edges;\n"
+    "                       default 1000, widened to twice the longest the first shard sees; longer ones are reported\n";
+
+std::uint64_t parse_size(const std::string& text, const char* option) {
+    std::size_t digits = 0;
+    while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) ++digits;
+    const auto number = parse_number(std::string_view(text).substr(0, digits));
+    std::string unit = text.substr(digits);
+    if (unit.size() > 1 && (unit.ends_with("iB") || unit.ends_with("B"))) unit = unit.substr(0, 1);
+    const std::string units = "KMGT";
+    const auto power = unit.empty() ? std::string::npos : units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))));
+    if (!number || *number <= 0 || (!unit.empty() && (unit.size() != 1 || power == std::string::npos)))
+        throw UsageError(std::string(option) + " takes a size such as 512M or 4G, not \"" + text + "\"");
+    const double bytes = *number * std::pow(1024.0, unit.empty() ? 0 : double(power + 1));
+    if (bytes >= 1.8e19) throw UsageError(std::string(option) + " is too large: " + text);
+    return static_cast<std::uint64_t>(bytes);
+}
+
+std::string size_text(std::uint64_t bytes) {
+    char buf[64];
+    if (bytes >= (std::uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(1u << 30));
+    else std::snprintf(buf, sizeof buf, "%.0f MiB", double(bytes) / double(1u << 20));
+    return buf;
+}
+
+ShardingOptions read_sharding_options(Args& args) {
+    ShardingOptions o;
+    const long long samples = args.integer("--shard-samples", 0);
+    if (samples < 0) throw UsageError("--shard-samples must be a positive number of samples");
+    o.shard_samples = static_cast<std::uint64_t>(samples);
+    const double margin_ms = args.number("--margin-ms", 0);
+    if (!(margin_ms >= 0) || !std::isfinite(margin_ms) || margin_ms > 1e9) throw UsageError("--margin-ms must be a number of ms >= 0");
+    o.margin_ns = std::llround(margin_ms * 1e6);
+    return o;
+}
+
+std::optional<ShardPlan> plan_stage(const std::vector<std::filesystem::path>& files, const ShardingOptions& sharding,
+                                    const PipelineOptions& pipeline) {
+    const std::uint64_t fits = pipeline.memory_budget / kBytesPerSample;
+    if (sharding.shard_samples == 0 && samples_at_most(files) <= fits) return std::nullopt;
+    ShardPlan plan{files, shard::index_run(files, pipeline.lenient, pipeline.threads), {}, pipeline.memory_budget, 0, {}};
+    if (sharding.shard_samples == 0 && plan.run.samples <= fits) return std::nullopt;
+    const double seconds = std::max(1e-9, double(plan.run.last_ns - plan.run.first_ns) / 1e9);
+    const double margin_s = double(sharding.margin_ns > 0 ? sharding.margin_ns : shard::kDefaultMarginNs) / 1e9;
+    // Both margins of a shard, at the run's mean rate (bursts are what the headroom of kBytesPerSample is for).
+    const auto margin_samples = static_cast<std::uint64_t>(double(plan.run.samples) / seconds * 2 * margin_s);
+    std::uint64_t shard_samples = sharding.shard_samples;
+    if (shard_samples == 0) {
+        if (fits < 2 * margin_samples + 1000)
+            throw UsageError("--memory-budget " + size_text(pipeline.memory_budget) + " cannot hold one shard and its margins (about " +
+                             std::to_string(margin_samples) + " samples at this run's rate); give at least " +
+                             size_text((4 * margin_samples + 100000) * kBytesPerSample) + ", or a smaller --margin-ms");
+        shard_samples = fits - margin_samples;
+        plan.why = "the run's " + std::to_string(plan.run.samples) + " samples need more than the memory budget of " +
+                   size_text(pipeline.memory_budget) + (pipeline.budget_given ? "" : " (a quarter of this machine's memory; --memory-budget)");
+    } else plan.why = "--shard-samples " + std::to_string(shard_samples);
+    plan.shards = shard::cut_shards(plan.run, shard_samples);
+    // Both margins together may take as many samples as the shard itself, at the run's mean rate.
+    plan.max_margin_ns = static_cast<std::int64_t>(std::min(1e18, double(shard_samples) / 2 / (double(plan.run.samples) / seconds) * 1e9));
+    return plan;
+}
+
+void refuse_unsharded_options(const std::vector<std::pair<const char*, bool>>& given) {
+    for (const auto& [option, is_given] : given)
+        if (is_given)
+            throw UsageError(std::string(option) + " needs the whole run in memory, and this run is analysed in time shards; "
+                             "give a larger --memory-budget, or analyse a time range (--from/--to) of it");
+}
+
+metrics::AnalysisResult sharded_analysis_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec, const PipelineOptions& pipeline,
+                                               const ShardingOptions& sharding) {
+    shard::ShardOptions options;
+    options.tolerance_ns = std::llround(pipeline.tolerance_ms * 1e6);
+    options.lenient = pipeline.lenient;
+    options.threads = pipeline.threads;
+    std::vector<std::string> warnings;
+    const auto check_spec = [&](const graph::SampleSet& first) { warnings = check_spec_stage(spec, first, pipeline); };
+    const auto progress = [&](std::size_t done, std::size_t total) {
+        if (pipeline.progress) std::fprintf(stderr, "\r\033[Kanalysing in time shards: %zu/%zu", done, total);
+    };
+    const shard::ShardedRun run = shard::analyze_sharded(plan.files, plan.run, spec, plan.shards, sharding.margin_ns, plan.max_margin_ns, options,
+                                                           check_spec, progress);
+    if (pipeline.progress) std::fputs("\r\033[K", stderr);
+    metrics::AnalysisResult result = shard::to_result(run.summary, plan.run);
+    result.warnings = warnings;
+    for (const std::string& w : shard::margin_warnings(run.summary)) result.warnings.push_back(w);
+    metrics::ExtraSection section = shard::sharding_section(run.summary);
+    section.text_lines.insert(section.text_lines.begin(), "sharded because " + plan.why);
+    if (run.margin_widened)
+        section.text_lines.push_back("the margin was widened to " + std::to_string(run.margin_ns / 1'000'000) +
+                                     " ms: the first shard saw links or intervals longer than half the default");
+    result.extra.push_back(std::move(section));
+    return result;
+}
+
+}  // namespace hashtrace::cli

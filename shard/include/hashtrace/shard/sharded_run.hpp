@@ -1,0 +1,57 @@
+// hashtrace/shard/sharded_run.hpp - a run analysed shard by shard in bounded
+// memory on one machine: each shard's window loaded (only its blocks of the
+// logs), linked, summarised by the kernel and freed before the next; the
+// summaries appended in time order.
+#pragma once
+
+#include "hashtrace/graph/sample_set.hpp"
+#include "hashtrace/graph/spec.hpp"
+#include "hashtrace/shard/kernel.hpp"
+#include "hashtrace/shard/plan.hpp"
+#include "hashtrace/shard/summary.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+namespace hashtrace::shard {
+
+// Links and intervals of real-time systems last milliseconds; a second of
+// margin covers them with room, and costs a shard of a 200 k samples/s run
+// 400 k samples more to read. A run whose first shard shows longer ones
+// gets a wider margin (analyze_sharded).
+inline constexpr std::int64_t kDefaultMarginNs = 1'000'000'000;
+
+struct ShardOptions {
+    std::int64_t tolerance_ns = 0;  // the linking tolerance (graph::LinkOptions)
+    bool lenient = false;
+    unsigned threads = 0;
+    std::size_t reach_search_budget = 0;  // metrics::MetricOptions', for tests
+};
+
+// One shard: its window's samples loaded from `files` (indexed in `run`),
+// linked and summarised. `inspect`, when given, sees the loaded samples
+// before linking (the callers check the spec's selectors on the first shard).
+ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
+                              const ShardWindow& window, const ShardOptions& options,
+                              const std::function<void(const graph::SampleSet&)>& inspect = {});
+
+struct ShardedRun {
+    ShardSummary summary;
+    std::int64_t margin_ns = 0;         // the margin used (a default widened by the first shard)
+    bool margin_widened = false;
+};
+
+// Every shard of `shards` (cut_shards) in turn. margin_ns = 0: the default,
+// widened to twice the longest link or interval the first shard saw when
+// that is longer (the first shard is then summarised again), but never past
+// max_margin_ns (what the memory holds: a hash reused long after may link
+// a stale producer, and such a link must not make every shard read the
+// whole run; the margin report then says what was not covered).
+ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
+                           const std::vector<TimeRange>& shards, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
+                           const std::function<void(const graph::SampleSet&)>& inspect = {},
+                           const std::function<void(std::size_t done, std::size_t total)>& progress = {});
+
+}  // namespace hashtrace::shard

@@ -1,0 +1,102 @@
+#include "hashtrace/shard/histogram.hpp"
+
+#include "hashtrace/metrics/statistics.hpp"
+
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+
+namespace hashtrace::shard {
+
+LogHistogram::LogHistogram(double relative_error) {
+    if (!(relative_error > 0 && relative_error < 1)) throw std::invalid_argument("a histogram's relative error must be between 0 and 1");
+    bits_ = 0;
+    while (std::ldexp(1.0, -static_cast<int>(bits_ + 1)) > relative_error) ++bits_;
+}
+
+double LogHistogram::relative_error() const noexcept { return std::ldexp(1.0, -static_cast<int>(bits_ + 1)); }
+
+// Values below 2^bits are their own bucket; above, a binade's 2^bits
+// buckets follow the previous binade's, so indices grow with the value.
+std::size_t LogHistogram::index_of(std::uint64_t magnitude) const noexcept {
+    const std::uint64_t one = std::uint64_t{1} << bits_;
+    if (magnitude < one) return magnitude;
+    const unsigned high = 63u - static_cast<unsigned>(std::countl_zero(magnitude));
+    return static_cast<std::size_t>((high - bits_ + 1) * one + ((magnitude >> (high - bits_)) - one));
+}
+
+double LogHistogram::middle_of(std::size_t index) const noexcept {
+    const std::uint64_t one = std::uint64_t{1} << bits_;
+    if (index < 2 * one) return double(index);  // widths of 1: the value itself
+    const std::uint64_t group = index >> bits_, sub = index & (one - 1);
+    const unsigned shift = static_cast<unsigned>(group - 1);
+    const double low = std::ldexp(double(one + sub), static_cast<int>(shift));
+    return low + (std::ldexp(1.0, static_cast<int>(shift)) - 1) / 2;
+}
+
+void LogHistogram::bump(std::vector<std::uint64_t>& counts, std::size_t index, std::uint64_t n) {
+    if (index >= counts.size()) counts.resize(index + 1, 0);
+    counts[index] += n;
+}
+
+void LogHistogram::add(std::int64_t value, std::uint64_t n) {
+    if (value >= 0) bump(positive_, index_of(static_cast<std::uint64_t>(value)), n);
+    else bump(negative_, index_of(0 - static_cast<std::uint64_t>(value)), n);
+    count_ += n;
+}
+
+void LogHistogram::merge(const LogHistogram& other) {
+    if (other.bits_ != bits_) throw std::invalid_argument("histograms of different precision cannot be merged");
+    for (std::size_t i = 0; i < other.positive_.size(); ++i)
+        if (other.positive_[i]) bump(positive_, i, other.positive_[i]);
+    for (std::size_t i = 0; i < other.negative_.size(); ++i)
+        if (other.negative_[i]) bump(negative_, i, other.negative_[i]);
+    count_ += other.count_;
+}
+
+double LogHistogram::percentile(double p) const {
+    if (count_ == 0) return 0;
+    std::uint64_t rank = metrics::nearest_rank_index(p, count_);  // values below it, from the smallest
+    for (std::size_t i = negative_.size(); i-- > 0;) {
+        if (rank < negative_[i]) return -middle_of(i);
+        rank -= negative_[i];
+    }
+    for (std::size_t i = 0; i < positive_.size(); ++i) {
+        if (rank < positive_[i]) return middle_of(i);
+        rank -= positive_[i];
+    }
+    return 0;  // unreachable: the counts add up to count_
+}
+
+std::uint64_t LogHistogram::count_below(double value) const {
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < negative_.size(); ++i) n += -middle_of(i) < value ? negative_[i] : 0;
+    for (std::size_t i = 0; i < positive_.size() && middle_of(i) < value; ++i) n += positive_[i];
+    return n;
+}
+
+std::vector<std::pair<std::int64_t, std::uint64_t>> LogHistogram::buckets() const {
+    std::vector<std::pair<std::int64_t, std::uint64_t>> out;
+    for (std::size_t i = negative_.size(); i-- > 0;)
+        if (negative_[i]) out.emplace_back(-static_cast<std::int64_t>(i) - 1, negative_[i]);
+    for (std::size_t i = 0; i < positive_.size(); ++i)
+        if (positive_[i]) out.emplace_back(static_cast<std::int64_t>(i), positive_[i]);
+    return out;
+}
+
+LogHistogram LogHistogram::from_buckets(unsigned sub_bucket_bits, const std::vector<std::pair<std::int64_t, std::uint64_t>>& buckets) {
+    if (sub_bucket_bits > 20) throw std::invalid_argument("a histogram's sub-bucket bits must be at most 20");
+    LogHistogram h(ByBits{}, sub_bucket_bits);
+    const std::int64_t limit = std::int64_t{64} << sub_bucket_bits;  // no index of a 64-bit value reaches it
+    for (const auto& [key, n] : buckets) {
+        if (key >= limit || key < -limit) throw std::invalid_argument("a histogram bucket is out of range: " + std::to_string(key));
+        if (key >= 0) bump(h.positive_, static_cast<std::size_t>(key), n);
+        else bump(h.negative_, static_cast<std::size_t>(-(key + 1)), n);
+        h.count_ += n;
+    }
+    return h;
+}
+
+bool operator==(const LogHistogram& a, const LogHistogram& b) { return a.bits_ == b.bits_ && a.buckets() == b.buckets(); }
+
+}  // namespace hashtrace::shard

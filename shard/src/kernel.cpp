@@ -1,0 +1,152 @@
+#include "hashtrace/shard/kernel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hashtrace::shard {
+namespace {
+
+using graph::SampleIndex;
+
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+    std::int64_t out;
+    if (!__builtin_add_overflow(a, b, &out)) return out;
+    return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+}
+
+// The values the metrics kept (milliseconds, exactly ns / 1e6) back to
+// whole nanoseconds: exact below 2^53 / 1e6 ms (104 days).
+std::int64_t ns_of(double ms) { return std::llround(ms * 1e6); }
+
+Distribution distribution_of(std::span<const double> values_ms) {
+    Distribution d;
+    for (double v : values_ms) d.add(ns_of(v));
+    return d;
+}
+
+// The owned samples' leftovers (docs/spec.md section 4): inputs without a
+// producer, outputs no one consumed.
+void count_leftovers(const graph::SampleSet& s, const graph::Graph& g, SampleIndex begin, SampleIndex end, ShardSummary& out) {
+    for (SampleIndex v = begin; v < end; ++v) {
+        out.unlinked_inputs += s.input[v] != graph::kNoHash && g.in_degree(v) == 0;
+        out.unconsumed_outputs += s.output[v] != graph::kNoHash && g.out_offset[v] == g.out_offset[v + 1];
+    }
+}
+
+std::uint64_t mix(std::uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// FNV-1a of the text: the same on every machine and build (std::hash need not be).
+std::uint64_t text_hash(const std::string& text) {
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+    return h;
+}
+
+// The digest of the links the shard owns (SampleSet ids differ between
+// shards: each end is known by its names and time).
+std::uint64_t link_digest(const graph::SampleSet& s, const graph::Graph& g, SampleIndex begin, SampleIndex end) {
+    std::vector<std::uint64_t> of_tracepoint;
+    for (const graph::Tracepoint& t : s.tracepoints) of_tracepoint.push_back(text_hash(t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name));
+    auto end_of = [&](SampleIndex v) { return mix(of_tracepoint[s.tracepoint[v]] ^ mix(static_cast<std::uint64_t>(s.time_ns[v]))); };
+    std::uint64_t digest = 0;
+    for (std::uint32_t i = g.out_offset[begin]; i < g.out_offset[end]; ++i) digest += mix(end_of(g.edges[i].from) * 3 + end_of(g.edges[i].to));
+    return digest;
+}
+
+// What MarginReport needs of a shard: the longest link into each
+// tracepoint in the whole window, and the owned inputs without producer by
+// their time since the window's start (none in the run's first shard: no
+// producer lies before it). Histograms at 1 %: a count near a boundary, not a latency.
+void check_margin(const graph::SampleSet& s, const graph::Graph& g, const ShardWindow& w, SampleIndex begin, SampleIndex end,
+                  MarginReport& out) {
+    out.margin_ns = w.margin_ns;
+    std::vector<std::int64_t> longest_into(s.tracepoints.size(), -1);
+    for (const graph::Edge& e : g.edges) {
+        std::int64_t& longest = longest_into[s.tracepoint[e.to]];
+        longest = std::max(longest, graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]));
+    }
+    for (std::size_t t = 0; t < longest_into.size(); ++t) {
+        if (longest_into[t] < 0) continue;
+        out.longest_link_ns = std::max(out.longest_link_ns, longest_into[t]);
+        std::int64_t& into = out.longest_link_into[s.tracepoints[t].node_name + "/" + s.tracepoints[t].tracepoint_name];
+        into = std::max(into, longest_into[t]);
+    }
+    if (w.own_from_ns <= w.run_first_ns) return;
+    std::vector<std::optional<LogHistogram>> unlinked(s.tracepoints.size());
+    for (SampleIndex v = begin; v < end; ++v)
+        if (s.input[v] != graph::kNoHash && g.in_degree(v) == 0) {
+            auto& h = unlinked[s.tracepoint[v]];
+            if (!h) h.emplace(0.01);
+            h->add(graph::elapsed_ns(w.read_from_ns(), s.time_ns[v]));
+        }
+    for (std::size_t t = 0; t < unlinked.size(); ++t)
+        if (unlinked[t]) {
+            const std::string label = s.tracepoints[t].node_name + "/" + s.tracepoints[t].tracepoint_name;
+            auto it = out.unlinked_since_window.find(label);
+            if (it == out.unlinked_since_window.end()) out.unlinked_since_window.emplace(label, *unlinked[t]);
+            else it->second.merge(*unlinked[t]);
+        }
+}
+
+}  // namespace
+
+std::int64_t ShardWindow::read_from_ns() const noexcept { return saturating_add(own_from_ns, -margin_ns); }
+std::int64_t ShardWindow::read_to_ns(std::int64_t tolerance_ns) const noexcept {
+    return saturating_add(saturating_add(own_to_ns, margin_ns), tolerance_ns);
+}
+
+ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const graph::AnalysisSpec& spec, const ShardWindow& w,
+                       const metrics::MetricOptions& measure) {
+    const auto at = [&](std::int64_t t) {
+        return static_cast<SampleIndex>(std::lower_bound(s.time_ns.begin(), s.time_ns.end(), t) - s.time_ns.begin());
+    };
+    const SampleIndex begin = at(w.own_from_ns), end = at(w.own_to_ns);
+    metrics::MetricOptions options = measure;
+    options.keep_values = true;
+    options.share = metrics::Share{begin, end, std::max(w.own_from_ns, w.run_first_ns), std::min(w.own_to_ns, w.run_last_ns),
+                                   w.own_from_ns <= w.run_last_ns && w.run_last_ns < w.own_to_ns};
+    const metrics::AnalysisResult r = metrics::analyze(s, g, spec, options);
+
+    ShardSummary out;
+    out.own_from_ns = w.own_from_ns;
+    out.own_to_ns = w.own_to_ns;
+    out.samples = end - begin;
+    if (end > begin) {
+        out.first_time_ns = s.time_ns[begin];
+        out.last_time_ns = s.time_ns[end - 1];
+    }
+    out.edges = r.edges;
+    out.message_edges = r.message_edges;
+    out.local_edges = r.local_edges;
+    count_leftovers(s, g, begin, end, out);
+    out.link_digest = link_digest(s, g, begin, end);
+    out.local_ns = r.exact.local_ns;
+    out.message_ns = r.exact.message_ns;
+    out.in_flight_ns = r.exact.in_flight_ns;
+    out.in_flight_sq_ns = r.exact.in_flight_sq_ns;
+    out.in_flight_max = r.exact.in_flight_max;
+    out.m11 = distribution_of(r.m11_values_ms);
+    for (const metrics::IntervalResult& i : r.intervals) {
+        out.intervals.push_back({i.name, i.from, i.to, i.kind, distribution_of(i.values_ms)});
+        out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, out.intervals.back().latency.max);
+    }
+    for (const metrics::NodeLatency& cell : r.node_latency) {
+        out.matrix[{cell.from, cell.to}] = {cell.count, cell.sum_ns, cell.max_ns};
+        out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, cell.max_ns);
+    }
+    out.nodes.insert(s.node_names.begin(), s.node_names.end());
+    for (const graph::Instance& i : s.instances) out.instances.insert({i.node_name, i.instance});
+    check_margin(s, g, w, begin, end, out.margin);
+    return out;
+}
+
+}  // namespace hashtrace::shard

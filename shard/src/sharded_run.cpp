@@ -1,0 +1,52 @@
+#include "hashtrace/shard/sharded_run.hpp"
+
+#include "hashtrace/graph/link.hpp"
+#include "hashtrace/graph/load.hpp"
+
+#include <algorithm>
+
+namespace hashtrace::shard {
+
+ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
+                              const ShardWindow& window, const ShardOptions& options,
+                              const std::function<void(const graph::SampleSet&)>& inspect) {
+    graph::LoadOptions load;
+    load.lenient = options.lenient;
+    load.threads = options.threads;
+    load.from_ns = window.read_from_ns();
+    load.to_ns = window.read_to_ns(options.tolerance_ns);
+    load.expected_samples = samples_per_log(run, {load.from_ns, load.to_ns});
+    const graph::SampleSet samples = graph::load_samples(files, load);
+    if (inspect) inspect(samples);
+    graph::LinkOptions link;
+    link.tolerance_ns = options.tolerance_ns;
+    link.threads = options.threads;
+    const graph::Graph graph = graph::link(samples, spec, link);
+    metrics::MetricOptions measure;
+    measure.threads = options.threads;
+    measure.reach_search_budget = options.reach_search_budget;
+    return summarize(samples, graph, spec, window, measure);
+}
+
+ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
+                           const std::vector<TimeRange>& shards, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
+                           const std::function<void(const graph::SampleSet&)>& inspect,
+                           const std::function<void(std::size_t, std::size_t)>& progress) {
+    ShardedRun out;
+    out.margin_ns = margin_ns > 0 ? margin_ns : kDefaultMarginNs;
+    auto window = [&](const TimeRange& r) { return ShardWindow{r.from_ns, r.to_ns, run.first_ns, run.last_ns, out.margin_ns}; };
+    for (std::size_t k = 0; k < shards.size(); ++k) {
+        ShardSummary s = summarize_window(files, run, spec, window(shards[k]), options, k == 0 ? inspect : nullptr);
+        if (k == 0 && margin_ns <= 0 && 2 * s.margin.needed_ns() > out.margin_ns && 2 * s.margin.needed_ns() <= max_margin_ns) {
+            out.margin_ns = 2 * s.margin.needed_ns();
+            out.margin_widened = true;
+            s = summarize_window(files, run, spec, window(shards[k]), options);
+        }
+        if (k == 0) out.summary = std::move(s);
+        else out.summary.append(s);
+        if (progress) progress(k + 1, shards.size());
+    }
+    return out;
+}
+
+}  // namespace hashtrace::shard

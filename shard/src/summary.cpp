@@ -1,0 +1,146 @@
+#include "hashtrace/shard/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace hashtrace::shard {
+namespace {
+
+// Population variance from exact sums, in long double (64 bits of mantissa:
+// the integers' rounding is far below what the result is printed with).
+double population_sd(unsigned __int128 sum_sq, __int128 sum, std::uint64_t n) {
+    if (n == 0) return 0;
+    const long double mean = static_cast<long double>(sum) / n;
+    const long double variance = static_cast<long double>(sum_sq) / n - mean * mean;
+    return static_cast<double>(std::sqrt(std::max<long double>(variance, 0)));
+}
+
+unsigned __int128 square(std::int64_t v) {
+    const unsigned __int128 m = v < 0 ? 0 - static_cast<unsigned __int128>(static_cast<__int128>(v)) : static_cast<unsigned __int128>(v);
+    return m * m;
+}
+
+}  // namespace
+
+void Distribution::add(std::int64_t value) {
+    if (count == 0) min = max = first = value;
+    else {
+        const __int128 diff = static_cast<__int128>(value) - last;
+        diff_sum += diff;
+        const unsigned __int128 m = diff < 0 ? static_cast<unsigned __int128>(-diff) : static_cast<unsigned __int128>(diff);
+        diff_sum_sq += m * m;
+        min = std::min(min, value);
+        max = std::max(max, value);
+    }
+    last = value;
+    ++count;
+    sum += value;
+    sum_sq += square(value);
+    histogram.add(value);
+}
+
+void Distribution::append(const Distribution& later) {
+    if (later.count == 0) return;
+    histogram.merge(later.histogram);  // first: it refuses another precision before anything changes
+    if (count == 0) {
+        LogHistogram merged = std::move(histogram);
+        *this = later;
+        histogram = std::move(merged);
+        return;
+    }
+    const __int128 across = static_cast<__int128>(later.first) - last;
+    const unsigned __int128 m = across < 0 ? static_cast<unsigned __int128>(-across) : static_cast<unsigned __int128>(across);
+    diff_sum += across + later.diff_sum;
+    diff_sum_sq += m * m + later.diff_sum_sq;
+    count += later.count;
+    sum += later.sum;
+    sum_sq += later.sum_sq;
+    min = std::min(min, later.min);
+    max = std::max(max, later.max);
+    last = later.last;
+}
+
+metrics::Summary Distribution::summary_ms() const {
+    metrics::Summary s;
+    if (count == 0) return s;
+    s.count = count;
+    s.mean = static_cast<double>(static_cast<long double>(sum) / count) / 1e6;
+    s.sd = population_sd(sum_sq, sum, count) / 1e6;
+    s.min = double(min) / 1e6;
+    s.max = double(max) / 1e6;
+    // A bucket's middle can lie past the extremes, which are exact.
+    auto clamp = [&](double p) { return std::clamp(histogram.percentile(p), double(min), double(max)) / 1e6; };
+    s.p50 = clamp(50);
+    s.p95 = clamp(95);
+    s.p99 = clamp(99);
+    if (count > 1) s.jitter = population_sd(diff_sum_sq, diff_sum, count - 1) / 1e6;
+    return s;
+}
+
+void ShardSummary::append(const ShardSummary& later) {
+    if (later.intervals.size() != intervals.size()) throw std::invalid_argument("shards of different specs cannot be merged");
+    for (std::size_t i = 0; i < intervals.size(); ++i) {
+        if (later.intervals[i].name != intervals[i].name) throw std::invalid_argument("shards of different specs cannot be merged");
+        intervals[i].latency.append(later.intervals[i].latency);
+    }
+    m11.append(later.m11);
+    if (later.samples) {
+        first_time_ns = samples ? std::min(first_time_ns, later.first_time_ns) : later.first_time_ns;
+        last_time_ns = samples ? std::max(last_time_ns, later.last_time_ns) : later.last_time_ns;
+    }
+    own_from_ns = std::min(own_from_ns, later.own_from_ns);
+    own_to_ns = std::max(own_to_ns, later.own_to_ns);
+    shards += later.shards;
+    samples += later.samples;
+    edges += later.edges;
+    message_edges += later.message_edges;
+    local_edges += later.local_edges;
+    unlinked_inputs += later.unlinked_inputs;
+    unconsumed_outputs += later.unconsumed_outputs;
+    link_digest += later.link_digest;
+    local_ns += later.local_ns;
+    message_ns += later.message_ns;
+    in_flight_ns += later.in_flight_ns;
+    in_flight_sq_ns += later.in_flight_sq_ns;
+    in_flight_max = std::max(in_flight_max, later.in_flight_max);
+    for (const auto& [key, cell] : later.matrix) {
+        MatrixCell& c = matrix[key];
+        c.max_ns = c.count ? std::max(c.max_ns, cell.max_ns) : cell.max_ns;
+        c.count += cell.count;
+        c.sum_ns += cell.sum_ns;
+    }
+    nodes.insert(later.nodes.begin(), later.nodes.end());
+    instances.insert(later.instances.begin(), later.instances.end());
+    margin.append(later.margin);
+}
+
+void MarginReport::append(const MarginReport& later) {
+    margin_ns = std::max(margin_ns, later.margin_ns);
+    longest_link_ns = std::max(longest_link_ns, later.longest_link_ns);
+    longest_interval_ns = std::max(longest_interval_ns, later.longest_interval_ns);
+    for (const auto& [tracepoint, ns] : later.longest_link_into) longest_link_into[tracepoint] = std::max(longest_link_into[tracepoint], ns);
+    for (const auto& [tracepoint, h] : later.unlinked_since_window) {
+        auto it = unlinked_since_window.find(tracepoint);
+        if (it == unlinked_since_window.end()) unlinked_since_window.emplace(tracepoint, h);
+        else it->second.merge(h);
+    }
+}
+
+std::map<std::string, std::uint64_t> MarginReport::beyond_by_tracepoint() const {
+    std::map<std::string, std::uint64_t> out;
+    for (const auto& [tracepoint, longest] : longest_link_into) {
+        const auto unlinked = unlinked_since_window.find(tracepoint);
+        if (longest <= margin_ns || unlinked == unlinked_since_window.end()) continue;
+        if (const std::uint64_t n = unlinked->second.count_below(double(longest))) out[tracepoint] = n;
+    }
+    return out;
+}
+
+std::uint64_t MarginReport::inputs_beyond_margin() const {
+    std::uint64_t n = 0;
+    for (const auto& [tracepoint, count] : beyond_by_tracepoint()) n += count;
+    return n;
+}
+
+}  // namespace hashtrace::shard

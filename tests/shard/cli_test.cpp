@@ -1,0 +1,190 @@
+// End to end: `hashtrace analyze` on binary logs, whole and in time shards
+// (forced by --shard-samples, or by a memory budget the run does not fit),
+// gives the same JSON; a budget too small for one shard, and a run beyond the
+// budget of a command that holds it whole, are clear errors before any work;
+// --since/--until read a part of the run.
+#include "run_command.hpp"
+#include "system.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+hashtrace::test::CommandResult run(const std::string& arguments) {
+    return hashtrace::test::run_command(std::string(HASHTRACE_BIN) + " " + arguments + " 2>&1");
+}
+
+class ShardCli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        for (const auto& [name, text] : hashtrace::shard::testing::system_logs({})) {
+            std::ofstream(dir / name) << text;
+            const std::string binary = (dir / "logs" / fs::path(name).replace_extension(".htlog")).string();
+            fs::create_directories(dir / "logs");
+            const auto converted = run("convert " + (dir / name).string() + " " + binary);
+            ASSERT_EQ(converted.status, 0) << converted.out;
+        }
+        std::ofstream(dir / "spec.toml") << hashtrace::shard::testing::kSystemSpec;
+        logs = (dir / "logs").string() + " --spec " + (dir / "spec.toml").string() + " --quiet";
+    }
+    json analyze(const std::string& options, const std::string& name) {
+        const auto out = dir / (name + ".json");
+        const auto result = run("analyze " + logs + " " + options + " --json " + out.string());
+        EXPECT_EQ(result.status, 0) << result.out;
+        last_output = result.out;
+        return json::parse(hashtrace::test::read_file(out));
+    }
+
+    hashtrace::test::TempDir dir;
+    std::string logs, last_output;
+};
+
+void expect_same_statistics(const json& sharded, const json& whole, const std::string& what) {
+    EXPECT_EQ(sharded["count"], whole["count"]) << what;
+    EXPECT_EQ(sharded["min_ms"], whole["min_ms"]) << what;
+    EXPECT_EQ(sharded["max_ms"], whole["max_ms"]) << what;
+    EXPECT_NEAR(sharded["mean_ms"].get<double>(), whole["mean_ms"].get<double>(), 1e-9 * std::abs(whole["mean_ms"].get<double>())) << what;
+    for (const char* p : {"p50_ms", "p95_ms", "p99_ms"})
+        EXPECT_LE(std::abs(sharded[p].get<double>() - whole[p].get<double>()), 0.001 * std::abs(whole[p].get<double>())) << what << " " << p;
+}
+
+void expect_same_analysis(const json& sharded, const json& whole) {
+    for (const char* key : {"samples", "edges", "message_edges", "local_edges", "unlinked_inputs", "unconsumed_outputs", "window_s",
+                            "first_time_ns", "last_time_ns", "files", "nodes", "instances"})
+        EXPECT_EQ(sharded[key], whole[key]) << key;
+    EXPECT_EQ(sharded["metrics"]["M3"], whole["metrics"]["M3"]);
+    EXPECT_EQ(sharded["metrics"]["M8"], whole["metrics"]["M8"]);
+    EXPECT_EQ(sharded["metrics"]["M12"], whole["metrics"]["M12"]);
+    expect_same_statistics(sharded["metrics"]["M11"], whole["metrics"]["M11"], "M11");
+    ASSERT_EQ(sharded["intervals"].size(), whole["intervals"].size());
+    for (std::size_t i = 0; i < whole["intervals"].size(); ++i)
+        expect_same_statistics(sharded["intervals"][i], whole["intervals"][i], whole["intervals"][i]["name"]);
+    ASSERT_EQ(sharded["node_latency_matrix"].size(), whole["node_latency_matrix"].size());
+    for (std::size_t i = 0; i < whole["node_latency_matrix"].size(); ++i) {
+        EXPECT_EQ(sharded["node_latency_matrix"][i]["count"], whole["node_latency_matrix"][i]["count"]);
+        EXPECT_EQ(sharded["node_latency_matrix"][i]["max_ms"], whole["node_latency_matrix"][i]["max_ms"]);
+    }
+}
+
+TEST_F(ShardCli, ForcedShardsGiveTheWholeRunsTables) {
+    const json whole = analyze("", "whole");
+    EXPECT_FALSE(whole.contains("sharding"));
+    const json sharded = analyze("--shard-samples 7000 --margin-ms 100", "sharded");
+    ASSERT_TRUE(sharded.contains("sharding")) << sharded.dump();
+    EXPECT_GE(sharded["sharding"]["shards"].get<int>(), 6);
+    EXPECT_EQ(sharded["sharding"]["margin_ms"], 100.0);
+    EXPECT_EQ(sharded["sharding"]["inputs_beyond_margin"], 0);
+    EXPECT_LE(sharded["sharding"]["percentile_relative_error"].get<double>(), 0.001);
+    EXPECT_NE(last_output.find("analysed in"), std::string::npos) << last_output;
+    expect_same_analysis(sharded, whole);
+}
+
+TEST_F(ShardCli, ARunBeyondTheBudgetIsShardedAndSaysWhy) {
+    const json whole = analyze("", "whole");
+    const json sharded = analyze("--memory-budget 2M --margin-ms 100", "budget");
+    ASSERT_TRUE(sharded.contains("sharding"));
+    EXPECT_GE(sharded["sharding"]["shards"].get<int>(), 2);
+    EXPECT_NE(last_output.find("memory budget of 2 MiB"), std::string::npos) << last_output;
+    expect_same_analysis(sharded, whole);
+}
+
+TEST_F(ShardCli, ABudgetTooSmallForOneShardAndItsMarginIsRefusedWithTheBudgetThatWould) {
+    const auto result = run("analyze " + logs + " --memory-budget 1M");
+    EXPECT_NE(result.status, 0);
+    EXPECT_NE(result.out.find("cannot hold one shard and its margins"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("give at least"), std::string::npos) << result.out;
+}
+
+TEST_F(ShardCli, OptionsThatNeedTheWholeRunAreRefusedWhenSharding) {
+    const auto result = run("analyze " + logs + " --shard-samples 7000 --margin-ms 100 --keep-all");
+    EXPECT_NE(result.status, 0);
+    EXPECT_NE(result.out.find("--keep-all needs the whole run"), std::string::npos) << result.out;
+}
+
+TEST_F(ShardCli, ACommandThatHoldsTheRunWholeRefusesARunBeyondItsBudgetAndTakesARange) {
+    const auto refused = run("critical-path " + logs + " --memory-budget 2M");
+    EXPECT_NE(refused.status, 0);
+    EXPECT_NE(refused.out.find("--since/--until"), std::string::npos) << refused.out;
+    const auto ranged = run("critical-path " + logs + " --memory-budget 2M --since 1 --until 2");
+    EXPECT_EQ(ranged.status, 0) << ranged.out;
+    const json part = analyze("--since 1 --until 2", "part");
+    const json whole = analyze("", "whole");
+    EXPECT_GT(part["samples"].get<int>(), 1000);
+    EXPECT_LT(part["samples"].get<int>(), whole["samples"].get<int>() / 2);
+    EXPECT_GE(part["first_time_ns"].get<std::int64_t>(), whole["first_time_ns"].get<std::int64_t>() + 1'000'000'000);
+    EXPECT_LT(part["last_time_ns"].get<std::int64_t>(), whole["first_time_ns"].get<std::int64_t>() + 2'000'000'000);
+    const auto backwards = run("analyze " + logs + " --since 2 --until 1");
+    EXPECT_NE(backwards.status, 0);
+    EXPECT_NE(backwards.out.find("--since must come before --until"), std::string::npos) << backwards.out;
+}
+
+TEST_F(ShardCli, BadSizesAndMarginsAreUsageErrors) {
+    for (const char* bad : {"--memory-budget 12Q", "--memory-budget -5", "--memory-budget G", "--margin-ms -1", "--shard-samples -3"}) {
+        const auto result = run("analyze " + logs + " " + bad);
+        EXPECT_NE(result.status, 0) << bad;
+        const std::string option = std::string(bad).substr(0, std::string(bad).find(' '));
+        EXPECT_NE(result.out.find(option), std::string::npos) << bad << ": " << result.out;
+        EXPECT_NE(result.out.find("see hashtrace analyze --help"), std::string::npos) << bad << ": " << result.out;
+    }
+}
+
+TEST_F(ShardCli, ThePlanSummariesAndMergeGiveWhatAnalyzeGives) {
+    const json whole = analyze("", "whole");
+    const std::string plan = (dir / "plan.json").string();
+    auto result = run("shard plan " + (dir / "logs").string() + " --shard-samples 10000 --margin-ms 100 -o " + plan);
+    ASSERT_EQ(result.status, 0) << result.out;
+    const json p = json::parse(hashtrace::test::read_file(plan));
+    ASSERT_GE(p["shards"].size(), 4u);
+    std::string summaries;
+    // Each shard from slices of the logs, cut to its window, as a worker holding them would.
+    for (std::size_t k = 0; k < p["shards"].size(); ++k) {
+        const json& s = p["shards"][k];
+        std::string slices;
+        for (std::size_t log : s["logs"].get<std::vector<std::size_t>>()) {
+            const std::string slice = (dir / ("slice-" + std::to_string(k) + "-" + std::to_string(log) + ".htlog")).string();
+            result = run("shard slice " + p["logs"][log]["path"].get<std::string>() + " --from-ns " + std::to_string(s["read_from_ns"].get<std::int64_t>()) +
+                         " --to-ns " + std::to_string(s["read_to_ns"].get<std::int64_t>()) + " -o " + slice);
+            ASSERT_EQ(result.status, 0) << result.out;
+            slices += " " + slice;
+        }
+        const std::string summary = (dir / (std::to_string(k) + ".json")).string();
+        result = run("shard summarize" + slices + " --plan " + plan + " --shard " + std::to_string(k) + " --spec " + (dir / "spec.toml").string() +
+                     " -o " + summary);
+        ASSERT_EQ(result.status, 0) << result.out;
+        summaries = " " + summary + summaries;  // in reverse: the merge puts them in order
+    }
+    const std::string merged = (dir / "merged.json").string();
+    result = run("shard merge" + summaries + " --plan " + plan + " --json " + merged);
+    ASSERT_EQ(result.status, 0) << result.out;
+    expect_same_analysis(json::parse(hashtrace::test::read_file(merged)), whole);
+    // Merged in a tree (two halves, then the halves), the same.
+    const auto k = p["shards"].size();
+    std::string low, high;
+    for (std::size_t i = 0; i < k; ++i) (i < k / 2 ? low : high) += " " + (dir / (std::to_string(i) + ".json")).string();
+    ASSERT_EQ(run("shard merge" + low + " -o " + (dir / "low.json").string()).status, 0);
+    ASSERT_EQ(run("shard merge" + high + " -o " + (dir / "high.json").string()).status, 0);
+    const std::string tree = (dir / "tree.json").string();
+    result = run("shard merge " + (dir / "high.json").string() + " " + (dir / "low.json").string() + " --plan " + plan + " --json " + tree);
+    ASSERT_EQ(result.status, 0) << result.out;
+    EXPECT_EQ(hashtrace::test::read_file(tree), hashtrace::test::read_file(merged));
+    // A shard given twice, one missing inside, one missing at an end: refused.
+    const std::string s0 = (dir / "0.json").string(), s1 = (dir / "1.json").string(), s2 = (dir / "2.json").string();
+    result = run("shard merge " + s0 + " " + s0 + " --plan " + plan);
+    EXPECT_NE(result.status, 0);
+    EXPECT_NE(result.out.find("overlap"), std::string::npos) << result.out;
+    result = run("shard merge " + s0 + " " + s2 + " --plan " + plan);
+    EXPECT_NE(result.status, 0);
+    EXPECT_NE(result.out.find("a shard missing"), std::string::npos) << result.out;
+    result = run("shard merge " + s0 + " " + s1 + " --plan " + plan);
+    EXPECT_NE(result.status, 0);
+    EXPECT_NE(result.out.find("not the plan's"), std::string::npos) << result.out;
+}
+
+}  // namespace

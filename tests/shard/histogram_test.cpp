@@ -1,0 +1,105 @@
+// The log-bucket histogram: percentiles within the stated error of the exact
+// nearest rank, merges that are additions, and its serialised buckets.
+#include "hashtrace/metrics/statistics.hpp"
+#include "hashtrace/shard/histogram.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace hashtrace::shard {
+namespace {
+
+double exact_percentile(std::vector<std::int64_t> values, double p) {
+    std::sort(values.begin(), values.end());
+    return double(values[metrics::nearest_rank_index(p, values.size())]);
+}
+
+TEST(LogHistogram, StatesTheErrorItWasAskedFor) {
+    EXPECT_LE(LogHistogram(0.001).relative_error(), 0.001);
+    EXPECT_GT(LogHistogram(0.001).relative_error(), 0.0005);  // no finer than needed
+    EXPECT_LE(LogHistogram(0.01).relative_error(), 0.01);
+    EXPECT_THROW(LogHistogram(0), std::invalid_argument);
+    EXPECT_THROW(LogHistogram(1.5), std::invalid_argument);
+}
+
+TEST(LogHistogram, SmallValuesAreExact) {
+    LogHistogram h;
+    for (int v : {0, 1, 2, 3, 500, 1000}) h.add(v);
+    EXPECT_EQ(h.percentile(1), 0);
+    EXPECT_EQ(h.percentile(50), 2);  // rank ceil(0.5 * 6) = 3
+    EXPECT_EQ(h.percentile(100), 1000);
+}
+
+TEST(LogHistogram, PercentilesWithinTheStatedErrorOnSkewedData) {
+    std::mt19937_64 rng(7);
+    std::lognormal_distribution<double> latency(std::log(2e6), 1.5);  // ns: ~2 ms, with a long tail
+    std::vector<std::int64_t> values;
+    LogHistogram h;
+    for (int i = 0; i < 200000; ++i) {
+        const auto v = static_cast<std::int64_t>(latency(rng));
+        values.push_back(v);
+        h.add(v);
+    }
+    for (double p : {0.1, 1.0, 25.0, 50.0, 90.0, 95.0, 99.0, 99.9, 100.0}) {
+        const double exact = exact_percentile(values, p);
+        EXPECT_LE(std::abs(h.percentile(p) - exact), h.relative_error() * exact) << "p" << p;
+    }
+}
+
+TEST(LogHistogram, NegativeValuesKeepTheirOrder) {
+    LogHistogram h;
+    std::vector<std::int64_t> values{-5'000'000, -3, 0, 7, 9'000'000'000};
+    for (auto v : values) h.add(v);
+    for (double p : {20.0, 40.0, 60.0, 80.0, 100.0}) {
+        const double exact = exact_percentile(values, p);
+        EXPECT_LE(std::abs(h.percentile(p) - exact), h.relative_error() * std::abs(exact)) << "p" << p;
+    }
+}
+
+TEST(LogHistogram, MergeIsAdditionWhateverTheSplit) {
+    std::mt19937_64 rng(3);
+    std::uniform_int_distribution<std::int64_t> any(-1'000'000, 50'000'000'000);
+    LogHistogram whole, a, b, c;
+    for (int i = 0; i < 30000; ++i) {
+        const std::int64_t v = any(rng);
+        whole.add(v);
+        (i % 3 == 0 ? a : i % 3 == 1 ? b : c).add(v);
+    }
+    LogHistogram left = a;
+    left.merge(b);
+    left.merge(c);
+    LogHistogram right = c;
+    right.merge(a);
+    right.merge(b);
+    EXPECT_EQ(left, whole);
+    EXPECT_EQ(right, whole);
+    EXPECT_EQ(left.count(), 30000u);
+}
+
+TEST(LogHistogram, RefusesToMergeAnotherPrecision) {
+    LogHistogram fine(0.001), coarse(0.01);
+    fine.add(5);
+    coarse.add(5);
+    EXPECT_THROW(fine.merge(coarse), std::invalid_argument);
+    EXPECT_EQ(fine.count(), 1u);
+}
+
+TEST(LogHistogram, BucketsRoundTripAndBadOnesAreRefused) {
+    LogHistogram h;
+    for (std::int64_t v : {std::int64_t{-70}, std::int64_t{0}, std::int64_t{12}, std::int64_t{123456789}, std::int64_t{987654321012}}) h.add(v, 3);
+    const auto restored = LogHistogram::from_buckets(h.sub_bucket_bits(), h.buckets());
+    EXPECT_EQ(restored, h);
+    EXPECT_EQ(restored.count(), 15u);
+    EXPECT_THROW(LogHistogram::from_buckets(h.sub_bucket_bits(), {{std::int64_t{1} << 40, 1}}), std::invalid_argument);
+    EXPECT_THROW(LogHistogram::from_buckets(40, {}), std::invalid_argument);
+}
+
+TEST(LogHistogram, EmptyGivesZero) { EXPECT_EQ(LogHistogram().percentile(99), 0); }
+
+}  // namespace
+}  // namespace hashtrace::shard

@@ -1,0 +1,283 @@
+// The sharded kernel against the whole run: a run cut into 1, 2 and 7 time
+// shards at awkward boundaries (odd nanoseconds, a tie of sample times, a
+// boundary inside a burst) gives exactly the whole run's link set, counts,
+// sums, minima and maxima, and percentiles within the histograms' error of
+// the in-memory analysis; a link longer than the margin is reported, named.
+#include "hashtrace/graph/link.hpp"
+#include "hashtrace/graph/load.hpp"
+#include "hashtrace/metrics/analysis.hpp"
+#include "hashtrace/shard/kernel.hpp"
+#include "hashtrace/shard/result.hpp"
+#include "system.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace hashtrace::shard {
+namespace {
+
+using Logs = std::vector<std::pair<std::string, std::string>>;
+constexpr std::int64_t kMarginNs = 100'000'000;  // 100 ms: the system's tail waits up to 40 ms
+
+struct Linked {
+    graph::SampleSet samples;
+    graph::Graph graph;
+};
+
+Linked load_and_link(const Logs& logs, const graph::AnalysisSpec& spec, std::int64_t from = std::numeric_limits<std::int64_t>::min(),
+                     std::int64_t to = std::numeric_limits<std::int64_t>::max()) {
+    graph::LoadOptions load;
+    load.from_ns = from;
+    load.to_ns = to;
+    Linked l{graph::load_samples_from_memory(logs, load), {}};
+    l.graph = graph::link(l.samples, spec);
+    return l;
+}
+
+std::size_t s_whole_size(const Logs& logs) {
+    std::size_t rows = 0;
+    for (const auto& [name, text] : logs) rows += std::count(text.begin(), text.end(), '\n') - 1;
+    return rows;
+}
+
+// The run cut at `cuts` (times, ascending), each shard loaded only over its window.
+ShardSummary sharded(const Logs& logs, const graph::AnalysisSpec& spec, std::int64_t first, std::int64_t last,
+                     const std::vector<std::int64_t>& cuts, std::int64_t margin = kMarginNs) {
+    std::vector<std::int64_t> bounds{first};
+    bounds.insert(bounds.end(), cuts.begin(), cuts.end());
+    bounds.push_back(last + 1);
+    ShardSummary merged;
+    for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
+        const ShardWindow w{bounds[k], bounds[k + 1], first, last, margin};
+        const Linked l = load_and_link(logs, spec, w.read_from_ns(), w.read_to_ns(0));
+        if (cuts.size() >= 2) {  // a shard of many reads well under the whole run
+            EXPECT_LT(l.samples.size(), s_whole_size(logs) * 3 / 4) << "a shard read (nearly) the whole run";
+        }
+        ShardSummary s = summarize(l.samples, l.graph, spec, w);
+        if (k == 0) merged = std::move(s);
+        else merged.append(s);
+    }
+    return merged;
+}
+
+void expect_same_distribution(const Distribution& a, const Distribution& b, const std::string& what) {
+    EXPECT_EQ(a.count, b.count) << what;
+    EXPECT_TRUE(a.sum == b.sum) << what;
+    EXPECT_TRUE(a.sum_sq == b.sum_sq) << what;
+    EXPECT_EQ(a.min, b.min) << what;
+    EXPECT_EQ(a.max, b.max) << what;
+    EXPECT_EQ(a.first, b.first) << what;
+    EXPECT_EQ(a.last, b.last) << what;
+    EXPECT_TRUE(a.diff_sum == b.diff_sum) << what;
+    EXPECT_TRUE(a.diff_sum_sq == b.diff_sum_sq) << what;
+    EXPECT_EQ(a.histogram, b.histogram) << what;
+}
+
+void expect_same(const ShardSummary& a, const ShardSummary& b) {
+    EXPECT_EQ(a.samples, b.samples);
+    EXPECT_EQ(a.edges, b.edges);
+    EXPECT_EQ(a.message_edges, b.message_edges);
+    EXPECT_EQ(a.local_edges, b.local_edges);
+    EXPECT_EQ(a.link_digest, b.link_digest);
+    EXPECT_EQ(a.unlinked_inputs, b.unlinked_inputs);
+    EXPECT_EQ(a.unconsumed_outputs, b.unconsumed_outputs);
+    EXPECT_EQ(a.first_time_ns, b.first_time_ns);
+    EXPECT_EQ(a.last_time_ns, b.last_time_ns);
+    EXPECT_TRUE(a.local_ns == b.local_ns);
+    EXPECT_TRUE(a.message_ns == b.message_ns);
+    EXPECT_TRUE(a.in_flight_ns == b.in_flight_ns);
+    EXPECT_TRUE(a.in_flight_sq_ns == b.in_flight_sq_ns);
+    EXPECT_EQ(a.in_flight_max, b.in_flight_max);
+    ASSERT_EQ(a.intervals.size(), b.intervals.size());
+    for (std::size_t i = 0; i < a.intervals.size(); ++i) expect_same_distribution(a.intervals[i].latency, b.intervals[i].latency, a.intervals[i].name);
+    expect_same_distribution(a.m11, b.m11, "M11");
+    ASSERT_EQ(a.matrix.size(), b.matrix.size());
+    for (const auto& [key, cell] : a.matrix) {
+        const MatrixCell& other = b.matrix.at(key);
+        EXPECT_EQ(cell.count, other.count) << key.first << "->" << key.second;
+        EXPECT_TRUE(cell.sum_ns == other.sum_ns) << key.first << "->" << key.second;
+        EXPECT_EQ(cell.max_ns, other.max_ns) << key.first << "->" << key.second;
+    }
+    EXPECT_EQ(a.nodes, b.nodes);
+    EXPECT_EQ(a.instances, b.instances);
+}
+
+class ShardedKernel : public ::testing::Test {
+protected:
+    void SetUp() override {
+        logs = testing::system_logs({});
+        spec = graph::parse_spec(testing::kSystemSpec, "system.toml");
+        whole = load_and_link(logs, spec);
+        first = whole.samples.time_ns.front();
+        last = whole.samples.time_ns.back();
+        whole_summary = summarize(whole.samples, whole.graph, spec, {first, last + 1, first, last, kMarginNs});
+    }
+    // Awkward boundaries: odd nanoseconds, one at a sample's own time (its ties stay together), one in a burst.
+    std::vector<std::int64_t> cuts(int count) const {
+        std::vector<std::int64_t> out;
+        for (int k = 1; k < count; ++k) out.push_back(first + (last - first) * k / count + 7919 * k);
+        if (count > 2) out[1] = whole.samples.time_ns[whole.samples.size() / 3];
+        return out;
+    }
+
+    Logs logs;
+    graph::AnalysisSpec spec;
+    Linked whole;
+    std::int64_t first = 0, last = 0;
+    ShardSummary whole_summary;
+};
+
+TEST_F(ShardedKernel, TheSystemIsNotTrivial) {
+    EXPECT_GT(whole_summary.samples, 40000u);
+    EXPECT_GT(whole_summary.message_edges, 20000u);
+    EXPECT_GT(whole_summary.local_edges, 10000u);
+    for (const auto& i : whole_summary.intervals) EXPECT_GT(i.latency.count, 7000u) << i.name;
+    EXPECT_EQ(whole_summary.matrix.size(), 3u);  // from the source's roots (its notes, its first tick) to each other node
+    EXPECT_TRUE(whole_summary.margin.held());
+}
+
+TEST_F(ShardedKernel, OneTwoAndSevenShardsGiveTheWholeRunExactly) {
+    for (int count : {1, 2, 7}) {
+        SCOPED_TRACE(count);
+        const ShardSummary merged = sharded(logs, spec, first, last, cuts(count));
+        EXPECT_EQ(merged.shards, std::uint64_t(count));
+        expect_same(merged, whole_summary);
+        EXPECT_TRUE(merged.margin.held());
+        EXPECT_EQ(merged.margin.inputs_beyond_margin(), 0u);
+    }
+}
+
+TEST_F(ShardedKernel, MergingInATreeEqualsAChain) {
+    const auto bounds = cuts(4);
+    std::vector<ShardSummary> parts;
+    std::vector<std::int64_t> all{first};
+    all.insert(all.end(), bounds.begin(), bounds.end());
+    all.push_back(last + 1);
+    for (std::size_t k = 0; k + 1 < all.size(); ++k) {
+        const ShardWindow w{all[k], all[k + 1], first, last, kMarginNs};
+        const Linked l = load_and_link(logs, spec, w.read_from_ns(), w.read_to_ns(0));
+        parts.push_back(summarize(l.samples, l.graph, spec, w));
+    }
+    ShardSummary left = parts[0], right = parts[2];
+    left.append(parts[1]);
+    right.append(parts[3]);
+    left.append(right);
+    expect_same(left, whole_summary);
+}
+
+TEST_F(ShardedKernel, TheWholeRunSummaryIsTheInMemoryAnalysis) {
+    metrics::MetricOptions options;
+    options.keep_values = true;
+    const metrics::AnalysisResult memory = metrics::analyze(whole.samples, whole.graph, spec, options);
+    const metrics::AnalysisResult merged = to_result(sharded(logs, spec, first, last, cuts(7)), RunIndex{});
+    EXPECT_EQ(merged.samples, memory.samples);
+    EXPECT_EQ(merged.edges, memory.edges);
+    EXPECT_EQ(merged.message_edges, memory.message_edges);
+    EXPECT_EQ(merged.unlinked_inputs, memory.unlinked_inputs);
+    EXPECT_EQ(merged.unconsumed_outputs, memory.unconsumed_outputs);
+    EXPECT_EQ(merged.window_s, memory.window_s);
+    // M3, M8 and M12 come from the same exact integers by the same formulas.
+    EXPECT_EQ(merged.m3.mean, memory.m3.mean);
+    EXPECT_EQ(merged.m3.sd, memory.m3.sd);
+    EXPECT_EQ(merged.m3.max, memory.m3.max);
+    EXPECT_EQ(merged.m8, memory.m8);
+    EXPECT_EQ(merged.m12, memory.m12);
+    const double error = whole_summary.m11.histogram.relative_error();
+    auto expect_close = [&](const metrics::Summary& got, const metrics::Summary& exact, std::span<const double> values, const std::string& what) {
+        EXPECT_EQ(got.count, exact.count) << what;
+        EXPECT_EQ(got.min, exact.min) << what;
+        EXPECT_EQ(got.max, exact.max) << what;
+        double sum = 0;  // the exact sum of the whole nanoseconds, against the shards' integers
+        for (double v : values) sum += double(std::llround(v * 1e6));
+        EXPECT_NEAR(got.mean, sum / double(values.size()) / 1e6, 1e-12) << what;
+        EXPECT_NEAR(got.mean, exact.mean, 1e-9 * std::abs(exact.mean)) << what;
+        EXPECT_NEAR(got.sd, exact.sd, 1e-9 * exact.sd + 1e-12) << what;
+        EXPECT_NEAR(got.jitter, exact.jitter, 1e-9 * exact.jitter + 1e-12) << what;
+        EXPECT_LE(std::abs(got.p50 - exact.p50), error * std::abs(exact.p50)) << what;
+        EXPECT_LE(std::abs(got.p95 - exact.p95), error * std::abs(exact.p95)) << what;
+        EXPECT_LE(std::abs(got.p99 - exact.p99), error * std::abs(exact.p99)) << what;
+    };
+    expect_close(merged.m11_ms, memory.m11_ms, memory.m11_values_ms, "M11");
+    ASSERT_EQ(merged.intervals.size(), memory.intervals.size());
+    for (std::size_t i = 0; i < merged.intervals.size(); ++i)
+        expect_close(merged.intervals[i].latency_ms, memory.intervals[i].latency_ms, memory.intervals[i].values_ms, memory.intervals[i].name);
+    ASSERT_EQ(merged.node_latency.size(), memory.node_latency.size());
+    for (std::size_t i = 0; i < merged.node_latency.size(); ++i) {
+        EXPECT_EQ(merged.node_latency[i].from, memory.node_latency[i].from);
+        EXPECT_EQ(merged.node_latency[i].to, memory.node_latency[i].to);
+        EXPECT_EQ(merged.node_latency[i].count, memory.node_latency[i].count);
+        EXPECT_EQ(merged.node_latency[i].max_ms, memory.node_latency[i].max_ms);
+        EXPECT_NEAR(merged.node_latency[i].mean_ms, memory.node_latency[i].mean_ms, 1e-9 * memory.node_latency[i].mean_ms);
+    }
+}
+
+std::uint64_t whole_unlinked(const Linked& l) {
+    std::uint64_t n = 0;
+    for (graph::SampleIndex v = 0; v < l.samples.size(); ++v) n += l.samples.input[v] != graph::kNoHash && l.graph.in_degree(v) == 0;
+    return n;
+}
+
+TEST(ShardedKernelMargin, ALinkLongerThanTheMarginIsReportedWithItsTracepoint) {
+    const Logs logs = testing::system_logs({.long_links = 2, .long_link_s = 0.3});
+    const auto spec = graph::parse_spec(testing::kSystemSpec, "system.toml");
+    const Linked whole = load_and_link(logs, spec);
+    const std::int64_t first = whole.samples.time_ns.front(), last = whole.samples.time_ns.back();
+    // A cut 0.25 s after the first long message was sent: its producer lies
+    // before the next shard's margin, its consumer 0.05 s into that shard.
+    std::int64_t sent = 0;
+    for (graph::SampleIndex v = 0; v < whole.samples.size(); ++v)
+        for (const graph::Edge& e : whole.graph.out(v))
+            if (!sent && whole.samples.label(e.to) == "Router/Forward" && whole.samples.time_ns[e.to] - whole.samples.time_ns[v] > 200'000'000)
+                sent = whole.samples.time_ns[v];
+    ASSERT_NE(sent, 0);
+    const ShardSummary merged = sharded(logs, spec, first, last, {sent + 250'000'000});
+    EXPECT_FALSE(merged.margin.held());
+    EXPECT_GE(merged.margin.longest_link_ns, 300'000'000);
+    // The cut's unlinked input is counted (and nothing whose producer is in reach: the whole run has 0 of them unlinked).
+    EXPECT_GE(merged.margin.inputs_beyond_margin(), 1u);
+    EXPECT_EQ(merged.margin.beyond_by_tracepoint().count("Router/Forward"), 1u);
+    EXPECT_EQ(merged.unlinked_inputs - whole_unlinked(whole), merged.margin.beyond_by_tracepoint().at("Router/Forward"));
+    const auto warnings = margin_warnings(merged);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("Router/Forward"), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[0].find("would have covered them"), std::string::npos) << warnings[0];
+    // With a margin that covers it, the same cut is exact again.
+    const ShardSummary wide = sharded(logs, spec, first, last, {sent + 250'000'000}, 400'000'000);
+    const ShardSummary reference = summarize(whole.samples, whole.graph, spec, {first, last + 1, first, last, 400'000'000});
+    EXPECT_TRUE(wide.margin.held());
+    expect_same(wide, reference);
+}
+
+TEST(ShardSummaryJson, RoundTripsAndRefusesWhatItCannotRead) {
+    const Logs logs = testing::system_logs({.ticks = 500});
+    const auto spec = graph::parse_spec(testing::kSystemSpec, "system.toml");
+    const Linked whole = load_and_link(logs, spec);
+    const std::int64_t first = whole.samples.time_ns.front(), last = whole.samples.time_ns.back();
+    const ShardSummary s = summarize(whole.samples, whole.graph, spec, {first, last + 1, first, last, kMarginNs});
+    const ShardSummary back = from_json(to_json(s));
+    expect_same(back, s);
+    EXPECT_EQ(to_json(back), to_json(s));
+    EXPECT_THROW(from_json("{}"), std::invalid_argument);
+    EXPECT_THROW(from_json("not json"), std::invalid_argument);
+    std::string other_version = to_json(s);
+    other_version.replace(other_version.find("\"hashtrace_shard_summary\":1"), 27, "\"hashtrace_shard_summary\":9");
+    try {
+        from_json(other_version);
+        FAIL() << "a summary of another format was read";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("another version"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ShardSummaryAppend, RefusesShardsOfAnotherSpec) {
+    ShardSummary a, b;
+    a.intervals.push_back({"x", "A/a", "B/b", graph::IntervalKind::process, Distribution()});
+    EXPECT_THROW(a.append(b), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hashtrace::shard
