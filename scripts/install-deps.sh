@@ -11,7 +11,7 @@ packages=(
   linuxptp libgpiod-dev gpiod iproute2 iputils-ping
   libzxing-dev libopencv-dev
   clang libclang-rt-14-dev
-  python3 python3-pandas sqlite3
+  python3 python3-pandas python3-distributed sqlite3
   mono-mcs mono-devel python3-dev python3-pip
   protobuf-compiler chromium nlohmann-json3-dev
 )

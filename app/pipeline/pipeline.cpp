@@ -59,18 +59,14 @@ void return_large_blocks_to_the_kernel() {
 #endif
 }
 
-// The other way, for commands measured by their time (critical-path,
-// whatif): every block from the heap and none handed back, so what one stage
-// frees the next reuses without fresh pages for the kernel to zero (a large
-// share of their CPU: docs/benchmarks.md), for a few MB more at the peak.
+}  // namespace
+
 void keep_freed_blocks_for_reuse() {
 #ifdef __GLIBC__
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 #endif
 }
-
-}  // namespace
 
 const char* const kPipelineOptionsHelp =
     "  --spec FILE          analysis spec (TOML, docs/analysis.md): allowed pairs and intervals\n"

@@ -40,6 +40,15 @@ struct PipelineOptions {
     bool budget_checked = false;  // the caller planned with the run's index already (analyze)
 };
 
+// The other way than the loading stage's default (large blocks handed back
+// to the kernel when freed), for commands measured by their time
+// (critical-path, whatif) and for the time shards, which free and allocate
+// the same sizes shard after shard: every block from the heap and none
+// handed back, so what one stage or shard frees the next reuses without
+// fresh pages for the kernel to zero (a large share of their CPU:
+// docs/benchmarks.md), for a few MB more at the peak.
+void keep_freed_blocks_for_reuse();
+
 // Reads --spec, --tolerance-ms, --keep-all, --lenient, --threads, --quiet, --timings,
 // --since, --until, --memory-budget.
 PipelineOptions read_pipeline_options(Args& args);

@@ -139,6 +139,7 @@ void refuse_unsharded_options(const std::vector<std::pair<const char*, bool>>& g
 
 metrics::AnalysisResult sharded_analysis_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec, const PipelineOptions& pipeline,
                                                const ShardingOptions& sharding) {
+    keep_freed_blocks_for_reuse();
     shard::ShardOptions options;
     options.tolerance_ns = std::llround(pipeline.tolerance_ms * 1e6);
     options.lenient = pipeline.lenient;

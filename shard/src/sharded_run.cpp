@@ -37,7 +37,9 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
     auto window = [&](const TimeRange& r) { return ShardWindow{r.from_ns, r.to_ns, run.first_ns, run.last_ns, out.margin_ns}; };
     for (std::size_t k = 0; k < shards.size(); ++k) {
         ShardSummary s = summarize_window(files, run, spec, window(shards[k]), options, k == 0 ? inspect : nullptr);
-        if (k == 0 && margin_ns <= 0 && 2 * s.margin.needed_ns() > out.margin_ns && 2 * s.margin.needed_ns() <= max_margin_ns) {
+        // A run of one shard reads all of it: no margin to widen.
+        if (k == 0 && shards.size() > 1 && margin_ns <= 0 && 2 * s.margin.needed_ns() > out.margin_ns &&
+            2 * s.margin.needed_ns() <= max_margin_ns) {
             out.margin_ns = 2 * s.margin.needed_ns();
             out.margin_widened = true;
             s = summarize_window(files, run, spec, window(shards[k]), options);
