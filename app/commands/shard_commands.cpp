@@ -10,8 +10,7 @@
 // `hashtrace analyze` runs the same kernel in one process when a run does
 // not fit its memory budget.
 #include "command.hpp"
-#include "hashtrace/logio/reader.hpp"
-#include "hashtrace/logio/writer.hpp"
+#include "hashtrace/logio/slice.hpp"
 #include "hashtrace/metrics/render.hpp"
 #include "hashtrace/shard/result.hpp"
 #include "hashtrace/shard/sharded_run.hpp"
@@ -89,21 +88,20 @@ int run_plan(cli::Args& args) {
 }
 
 constexpr const char* kSliceUsage =
-    "usage: hashtrace shard slice LOG --from-ns A --to-ns B -o OUT\n"
-    "  Writes the samples of LOG with times in [A, B) (ns since the epoch) as a binary log OUT, with every\n"
-    "  tracepoint and thread LOG defines: what one shard's window needs of a log held on this machine.\n";
+    "usage: hashtrace shard slice LOG --from-ns A --to-ns B -o OUT [--lenient]\n"
+    "  Writes what a reader of the times [A, B) (ns since the epoch) needs of LOG as a log OUT, with every\n"
+    "  tracepoint and thread LOG defines: what one shard's window needs of a log held on this machine. A\n"
+    "  binary log of format 3 is cut by blocks, copied as they are; others are decoded and written anew.\n";
 
 int run_slice(cli::Args& args) {
-    logio::ReadOptions range;
-    range.from_ns = args.integer("--from-ns", std::numeric_limits<long long>::min());
-    range.to_ns = args.integer("--to-ns", std::numeric_limits<long long>::max());
-    range.lenient = args.flag("--lenient");
+    const std::int64_t from = args.integer("--from-ns", std::numeric_limits<long long>::min());
+    const std::int64_t to = args.integer("--to-ns", std::numeric_limits<long long>::max());
+    const bool lenient = args.flag("--lenient");
     const auto out = args.option("-o");
     const auto inputs = args.positionals();
     args.finish();
     if (inputs.size() != 1 || !out) throw cli::UsageError("give one LOG and -o OUT");
-    const logio::SampleLog log = logio::load_log(inputs[0], range);
-    logio::write_log(*out, logio::LogFormat::binary, log);
+    logio::slice_log(inputs[0], *out, from, to, lenient);
     return 0;
 }
 

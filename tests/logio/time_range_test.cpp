@@ -4,6 +4,7 @@
 // spans cover every sample once and its report is a whole read's.
 #include <hashtrace/logio/log_index.hpp>
 #include <hashtrace/logio/reader.hpp>
+#include <hashtrace/logio/slice.hpp>
 #include <hashtrace/logio/writer.hpp>
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@ using namespace hashtrace::logio;
 namespace {
 
 constexpr std::int64_t kStart = 1'700'000'000'000'000'000;
+constexpr int kSamples = 300000;  // several of the tools' writer's 1 MiB blocks
 
 // Two tracepoints, the second defined only after 5000 samples; times jump
 // back now and then (threads flushed out of order); a drop record.
@@ -27,7 +29,7 @@ fs::path write_log(LogFormat format, const std::string& name) {
     const std::uint32_t send = writer->add_tracepoint({"Chai", "1", "Send", "id", "id", hashtrace::HashFunction::md5});
     std::uint32_t late = 0;
     std::mt19937 rng(5);
-    for (int i = 0; i < 20000; ++i) {
+    for (int i = 0; i < kSamples; ++i) {
         if (i == 5000) late = writer->add_tracepoint({"Chai", "1", "Late", "id", "id", hashtrace::HashFunction::md5});
         SampleRecord s;
         s.time_ns = kStart + std::int64_t{i} * 1000 - (i % 97 == 0 ? 50'000 : 0) + static_cast<std::int64_t>(rng() % 500);
@@ -71,6 +73,27 @@ TEST_P(TimeRange, DeliversExactlyTheSamplesOfTheRangeWithEveryDefinition) {
     }
 }
 
+TEST_P(TimeRange, ASliceReadsInItsRangeAsTheLogDoes) {
+    const fs::path slice = fs::path(file).replace_extension(".slice.htlog");
+    ReadOptions range;
+    range.from_ns = kStart + 150'000'000;  // mid-run: the first block (definitions) and the last (the end) come too
+    range.to_ns = kStart + 152'500'000;
+    const std::uint64_t bytes = slice_log(file, slice, range.from_ns, range.to_ns);
+    EXPECT_EQ(bytes, fs::file_size(slice));
+    if (GetParam() == LogFormat::binary) {
+        EXPECT_LT(bytes, fs::file_size(file) / 2);  // cut by blocks
+    }
+    const SampleLog from_slice = load_log(slice, range), from_log = load_log(file, range);
+    ASSERT_EQ(from_slice.samples.size(), from_log.samples.size());
+    for (std::size_t i = 0; i < from_log.samples.size(); ++i) {
+        EXPECT_EQ(from_slice.samples[i].time_ns, from_log.samples[i].time_ns);
+        EXPECT_EQ(from_slice.samples[i].output_hash, from_log.samples[i].output_hash);
+    }
+    EXPECT_EQ(from_slice.tracepoints.size(), 2u);
+    EXPECT_TRUE(from_slice.report.clean_close);  // the end record's block comes along
+    fs::remove(slice);
+}
+
 TEST_P(TimeRange, TheSameFromMemory) {
     std::ifstream in(file, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -83,7 +106,7 @@ TEST_P(TimeRange, TheSameFromMemory) {
     range.from_ns = kStart + 1'000'000;
     range.to_ns = kStart + 2'000'000;
     const ReadReport report = read_log(bytes, file.string(), part, range);
-    EXPECT_EQ(all.n, 20000u);
+    EXPECT_EQ(all.n, std::uint64_t(kSamples));
     EXPECT_GT(part.n, 900u);
     EXPECT_LT(part.n, 1100u);
     EXPECT_EQ(report.samples, part.n);
