@@ -532,7 +532,7 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     // What linking freed into the page pool (its lists; the hash ids a
     // caller dropped) would stay resident under the metrics' buffers, which
     // come from the heap.
-    graph::release_pooled_memory();
+    if (options.release_pooled_memory) graph::release_pooled_memory();
     AnalysisResult r;
     count_run(s, g, r);
     std::vector<detail::TracepointSet> from_sets, to_sets;

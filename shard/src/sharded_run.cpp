@@ -25,6 +25,7 @@ ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, c
     metrics::MetricOptions measure;
     measure.threads = options.threads;
     measure.reach_search_budget = options.reach_search_budget;
+    measure.release_pooled_memory = false;  // the next shard reuses them
     return summarize(samples, graph, spec, window, measure);
 }
 

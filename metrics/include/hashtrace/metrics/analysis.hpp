@@ -42,6 +42,11 @@ struct MetricOptions {
     // (twice the samples). Both give the same answers; tests force each way.
     std::size_t reach_search_budget = 0;
     std::optional<Share> share;  // none: the whole run is analysed
+    // Hand the page pool's free regions (what linking freed) back to the
+    // kernel before measuring, so that they do not stay resident under the
+    // metrics' buffers. Time shards keep them: the next shard's columns take
+    // them without fresh pages for the kernel to zero.
+    bool release_pooled_memory = true;
 };
 
 struct IntervalResult {
