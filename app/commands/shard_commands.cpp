@@ -56,6 +56,7 @@ constexpr const char* kPlanUsage =
     "  JSON with the logs, their health, and each shard's time range, the window it reads and the logs in it.\n"
     "  --shard-samples N    shards of about N samples; or --memory-budget SIZE: shards that fit in SIZE\n"
     "  --margin-ms X        the window's margin on either side (default 1000)\n"
+    "  --tolerance-ms X     the linking tolerance (clock error) every shard links with; default 0\n"
     "  --lenient            skip malformed records and count them\n"
     "  -o FILE              write the plan to FILE (default: standard output)\n";
 
@@ -108,10 +109,21 @@ int run_slice(cli::Args& args) {
 constexpr const char* kSummarizeUsage =
     "usage: hashtrace shard summarize LOGS... --plan PLAN --shard K [--spec FILE] [-o FILE]\n"
     "  Summarises shard K of the plan (0 = the first) from LOGS (the plan's logs, or slices of them holding\n"
-    "  the shard's window, given in the plan's order): JSON that `hashtrace shard merge` adds up.\n";
+    "  the shard's window, given in the plan's order): JSON that `hashtrace shard merge` adds up. The\n"
+    "  window, the margin and the linking tolerance are the plan's.\n"
+    "  --spec FILE          analysis spec (TOML): allowed pairs and intervals\n"
+    "  --lenient            skip malformed log records and count them; unmatched spec selectors warn\n"
+    "  --threads N          threads (default: all cores)\n"
+    "  --quiet              accepted as the other analysis commands accept it (no progress line is drawn)\n";
 
 int run_summarize(cli::Args& args) {
-    const auto pipeline = cli::read_pipeline_options(args);
+    cli::PipelineOptions pipeline;
+    pipeline.spec_file = args.option("--spec");
+    pipeline.lenient = args.flag("--lenient");
+    const long long threads = args.integer("--threads", 0);
+    if (threads < 0 || threads > 256) throw cli::UsageError("--threads must be between 0 and 256");
+    pipeline.threads = static_cast<unsigned>(threads);
+    args.flag("--quiet");  // taken as the analysis commands take it: this one draws no progress line
     const auto plan_path = args.option("--plan");
     const long long k = args.integer("--shard", -1);
     const auto out = args.option("-o");
@@ -198,6 +210,5 @@ int run_merge(cli::Args& args) {
 
 HASHTRACE_COMMAND("shard plan", "cut a run into time shards for analysis elsewhere (JSON)", run_plan, kPlanUsage);
 HASHTRACE_COMMAND("shard slice", "write the samples of a log within a time range as a log", run_slice, kSliceUsage);
-HASHTRACE_COMMAND("shard summarize", "summarise one time shard of a plan (JSON)", run_summarize, kSummarizeUsage,
-                  hashtrace::cli::kPipelineOptionsHelp);
+HASHTRACE_COMMAND("shard summarize", "summarise one time shard of a plan (JSON)", run_summarize, kSummarizeUsage);
 HASHTRACE_COMMAND("shard merge", "merge the shards' summaries into the analysis of the whole run", run_merge, kMergeUsage);
