@@ -125,8 +125,14 @@ std::optional<ShardPlan> plan_stage(const std::vector<std::filesystem::path>& fi
                    size_text(pipeline.memory_budget) + (pipeline.budget_given ? "" : " (a quarter of this machine's memory; --memory-budget)");
     } else plan.why = "--shard-samples " + std::to_string(shard_samples);
     plan.shards = shard::cut_shards(plan.run, shard_samples);
-    // Both margins together may take as many samples as the shard itself, at the run's mean rate.
-    plan.max_margin_ns = static_cast<std::int64_t>(std::min(1e18, double(shard_samples) / 2 / (double(plan.run.samples) / seconds) * 1e9));
+    // The widest margin the budget holds, at the run's mean rate: beside a
+    // shard sized by the budget, half the shard on both sides together (the
+    // budget's 100 bytes a sample keep that much room over the ~50 a
+    // shard takes); beside one of --shard-samples, what the budget holds
+    // beyond it.
+    const double rate = double(plan.run.samples) / seconds;
+    const double room = sharding.shard_samples ? (double(fits) - double(shard_samples)) / 2 : double(shard_samples) / 4;
+    plan.max_margin_ns = static_cast<std::int64_t>(std::clamp(room / rate * 1e9, 0.0, 1e18));
     return plan;
 }
 

@@ -51,7 +51,7 @@ struct ShardPlan {
     shard::RunIndex run;
     std::vector<shard::TimeRange> shards;
     std::uint64_t budget = 0;
-    std::int64_t max_margin_ns = 0;  // the widest margin whose samples the budget holds beside a shard
+    std::int64_t max_margin_ns = 0;  // the widest margin whose samples the budget holds beside a shard (plan_stage)
     std::string why;  // one line for the output: why the run was sharded
 };
 

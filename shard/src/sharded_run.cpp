@@ -38,12 +38,16 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
     auto window = [&](const TimeRange& r) { return ShardWindow{r.from_ns, r.to_ns, run.first_ns, run.last_ns, out.margin_ns}; };
     for (std::size_t k = 0; k < shards.size(); ++k) {
         ShardSummary s = summarize_window(files, run, spec, window(shards[k]), options, k == 0 ? inspect : nullptr);
-        // A run of one shard reads all of it: no margin to widen.
+        // A run of one shard reads all of it: no margin to widen. The first
+        // shard is summarised again only when what it saw exceeded the
+        // margin it had; within it, it was exact, and the wider margin is
+        // for the shards after it.
         if (k == 0 && shards.size() > 1 && margin_ns <= 0 && 2 * s.margin.needed_ns() > out.margin_ns &&
             2 * s.margin.needed_ns() <= max_margin_ns) {
+            const bool exceeded = s.margin.needed_ns() > out.margin_ns;
             out.margin_ns = 2 * s.margin.needed_ns();
             out.margin_widened = true;
-            s = summarize_window(files, run, spec, window(shards[k]), options);
+            if (exceeded) s = summarize_window(files, run, spec, window(shards[k]), options);
         }
         if (k == 0) out.summary = std::move(s);
         else out.summary.append(s);

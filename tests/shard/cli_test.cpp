@@ -23,8 +23,9 @@ hashtrace::test::CommandResult run(const std::string& arguments) {
 
 class ShardCli : public ::testing::Test {
 protected:
-    void SetUp() override {
-        for (const auto& [name, text] : hashtrace::shard::testing::system_logs({})) {
+    void SetUp() override { write_system({}); }
+    void write_system(const hashtrace::shard::testing::SystemOptions& options) {
+        for (const auto& [name, text] : hashtrace::shard::testing::system_logs(options)) {
             std::ofstream(dir / name) << text;
             const std::string binary = (dir / "logs" / fs::path(name).replace_extension(".htlog")).string();
             fs::create_directories(dir / "logs");
@@ -83,6 +84,19 @@ TEST_F(ShardCli, ForcedShardsGiveTheWholeRunsTables) {
     EXPECT_EQ(sharded["sharding"]["inputs_beyond_margin"], 0);
     EXPECT_LE(sharded["sharding"]["percentile_relative_error"].get<double>(), 0.001);
     EXPECT_NE(last_output.find("analysed in"), std::string::npos) << last_output;
+    expect_same_analysis(sharded, whole);
+}
+
+// Links of 0.7 s: the first shard sees them under the default margin (1 s),
+// which widens to 1.4 s for the shards after it; the first, exact under the
+// margin it had, is not summarised again, and the whole stays exact.
+TEST_F(ShardCli, TheDefaultMarginWidensFromWhatTheFirstShardSaw) {
+    write_system({.long_links = 3, .long_link_s = 0.7});
+    const json whole = analyze("", "whole");
+    const json sharded = analyze("--shard-samples 7000", "sharded");
+    EXPECT_NE(last_output.find("the margin was widened to 14"), std::string::npos) << last_output;  // twice the ~0.70 s seen
+    EXPECT_EQ(sharded["sharding"]["margin_held"], true);
+    EXPECT_EQ(sharded["sharding"]["inputs_beyond_margin"], 0);
     expect_same_analysis(sharded, whole);
 }
 
