@@ -345,7 +345,12 @@ TEST_F(SampleSystem, DemoRunsEveryConfigurationComparesThemAndNamesTheBuggyLink)
     EXPECT_GT(predicted_ms, baseline_ms) << text;  // a slower stage: the model says later, as the run does
     EXPECT_GT(real_ms, baseline_ms) << text;
     EXPECT_NEAR(error_percent, (predicted_ms - real_ms) / real_ms * 100, 0.1) << text;
-    EXPECT_LT(std::abs(error_percent), 30) << text;  // two short real runs: their own spread is part of it
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    // Two short real runs: their own spread is part of it. Under a sanitizer
+    // the nodes run several times slower, and a change that saturates a loop
+    // at full speed tells nothing about the model.
+    EXPECT_LT(std::abs(error_percent), 30) << text;
+#endif
     EXPECT_TRUE(fs::exists(out / "local-router-render-slower" / "analysis.json"));
     std::ifstream table(out / "table5.md");
     const std::string markdown((std::istreambuf_iterator<char>(table)), std::istreambuf_iterator<char>());
