@@ -4,7 +4,6 @@
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
 #include "hashtrace/infer/evidence.hpp"
 #include "hashtrace/metrics/analysis.hpp"
-#include "hashtrace/metrics/render.hpp"
 #include "html_report_option.hpp"
 #include "output.hpp"
 #include "pipeline.hpp"
@@ -32,9 +31,7 @@ constexpr const char* kUsage =
 int run_analyze(hashtrace::cli::Args& args) {
     using namespace hashtrace;
     auto pipeline = cli::read_pipeline_options(args);
-    const auto json = args.option("--json");
-    const auto markdown = args.option("--markdown");
-    const auto csv = args.option("--csv");
+    const auto files = cli::read_result_files(args);
     const auto html = cli::read_html_option(args);
     metrics::MetricOptions measure;
     measure.keep_all_targets = args.flag("--keep-all-targets");
@@ -60,10 +57,7 @@ int run_analyze(hashtrace::cli::Args& args) {
         timings.mark("index");
         const auto result = cli::sharded_analysis_stage(*plan, spec, pipeline, sharding);
         timings.mark("shards");
-        std::fputs(metrics::render_table(result).c_str(), stdout);
-        if (json) cli::write_file(*json, metrics::render_json(result));
-        if (markdown) cli::write_file(*markdown, metrics::render_markdown(result));
-        if (csv) cli::write_file(*csv, metrics::render_csv(result));
+        cli::output_stage(result, files);
         timings.mark("output");
         timings.print();
         return 0;
@@ -102,10 +96,7 @@ int run_analyze(hashtrace::cli::Args& args) {
     }
     timings.mark("metrics");
 
-    std::fputs(metrics::render_table(result).c_str(), stdout);
-    if (json) cli::write_file(*json, metrics::render_json(result));
-    if (markdown) cli::write_file(*markdown, metrics::render_markdown(result));
-    if (csv) cli::write_file(*csv, metrics::render_csv(result));
+    cli::output_stage(result, files);
     if (html) cli::write_html_report(*html, samples, graph, spec, result, evidence ? &*evidence : nullptr, pipeline.threads);
     timings.mark("output");
     timings.print();

@@ -11,7 +11,6 @@
 // not fit its memory budget.
 #include "command.hpp"
 #include "hashtrace/logio/slice.hpp"
-#include "hashtrace/metrics/render.hpp"
 #include "hashtrace/shard/result.hpp"
 #include "hashtrace/shard/sharded_run.hpp"
 #include "output.hpp"
@@ -61,12 +60,9 @@ constexpr const char* kPlanUsage =
     "  -o FILE              write the plan to FILE (default: standard output)\n";
 
 int run_plan(cli::Args& args) {
-    auto sharding = cli::read_sharding_options(args);
+    const auto sharding = cli::read_sharding_options(args);
     cli::PipelineOptions pipeline;
-    if (const auto budget = args.option("--memory-budget")) {
-        pipeline.memory_budget = cli::parse_size(*budget, "--memory-budget");
-        pipeline.budget_given = true;
-    } else pipeline.memory_budget = cli::default_memory_budget();
+    cli::read_memory_budget(args, pipeline);
     const double tolerance_ms = args.number("--tolerance-ms", 0.0);
     const bool lenient = args.flag("--lenient");
     const auto out = args.option("-o");
@@ -77,11 +73,7 @@ int run_plan(cli::Args& args) {
     pipeline.lenient = lenient;
     pipeline.tolerance_ms = tolerance_ms;
     if (sharding.shard_samples == 0 && !pipeline.budget_given) throw cli::UsageError("give --shard-samples or --memory-budget");
-    auto plan = cli::plan_stage(cli::find_log_files(inputs), sharding, pipeline);
-    if (!plan) {  // it fits the budget: one shard
-        sharding.shard_samples = std::numeric_limits<std::uint64_t>::max();
-        plan = cli::plan_stage(cli::find_log_files(inputs), sharding, pipeline);
-    }
+    const auto plan = cli::plan_stage(cli::find_log_files(inputs), sharding, pipeline, /*may_run_whole=*/false);
     cli::report_input_health(plan->run);
     write_or_print(out, shard::to_json({plan->run, plan->shards, sharding.margin_ns > 0 ? sharding.margin_ns : shard::kDefaultMarginNs,
                                         std::llround(tolerance_ms * 1e6)}));
@@ -182,7 +174,7 @@ void check_covers(const shard::ShardSummary& merged, const shard::PlanFile& plan
 
 int run_merge(cli::Args& args) {
     const auto plan_path = args.option("--plan");
-    const auto json = args.option("--json"), markdown = args.option("--markdown"), csv = args.option("--csv");
+    const auto files = cli::read_result_files(args);
     const auto out = args.option("-o");
     const auto inputs = args.positionals();
     args.finish();
@@ -196,13 +188,7 @@ int run_merge(cli::Args& args) {
     }
     const shard::PlanFile plan = read_plan(*plan_path);
     check_covers(merged, plan);
-    metrics::AnalysisResult result = shard::to_result(merged, plan.run);
-    result.warnings = shard::margin_warnings(merged);
-    result.extra.push_back(shard::sharding_section(merged));
-    std::fputs(metrics::render_table(result).c_str(), stdout);
-    if (json) cli::write_file(*json, metrics::render_json(result));
-    if (markdown) cli::write_file(*markdown, metrics::render_markdown(result));
-    if (csv) cli::write_file(*csv, metrics::render_csv(result));
+    cli::output_stage(shard::to_result(merged, plan.run), files);
     return 0;
 }
 

@@ -4,6 +4,8 @@
 
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
 #include "hashtrace/logio/reader.hpp"
+#include "hashtrace/metrics/render.hpp"
+#include "output.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -95,11 +97,23 @@ PipelineOptions read_pipeline_options(Args& args) {
     o.timings = args.flag("--timings");
     o.since = args.option("--since");
     o.until = args.option("--until");
-    if (const auto budget = args.option("--memory-budget")) {
-        o.memory_budget = parse_size(*budget, "--memory-budget");
-        o.budget_given = true;
-    } else o.memory_budget = default_memory_budget();
+    read_memory_budget(args, o);
     return o;
+}
+
+void read_memory_budget(Args& args, PipelineOptions& options) {
+    const auto budget = args.option("--memory-budget");
+    options.budget_given = budget.has_value();
+    options.memory_budget = budget ? parse_size(*budget, "--memory-budget") : default_memory_budget();
+}
+
+ResultFiles read_result_files(Args& args) { return {args.option("--json"), args.option("--markdown"), args.option("--csv")}; }
+
+void output_stage(const metrics::AnalysisResult& result, const ResultFiles& files) {
+    std::fputs(metrics::render_table(result).c_str(), stdout);
+    if (files.json) write_file(*files.json, metrics::render_json(result));
+    if (files.markdown) write_file(*files.markdown, metrics::render_markdown(result));
+    if (files.csv) write_file(*files.csv, metrics::render_csv(result));
 }
 
 graph::AnalysisSpec spec_stage(const PipelineOptions& options) {

@@ -12,6 +12,7 @@
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
 #include "hashtrace/graph/spec.hpp"
+#include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/shard/plan.hpp"
 
 #include <string>
@@ -81,6 +82,17 @@ ClockEstimateOptions read_clock_estimate_options(Args& args);
 extern const char* const kClockEstimateOptionsHelp;
 clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options,
                                                const ClockEstimateOptions& estimate, bool keep_hash_ids);
+
+// --memory-budget SIZE into `options` (a quarter of this machine's memory when absent).
+void read_memory_budget(Args& args, PipelineOptions& options);
+
+// An analysis's files: --json, --markdown, --csv.
+struct ResultFiles {
+    std::optional<std::string> json, markdown, csv;
+};
+ResultFiles read_result_files(Args& args);
+// The result's table on standard output, and each file asked for.
+void output_stage(const metrics::AnalysisResult& result, const ResultFiles& files);
 
 // Bad records skipped, torn tails and logs not closed cleanly, one line per file, for stderr.
 void report_input_health(const graph::SampleSet& samples);

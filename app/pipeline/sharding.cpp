@@ -57,9 +57,8 @@ shard::TimeRange time_range_stage(const std::vector<std::filesystem::path>& file
     if (range.from_ns >= range.to_ns) throw UsageError("--since must come before --until");
     const std::uint64_t samples = shard::samples_in(run, range);
     if (options.budget_checked || samples <= fits) return range;
-    const double seconds = std::max(1e-9, double(run.last_ns - run.first_ns) / 1e9);
     char fitting[64];
-    std::snprintf(fitting, sizeof fitting, "%.3g", double(fits) / (double(run.samples) / seconds));
+    std::snprintf(fitting, sizeof fitting, "%.3g", double(fits) / run.samples_per_s());
     throw UsageError("the run holds about " + std::to_string(samples) + " samples" + (options.since || options.until ? " in that range" : "") +
                      ", more than the memory budget of " + size_text(options.memory_budget) + " holds (about " + std::to_string(fits) +
                      "): analyse a part of it with --since/--until (about " + fitting +
@@ -105,17 +104,21 @@ ShardingOptions read_sharding_options(Args& args) {
 }
 
 std::optional<ShardPlan> plan_stage(const std::vector<std::filesystem::path>& files, const ShardingOptions& sharding,
-                                    const PipelineOptions& pipeline) {
+                                    const PipelineOptions& pipeline, bool may_run_whole) {
     const std::uint64_t fits = pipeline.memory_budget / kBytesPerSample;
-    if (sharding.shard_samples == 0 && samples_at_most(files) <= fits) return std::nullopt;
+    if (may_run_whole && sharding.shard_samples == 0 && samples_at_most(files) <= fits) return std::nullopt;
     ShardPlan plan{files, shard::index_run(files, pipeline.lenient, pipeline.threads), {}, pipeline.memory_budget, 0, {}};
-    if (sharding.shard_samples == 0 && plan.run.samples <= fits) return std::nullopt;
-    const double seconds = std::max(1e-9, double(plan.run.last_ns - plan.run.first_ns) / 1e9);
+    const bool fits_whole = sharding.shard_samples == 0 && plan.run.samples <= fits;
+    if (may_run_whole && fits_whole) return std::nullopt;
+    const double rate = plan.run.samples_per_s();
     const double margin_s = double(sharding.margin_ns > 0 ? sharding.margin_ns : shard::kDefaultMarginNs) / 1e9;
     // Both margins of a shard, at the run's mean rate (bursts are what the headroom of kBytesPerSample is for).
-    const auto margin_samples = static_cast<std::uint64_t>(double(plan.run.samples) / seconds * 2 * margin_s);
+    const auto margin_samples = static_cast<std::uint64_t>(rate * 2 * margin_s);
     std::uint64_t shard_samples = sharding.shard_samples;
-    if (shard_samples == 0) {
+    if (fits_whole) {
+        shard_samples = std::max<std::uint64_t>(plan.run.samples, 1);  // one shard
+        plan.why = "the run fits the memory budget of " + size_text(pipeline.memory_budget);
+    } else if (shard_samples == 0) {
         if (fits < 2 * margin_samples + 1000)
             throw UsageError("--memory-budget " + size_text(pipeline.memory_budget) + " cannot hold one shard and its margins (about " +
                              std::to_string(margin_samples) + " samples at this run's rate); give at least " +
@@ -130,7 +133,6 @@ std::optional<ShardPlan> plan_stage(const std::vector<std::filesystem::path>& fi
     // budget's 100 bytes a sample keep that much room over the ~50 a
     // shard takes); beside one of --shard-samples, what the budget holds
     // beyond it.
-    const double rate = double(plan.run.samples) / seconds;
     const double room = sharding.shard_samples ? (double(fits) - double(shard_samples)) / 2 : double(shard_samples) / 4;
     plan.max_margin_ns = static_cast<std::int64_t>(std::clamp(room / rate * 1e9, 0.0, 1e18));
     return plan;
@@ -140,7 +142,7 @@ void refuse_unsharded_options(const std::vector<std::pair<const char*, bool>>& g
     for (const auto& [option, is_given] : given)
         if (is_given)
             throw UsageError(std::string(option) + " needs the whole run in memory, and this run is analysed in time shards; "
-                             "give a larger --memory-budget, or analyse a time range (--from/--to) of it");
+                             "give a larger --memory-budget, or analyse a time range (--since/--until) of it");
 }
 
 metrics::AnalysisResult sharded_analysis_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec, const PipelineOptions& pipeline,
@@ -159,14 +161,12 @@ metrics::AnalysisResult sharded_analysis_stage(const ShardPlan& plan, const grap
                                                            check_spec, progress);
     if (pipeline.progress) std::fputs("\r\033[K", stderr);
     metrics::AnalysisResult result = shard::to_result(run.summary, plan.run);
-    result.warnings = warnings;
-    for (const std::string& w : shard::margin_warnings(run.summary)) result.warnings.push_back(w);
-    metrics::ExtraSection section = shard::sharding_section(run.summary);
-    section.text_lines.insert(section.text_lines.begin(), "sharded because " + plan.why);
+    result.warnings.insert(result.warnings.begin(), warnings.begin(), warnings.end());
+    std::vector<std::string>& lines = result.extra.back().text_lines;  // the sharding section
+    lines.insert(lines.begin(), "sharded because " + plan.why);
     if (run.margin_widened)
-        section.text_lines.push_back("the margin was widened to " + std::to_string(run.margin_ns / 1'000'000) +
-                                     " ms: the first shard saw links or intervals longer than half the default");
-    result.extra.push_back(std::move(section));
+        lines.push_back("the margin was widened to " + std::to_string(run.margin_ns / 1'000'000) +
+                        " ms: the first shard saw links or intervals longer than half the default");
     return result;
 }
 

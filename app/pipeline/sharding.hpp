@@ -1,9 +1,9 @@
 // sharding.hpp - when and how a command analyses a run in time shards
-// (docs/analysis.md, "Runs of any length"): the memory budget, the shard
-// size, the margin, and the decision, made from the logs' sizes and, when
-// they might not fit, from their time index.
+// (docs/sharding.md): the memory budget, the shard size, the margin, and
+// the decision, made from the logs' sizes and, when they might not fit,
+// from their time index.
 //
-//   auto sharding = read_sharding_options(args);          // --memory-budget, --shard-samples, --margin-ms
+//   auto sharding = read_sharding_options(args);          // --shard-samples, --margin-ms
 //   auto plan = plan_stage(files, sharding, pipeline);    // nullopt: the run fits, analyse it whole
 //   if (plan) result = sharded_analysis_stage(*plan, ...);
 #pragma once
@@ -55,12 +55,13 @@ struct ShardPlan {
     std::string why;  // one line for the output: why the run was sharded
 };
 
-// Nothing when the run fits the budget and no shard size was given (the
-// caller analyses it whole). Otherwise the run's index and its shards, or
-// a UsageError before any work when the budget cannot hold one shard and
-// its margin (naming the budget that would).
+// Nothing when the run fits the budget, no shard size was given and
+// `may_run_whole` (the caller analyses it whole; otherwise such a run is one
+// shard). Else the run's index and its shards, or a UsageError before any
+// work when the budget cannot hold one shard and its margin (naming the
+// budget that would).
 std::optional<ShardPlan> plan_stage(const std::vector<std::filesystem::path>& files, const ShardingOptions& sharding,
-                                    const PipelineOptions& pipeline);
+                                    const PipelineOptions& pipeline, bool may_run_whole = true);
 
 // Options a sharded analysis cannot honour yet: UsageError naming them.
 void refuse_unsharded_options(const std::vector<std::pair<const char*, bool>>& given);

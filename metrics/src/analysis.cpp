@@ -203,13 +203,7 @@ void count_run(const SampleSet& s, const graph::Graph& g, AnalysisResult& r) {
     r.instances = s.instances.size();
     r.unlinked_inputs = g.unlinked_inputs;
     r.unconsumed_outputs = g.unconsumed_outputs;
-    r.dropped_samples = s.dropped_samples;
-    r.lost_samples = s.lost_samples;
-    for (const auto& f : s.files) {
-        r.bad_records += f.report.bad_records;
-        r.torn_files += f.report.torn;
-        if (f.report.closed_uncleanly()) r.unclean_files.push_back(f.path);
-    }
+    for (const auto& f : s.files) add_input_health(r, f.path, f.report);
     if (s.size() > 0) {
         r.first_time_ns = s.time_ns.front();
         r.last_time_ns = s.time_ns.back();
@@ -527,6 +521,14 @@ private:
 };
 
 }  // namespace
+
+void add_input_health(AnalysisResult& r, const std::string& path, const logio::ReadReport& report) {
+    r.bad_records += report.bad_records;
+    r.dropped_samples += report.dropped_samples;
+    r.lost_samples += report.lost_samples;
+    r.torn_files += report.torn;
+    if (report.closed_uncleanly()) r.unclean_files.push_back(path);
+}
 
 AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::AnalysisSpec& spec, const MetricOptions& options) {
     // What linking freed into the page pool (its lists; the hash ids a

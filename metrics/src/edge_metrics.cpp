@@ -43,17 +43,18 @@ struct Clip {
 // Each sample's span runs to the next sample's time (the last's to the
 // clip's end), cut to the clip: the shards of a run cut it into parts that
 // add up to the whole run's integrals.
-ParallelismResult sweep_in_flight(std::span<const std::int64_t> time, const std::int32_t* change, const MetricOptions& options, Clip clip,
-                                  AnalysisResult::ExactSums& exact) {
-    ParallelismResult r;
-    if (time.empty()) return r;
+// Fills `exact`'s integrals and maximum; with keep_values, returns the grid's observations.
+std::vector<double> sweep_in_flight(std::span<const std::int64_t> time, const std::int32_t* change, const MetricOptions& options, Clip clip,
+                                    AnalysisResult::ExactSums& exact) {
+    std::vector<double> grid;
+    if (time.empty()) return grid;
     const std::int64_t first = time.front(), last = time.back();
     const double window = double(graph::elapsed_ns(first, last));
     // At most kMaxGridSamples observations: a run spanning days (or a damaged
     // timestamp) must not allocate one per millisecond.
     constexpr double kMaxGridSamples = 1e6;
     const auto period = static_cast<std::int64_t>(std::max(options.m3_sample_period_s * 1e9, window / kMaxGridSamples));
-    if (options.keep_values && period > 0) r.samples = in_flight_on_grid(time, change, period);
+    if (options.keep_values && period > 0) grid = in_flight_on_grid(time, change, period);
     unsigned __int128 integral = 0, integral_sq = 0;
     std::int64_t count = 0, max = 0;
     // Each sample but the last starts a span to the next one; the last adds only its changes.
@@ -77,12 +78,7 @@ ParallelismResult sweep_in_flight(std::span<const std::int64_t> time, const std:
     exact.in_flight_ns = integral;
     exact.in_flight_sq_ns = integral_sq;
     exact.in_flight_max = static_cast<std::uint64_t>(max);
-    if (window > 0) {
-        r.mean = double(integral) / window;
-        r.sd = std::sqrt(std::max(0.0, double(integral_sq) / window - r.mean * r.mean));
-    }
-    r.max = double(max);
-    return r;
+    return grid;
 }
 
 // The edges a shard links but does not own still count in M3 where they
@@ -162,10 +158,25 @@ MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, con
     out.exact.message_ns = message_sum;
     const Clip clip = options.share ? Clip{options.share->m3_from_ns, options.share->m3_to_ns, options.share->ends_run}
                                     : Clip{out.first_time_ns, out.last_time_ns, true};
-    out.m3 = sweep_in_flight(s.time_ns, change_at, options, clip, out.exact);
-    out.m8 = out.window_s > 0 ? double(out.message_edges) / out.window_s : 0;
-    out.m12 = message_sum != 0 ? double(all_sum - message_sum) / double(message_sum) : 0;
+    out.m3.samples = sweep_in_flight(s.time_ns, change_at, options, clip, out.exact);
+    finish_edge_metrics(out);
     return waits;
 }
 
 }  // namespace hashtrace::metrics::detail
+
+namespace hashtrace::metrics {
+
+void finish_edge_metrics(AnalysisResult& r) {
+    const double window = double(graph::elapsed_ns(r.first_time_ns, r.last_time_ns));
+    r.m3.mean = r.m3.sd = 0;
+    if (window > 0) {
+        r.m3.mean = double(r.exact.in_flight_ns) / window;
+        r.m3.sd = std::sqrt(std::max(0.0, double(r.exact.in_flight_sq_ns) / window - r.m3.mean * r.m3.mean));
+    }
+    r.m3.max = double(r.exact.in_flight_max);
+    r.m8 = r.window_s > 0 ? double(r.message_edges) / r.window_s : 0;
+    r.m12 = r.exact.message_ns != 0 ? double(r.exact.local_ns) / double(r.exact.message_ns) : 0;
+}
+
+}  // namespace hashtrace::metrics

@@ -74,12 +74,9 @@ void check_margin(const graph::SampleSet& s, const graph::Graph& g, const ShardW
         std::int64_t& longest = longest_into[s.tracepoint[e.to]];
         longest = std::max(longest, graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]));
     }
-    for (std::size_t t = 0; t < longest_into.size(); ++t) {
-        if (longest_into[t] < 0) continue;
-        out.longest_link_ns = std::max(out.longest_link_ns, longest_into[t]);
-        std::int64_t& into = out.longest_link_into[s.tracepoints[t].node_name + "/" + s.tracepoints[t].tracepoint_name];
-        into = std::max(into, longest_into[t]);
-    }
+    const auto label = [&](std::size_t t) { return s.tracepoints[t].node_name + "/" + s.tracepoints[t].tracepoint_name; };
+    for (std::size_t t = 0; t < longest_into.size(); ++t)
+        if (longest_into[t] >= 0) out.add_link_into(label(t), longest_into[t]);
     if (w.own_from_ns <= w.run_first_ns) return;
     std::vector<std::optional<LogHistogram>> unlinked(s.tracepoints.size());
     for (SampleIndex v = begin; v < end; ++v)
@@ -89,12 +86,7 @@ void check_margin(const graph::SampleSet& s, const graph::Graph& g, const ShardW
             h->add(graph::elapsed_ns(w.read_from_ns(), s.time_ns[v]));
         }
     for (std::size_t t = 0; t < unlinked.size(); ++t)
-        if (unlinked[t]) {
-            const std::string label = s.tracepoints[t].node_name + "/" + s.tracepoints[t].tracepoint_name;
-            auto it = out.unlinked_since_window.find(label);
-            if (it == out.unlinked_since_window.end()) out.unlinked_since_window.emplace(label, *unlinked[t]);
-            else it->second.merge(*unlinked[t]);
-        }
+        if (unlinked[t]) out.add_unlinked(label(t), *unlinked[t]);
 }
 
 }  // namespace

@@ -2,8 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 
 namespace hashtrace::shard {
@@ -15,34 +13,12 @@ std::string format(const char* fmt, auto... args) {
     return buf;
 }
 
-void add_health(const RunIndex& run, metrics::AnalysisResult& r) {
-    r.files = run.logs.size();
-    for (const auto& log : run.logs) {
-        r.bad_records += log.report.bad_records;
-        r.dropped_samples += log.report.dropped_samples;
-        r.lost_samples += log.report.lost_samples;
-        r.torn_files += log.report.torn;
-        if (log.report.closed_uncleanly()) r.unclean_files.push_back(log.path);
-    }
-}
-
-// M3 as metrics/src/edge_metrics.cpp computes it from the same integrals,
-// so that a run cut into shards prints the whole run's figures.
-metrics::ParallelismResult parallelism(const ShardSummary& s, double window_ns) {
-    metrics::ParallelismResult m3;
-    if (window_ns > 0) {
-        m3.mean = double(s.in_flight_ns) / window_ns;
-        m3.sd = std::sqrt(std::max(0.0, double(s.in_flight_sq_ns) / window_ns - m3.mean * m3.mean));
-    }
-    m3.max = double(s.in_flight_max);
-    return m3;
-}
-
 }  // namespace
 
 metrics::AnalysisResult to_result(const ShardSummary& s, const RunIndex& run) {
     metrics::AnalysisResult r;
-    add_health(run, r);
+    r.files = run.logs.size();
+    for (const auto& log : run.logs) metrics::add_input_health(r, log.path, log.report);
     r.samples = s.samples;
     r.edges = s.edges;
     r.message_edges = s.message_edges;
@@ -53,17 +29,16 @@ metrics::AnalysisResult to_result(const ShardSummary& s, const RunIndex& run) {
     r.instances = s.instances.size();
     r.first_time_ns = s.first_time_ns;
     r.last_time_ns = s.last_time_ns;
-    const double window_ns = double(graph::elapsed_ns(s.first_time_ns, s.last_time_ns));
-    r.window_s = window_ns / 1e9;
+    r.window_s = double(graph::elapsed_ns(s.first_time_ns, s.last_time_ns)) / 1e9;
     for (const IntervalSummary& i : s.intervals) r.intervals.push_back({i.name, i.kind, i.from, i.to, i.latency.summary_ms(), {}});
-    r.m3 = parallelism(s, window_ns);
-    r.m8 = r.window_s > 0 ? double(r.message_edges) / r.window_s : 0;
     r.m11_ms = s.m11.summary_ms();
-    r.m12 = s.message_ns != 0 ? double(s.local_ns) / double(s.message_ns) : 0;
+    r.exact = {s.in_flight_ns, s.in_flight_sq_ns, s.in_flight_max, s.local_ns, s.message_ns};
+    metrics::finish_edge_metrics(r);
     for (const auto& [key, c] : s.matrix)
         if (c.count) r.node_latency.push_back({key.first, key.second, c.count, double(static_cast<long double>(c.sum_ns) / c.count) / 1e6,
                                                double(c.max_ns) / 1e6, c.sum_ns, c.max_ns});
-    r.exact = {s.in_flight_ns, s.in_flight_sq_ns, s.in_flight_max, s.local_ns, s.message_ns};
+    r.warnings = margin_warnings(s);
+    r.extra.push_back(sharding_section(s));
     return r;
 }
 

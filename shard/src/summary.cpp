@@ -119,12 +119,20 @@ void MarginReport::append(const MarginReport& later) {
     margin_ns = std::max(margin_ns, later.margin_ns);
     longest_link_ns = std::max(longest_link_ns, later.longest_link_ns);
     longest_interval_ns = std::max(longest_interval_ns, later.longest_interval_ns);
-    for (const auto& [tracepoint, ns] : later.longest_link_into) longest_link_into[tracepoint] = std::max(longest_link_into[tracepoint], ns);
-    for (const auto& [tracepoint, h] : later.unlinked_since_window) {
-        auto it = unlinked_since_window.find(tracepoint);
-        if (it == unlinked_since_window.end()) unlinked_since_window.emplace(tracepoint, h);
-        else it->second.merge(h);
-    }
+    for (const auto& [tracepoint, ns] : later.longest_link_into) add_link_into(tracepoint, ns);
+    for (const auto& [tracepoint, h] : later.unlinked_since_window) add_unlinked(tracepoint, h);
+}
+
+void MarginReport::add_link_into(const std::string& tracepoint, std::int64_t longest_ns) {
+    longest_link_ns = std::max(longest_link_ns, longest_ns);
+    std::int64_t& into = longest_link_into[tracepoint];
+    into = std::max(into, longest_ns);
+}
+
+void MarginReport::add_unlinked(const std::string& tracepoint, const LogHistogram& since_window) {
+    const auto it = unlinked_since_window.find(tracepoint);
+    if (it == unlinked_since_window.end()) unlinked_since_window.emplace(tracepoint, since_window);
+    else it->second.merge(since_window);
 }
 
 std::map<std::string, std::uint64_t> MarginReport::beyond_by_tracepoint() const {

@@ -5,7 +5,6 @@
 #include "hashtrace/graph/sample_set.hpp"
 
 #include <cstdint>
-#include <climits>
 #include <filesystem>
 #include <functional>
 #include <string>

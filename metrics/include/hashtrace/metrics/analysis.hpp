@@ -108,4 +108,14 @@ struct AnalysisResult {
 AnalysisResult analyze(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec,
                        const MetricOptions& options = {});
 
+// M3, M8 and M12 from what they are made of (docs/spec.md section 5): the
+// exact sums, the message edges and the window (first_time_ns,
+// last_time_ns, window_s). analyze() and a merge of time shards both finish
+// them here, so that a sharded run prints the whole run's figures.
+void finish_edge_metrics(AnalysisResult& r);
+
+// One input file's health added to the run's: bad records, drops, losses,
+// a torn tail, an unclean close.
+void add_input_health(AnalysisResult& r, const std::string& path, const logio::ReadReport& report);
+
 }  // namespace hashtrace::metrics

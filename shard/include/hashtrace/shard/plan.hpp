@@ -20,6 +20,12 @@ struct RunIndex {
     std::vector<logio::LogIndex> logs;  // in the order of the files given
     std::uint64_t samples = 0;
     std::int64_t first_ns = 0, last_ns = 0;  // the run's first and last sample times (samples > 0)
+
+    // The mean rate over the run (a run of one instant: as if over 1 ns).
+    double samples_per_s() const noexcept {
+        const double seconds = double(last_ns - first_ns) / 1e9;
+        return double(samples) / (seconds > 1e-9 ? seconds : 1e-9);
+    }
 };
 
 // Throws logio::LogError for the first bad file, as loading would.

@@ -12,7 +12,8 @@
 namespace hashtrace::shard {
 
 // `run`: the logs' health (bad records, drops, losses, torn and unclean
-// logs), which the index found once for the whole run.
+// logs), which the index found once for the whole run. The result's
+// warnings are margin_warnings(), its last extra section sharding_section().
 metrics::AnalysisResult to_result(const ShardSummary& merged, const RunIndex& run);
 
 // {shards, margin_ms, inputs_beyond_margin, percentile_relative_error, ...}

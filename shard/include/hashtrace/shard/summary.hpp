@@ -79,6 +79,11 @@ struct MarginReport {
     // Per consumer tracepoint with a link longer than the margin: its inputs that may have had a producer beyond it.
     std::map<std::string, std::uint64_t> beyond_by_tracepoint() const;
     std::uint64_t inputs_beyond_margin() const;
+    // What a shard saw of a tracepoint (a window's links into it, its
+    // inputs without producer), added to what is known: the kernel and the
+    // merge both add this way.
+    void add_link_into(const std::string& tracepoint, std::int64_t longest_ns);
+    void add_unlinked(const std::string& tracepoint, const LogHistogram& since_window);
     void append(const MarginReport& later);
 };
 
