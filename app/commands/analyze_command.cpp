@@ -49,15 +49,15 @@ int run_analyze(hashtrace::cli::Args& args) {
     // A run that does not fit is analysed in time shards (a range of one, --since/--until, is analysed whole).
     const bool ranged = pipeline.since || pipeline.until;
     if (const auto plan = ranged ? std::nullopt : cli::plan_stage(cli::find_log_files(inputs), sharding, pipeline)) {
-        cli::refuse_unsharded_options({{"--html", html.has_value()},
-                                       {"--keep-all", pipeline.keep_all},
+        cli::refuse_unsharded_options({{"--keep-all", pipeline.keep_all},
                                        {"--keep-all-targets", measure.keep_all_targets},
                                        {"--clock-correct", clock_correct.has_value()}});
         cli::report_input_health(plan->run);
         timings.mark("index");
-        const auto result = cli::sharded_analysis_stage(*plan, spec, pipeline, sharding);
+        const auto analysis = cli::sharded_analysis_stage(*plan, spec, pipeline, sharding);
         timings.mark("shards");
-        cli::output_stage(result, files);
+        cli::output_stage(analysis.result, files);
+        if (html) cli::write_sharded_html_report(*html, *plan, analysis, spec, pipeline);
         timings.mark("output");
         timings.print();
         return 0;

@@ -9,6 +9,7 @@
 
 #include "hashtrace/args/args.hpp"
 #include "hashtrace/report/build.hpp"
+#include "sharding.hpp"
 
 #include <optional>
 #include <string>
@@ -38,5 +39,12 @@ std::pair<double, double> parse_window(const std::string& text);
 void write_html_report(const HtmlReportRequest& request, const graph::SampleSet& samples, const graph::Graph& graph,
                        const graph::AnalysisSpec& spec, const metrics::AnalysisResult& result, const infer::Evidence* specless_evidence,
                        unsigned threads);
+
+// A run analysed in time shards: the report of one window of it (the
+// --html-window range, else the first shard), loaded and linked alone, with
+// what covers the whole run from the merged summary (report::cover_whole_run).
+// A window beyond the memory budget is a UsageError before any work.
+void write_sharded_html_report(const HtmlReportRequest& request, const ShardPlan& plan, const ShardedAnalysis& analysis,
+                               const graph::AnalysisSpec& spec, const PipelineOptions& pipeline);
 
 }  // namespace hashtrace::cli

@@ -145,8 +145,8 @@ void refuse_unsharded_options(const std::vector<std::pair<const char*, bool>>& g
                              "give a larger --memory-budget, or analyse a time range (--since/--until) of it");
 }
 
-metrics::AnalysisResult sharded_analysis_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec, const PipelineOptions& pipeline,
-                                               const ShardingOptions& sharding) {
+ShardedAnalysis sharded_analysis_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec, const PipelineOptions& pipeline,
+                                       const ShardingOptions& sharding) {
     keep_freed_blocks_for_reuse();
     shard::ShardOptions options;
     options.tolerance_ns = std::llround(pipeline.tolerance_ms * 1e6);
@@ -157,8 +157,8 @@ metrics::AnalysisResult sharded_analysis_stage(const ShardPlan& plan, const grap
     const auto progress = [&](std::size_t done, std::size_t total) {
         if (pipeline.progress) std::fprintf(stderr, "\r\033[Kanalysing in time shards: %zu/%zu", done, total);
     };
-    const shard::ShardedRun run = shard::analyze_sharded(plan.files, plan.run, spec, plan.shards, sharding.margin_ns, plan.max_margin_ns, options,
-                                                           check_spec, progress);
+    shard::ShardedRun run = shard::analyze_sharded(plan.files, plan.run, spec, plan.shards, sharding.margin_ns, plan.max_margin_ns, options,
+                                                     check_spec, progress);
     if (pipeline.progress) std::fputs("\r\033[K", stderr);
     metrics::AnalysisResult result = shard::to_result(run.summary, plan.run);
     result.warnings.insert(result.warnings.begin(), warnings.begin(), warnings.end());
@@ -167,7 +167,7 @@ metrics::AnalysisResult sharded_analysis_stage(const ShardPlan& plan, const grap
     if (run.margin_widened)
         lines.push_back("the margin was widened to " + std::to_string(run.margin_ns / 1'000'000) +
                         " ms: the first shard saw links or intervals longer than half the default");
-    return result;
+    return {std::move(result), std::move(run.summary)};
 }
 
 }  // namespace hashtrace::cli

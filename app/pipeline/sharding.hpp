@@ -12,6 +12,7 @@
 #include "hashtrace/graph/spec.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/shard/plan.hpp"
+#include "hashtrace/shard/summary.hpp"
 #include "pipeline.hpp"
 
 #include <cstdint>
@@ -66,10 +67,14 @@ std::optional<ShardPlan> plan_stage(const std::vector<std::filesystem::path>& fi
 // Options a sharded analysis cannot honour yet: UsageError naming them.
 void refuse_unsharded_options(const std::vector<std::pair<const char*, bool>>& given);
 
-// The run analysed shard by shard and merged into the whole run's result,
-// with the `sharding` section. Selector warnings (or, not lenient, errors)
-// come from the first shard, as a whole run's would.
-metrics::AnalysisResult sharded_analysis_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec, const PipelineOptions& pipeline,
-                                               const ShardingOptions& sharding);
+struct ShardedAnalysis {
+    metrics::AnalysisResult result;  // the whole run's, with the `sharding` section
+    shard::ShardSummary summary;     // merged: what the report draws of the whole run
+};
+// The run analysed shard by shard and merged into the whole run's result.
+// Selector warnings (or, not lenient, errors) come from the first shard, as
+// a whole run's would.
+ShardedAnalysis sharded_analysis_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec, const PipelineOptions& pipeline,
+                                       const ShardingOptions& sharding);
 
 }  // namespace hashtrace::cli

@@ -347,16 +347,22 @@ private:
             for (const Question::Part& part : asked_[k]->intervals)
                 for (std::size_t c = 0; c < chunk_count_; ++c) total += starts_in_chunk_[c * asked_.size() + k] * part.class_count;
         arena_ = std::make_unique_for_overwrite<double[]>(total);
+        if (options_.keep_value_times) time_arena_ = std::make_unique_for_overwrite<std::int64_t[]>(total);
         double* next = arena_.get();
         for (std::size_t k = 0; k < asked_.size(); ++k)
             for (std::size_t p = 0; p < asked_[k]->intervals.size(); ++p) {
                 double* const region = next;
                 for (std::size_t c = 0; c < chunk_count_; ++c) {
-                    answers_[k][c].values_ms[p] = {next, 0};
+                    answers_[k][c].values_ms[p] = {next, 0, times_beside(next)};
                     next += starts_in_chunk_[c * asked_.size() + k] * asked_[k]->intervals[p].class_count;
                 }
                 regions_[k].emplace_back(region, next);
             }
+    }
+
+    // Where the `from` time of the latency at `value` goes (keep_value_times), else nowhere.
+    std::int64_t* times_beside(const double* value) const {
+        return time_arena_ ? time_arena_.get() + (value - arena_.get()) : nullptr;
     }
 
     // A visit of the search costs about what a pass costs per sample: a
@@ -417,12 +423,16 @@ private:
                     double* end = first;
                     for (const Answer& answer : answers_of(k)) {
                         const detail::LatencyBlock& block = answer.values_ms[p];
-                        if (block.data != end) std::copy(block.data, block.data + block.size, end);
+                        if (block.data != end) {
+                            std::copy(block.data, block.data + block.size, end);
+                            if (block.from_ns) std::copy(block.from_ns, block.from_ns + block.size, times_beside(end));
+                        }
                         end += block.size;
                     }
                     const std::size_t i = asked_[k]->intervals[p].interval;
                     finish_interval(i, {first, end});
                     if (options_.keep_values) r_.intervals[i].values_ms.assign(first, end);
+                    if (time_arena_) r_.intervals[i].from_ns.assign(times_beside(first), times_beside(end));
                 });
         }
     }
@@ -455,7 +465,7 @@ private:
             if (q.from_roots)
                 for (SampleIndex v : starts) q.start_tracepoints[s_.tracepoint[v]] = true;
             answers_[k].assign(1, Answer(q));
-            for (std::size_t p = 0; p < q.intervals.size(); ++p) answers_[k][0].values_ms[p] = {regions_[k][p].data(), 0};
+            for (std::size_t p = 0; p < q.intervals.size(); ++p) answers_[k][0].values_ms[p] = {regions_[k][p].data(), 0, times_beside(regions_[k][p].data())};
             answers_[k][0].add(s_, q, part_of_class_[k], answer_by_passes(s_, q, starts, reach));
         });
         return answers_[k];
@@ -510,6 +520,7 @@ private:
     std::vector<std::vector<Answer>> answers_;  // per question, per chunk
     std::vector<std::size_t> starts_in_chunk_;  // [chunk][question]
     std::unique_ptr<double[]> arena_;
+    std::unique_ptr<std::int64_t[]> time_arena_;  // keep_value_times: laid out as arena_
     std::vector<std::vector<std::span<double>>> regions_;  // per question, per part
     std::atomic<std::size_t> chunks_uncounted_{0};
     std::atomic<bool> latencies_laid_out_{false};  // set after the layout's writes, which the searches then see

@@ -83,7 +83,15 @@ function drawHeader() {
   document.getElementById("subtitle").textContent = (data.comparison
     ? `${(data.runs || []).length} runs side by side; the best value of each row in bold`
     : `${fmt(h.samples)} samples on ${(h.nodes || []).length} node instances over ${fmt(data.window_s)} s`) +
-    (data.generated_by ? ` - ${data.generated_by}` : "");
+    (data.generated_by ? ` - ${data.generated_by}` : "") + samplesWindowNote();
+}
+
+// A run analysed in time shards: what the samples of one window show, and what covers the whole run.
+function samplesWindowNote() {
+  const w = data.samples_window;
+  if (!w) return "";
+  return `. Analysed in time shards: tables, histograms and latency over time cover the whole run; ` +
+    `the space-time diagram, latency dots, slowest messages, idle gaps and critical paths show ${fmt(w[0])}-${fmt(w[1])} s`;
 }
 
 function drawHealth() {

@@ -16,26 +16,35 @@ double nearest_rank(const std::vector<double>& sorted, double p) {
 
 }  // namespace
 
-Histogram make_histogram(std::span<const double> values_ms, std::size_t max_bins) {
+Histogram histogram_bins(double lo_ms, double max_ms, double p99_ms, std::uint64_t n, std::size_t max_bins) {
     Histogram h;
-    if (values_ms.empty() || max_bins == 0) return h;
+    if (n == 0 || max_bins == 0) return h;
+    const double hi = max_ms > 2 * p99_ms && p99_ms > lo_ms ? 1.25 * p99_ms : max_ms;
+    const auto bins = std::min<std::size_t>(max_bins, std::size_t(std::ceil(std::sqrt(double(n)))) + 1);
+    h.lo_ms = lo_ms;
+    // All values equal: one bin of an arbitrary but visible width.
+    h.width_ms = hi > lo_ms ? (hi - lo_ms) / double(bins) : std::max(1e-3, std::abs(lo_ms) * 0.01);
+    h.counts.assign(hi > lo_ms ? bins : 1, 0);
+    h.hi_ms = hi;
+    return h;
+}
+
+void count_value(Histogram& h, double ms, std::uint64_t n) {
+    if (h.counts.empty()) return;
+    if (ms > h.hi_ms) {
+        h.overflow += n;
+        return;
+    }
+    const double bin = std::max(0.0, (ms - h.lo_ms) / h.width_ms);
+    h.counts[std::min(static_cast<std::size_t>(bin), h.counts.size() - 1)] += n;  // hi itself falls on the last bin's closed end
+}
+
+Histogram make_histogram(std::span<const double> values_ms, std::size_t max_bins) {
+    if (values_ms.empty()) return {};
     std::vector<double> sorted(values_ms.begin(), values_ms.end());
     std::sort(sorted.begin(), sorted.end());
-    const double lo = sorted.front(), p99 = nearest_rank(sorted, 99);
-    const double hi = sorted.back() > 2 * p99 && p99 > lo ? 1.25 * p99 : sorted.back();
-    const auto bins = std::min<std::size_t>(max_bins, std::size_t(std::ceil(std::sqrt(double(sorted.size())))) + 1);
-    h.lo_ms = lo;
-    // All values equal: one bin of an arbitrary but visible width.
-    h.width_ms = hi > lo ? (hi - lo) / double(bins) : std::max(1e-3, std::abs(lo) * 0.01);
-    h.counts.assign(hi > lo ? bins : 1, 0);
-    for (double v : sorted) {
-        if (v > hi) {
-            ++h.overflow;
-            continue;
-        }
-        auto i = static_cast<std::size_t>((v - h.lo_ms) / h.width_ms);
-        ++h.counts[std::min(i, h.counts.size() - 1)];  // hi itself falls on the last bin's closed end
-    }
+    Histogram h = histogram_bins(sorted.front(), sorted.back(), nearest_rank(sorted, 99), sorted.size(), max_bins);
+    for (double v : sorted) count_value(h, v);
     return h;
 }
 

@@ -252,7 +252,7 @@ ReportData build_report(const graph::SampleSet& s, const graph::Graph& g, const 
     ReportData d;
     d.title = options.title;
     d.generated_by = "hashtrace analyze";
-    d.t0_ns = s.size() ? s.time_ns.front() : 0;
+    d.t0_ns = options.run_first_ns.value_or(s.size() ? s.time_ns.front() : 0);
     const std::int64_t t1 = s.size() ? s.time_ns.back() : 0;
     d.window_s = seconds_since(d.t0_ns, t1);
     d.runs.push_back(run_metrics(options.run_name, result));

@@ -200,7 +200,9 @@ void write_system(JsonWriter& json, const std::optional<SystemDrawing>& system) 
 void write_report_json(const ReportData& data, std::ostream& out) {
     JsonWriter json(out);
     json.begin_object().field("format", "hashtrace-report/1").field("title", data.title).field("comparison", data.comparison);
-    json.field("generated_by", data.generated_by).field("t0_ns", data.t0_ns).field("window_s", data.window_s);
+    json.field("generated_by", data.generated_by).field("t0_ns", data.t0_ns).field("window_s", data.window_s).key("samples_window");
+    if (data.samples_window) json.begin_array().value(data.samples_window->first).value(data.samples_window->second).end_array();
+    else json.null();
     write_runs(json, data.runs);
     write_health(json, data.health);
     write_intervals(json, data.intervals);

@@ -84,6 +84,15 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> LogHistogram::buckets() cons
     return out;
 }
 
+std::vector<std::pair<double, std::uint64_t>> LogHistogram::values() const {
+    std::vector<std::pair<double, std::uint64_t>> out;
+    for (std::size_t i = negative_.size(); i-- > 0;)
+        if (negative_[i]) out.emplace_back(-middle_of(i), negative_[i]);
+    for (std::size_t i = 0; i < positive_.size(); ++i)
+        if (positive_[i]) out.emplace_back(middle_of(i), positive_[i]);
+    return out;
+}
+
 LogHistogram LogHistogram::from_buckets(unsigned sub_bucket_bits, const std::vector<std::pair<std::int64_t, std::uint64_t>>& buckets) {
     if (sub_bucket_bits > 20) throw std::invalid_argument("a histogram's sub-bucket bits must be at most 20");
     LogHistogram h(ByBits{}, sub_bucket_bits);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace hashtrace::shard {
@@ -26,6 +27,63 @@ Distribution distribution_of(std::span<const double> values_ms) {
     Distribution d;
     for (double v : values_ms) d.add(ns_of(v));
     return d;
+}
+
+// An interval's values by the time bin of their `from` sample (in time
+// order, so the bins come in order too).
+BinnedValues binned(const metrics::IntervalResult& r, const TimeBins& bins) {
+    BinnedValues out;
+    auto bin = out.end();
+    for (std::size_t k = 0; k < r.values_ms.size() && k < r.from_ns.size(); ++k) {
+        const std::uint32_t b = bins.bin_of(r.from_ns[k]);
+        if (bin == out.end() || bin->first != b) bin = out.try_emplace(b).first;
+        bin->second.add(ns_of(r.values_ms[k]));
+    }
+    return out;
+}
+
+std::string label(const graph::Tracepoint& t) { return t.node_name + "/" + t.tracepoint_name; }
+
+// The links the shard owns (by their producer), per pair of tracepoints
+// named as the spec names them ("node/tracepoint"): instances of a node add up.
+std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const graph::SampleSet& s, const graph::Graph& g, const TimeBins& bins,
+                                                                         SampleIndex begin, SampleIndex end) {
+    std::unordered_map<std::uint64_t, LinkSummary> by_ids;  // tracepoint ids in this window: cheap to look up per link
+    for (SampleIndex v = begin; v < end; ++v)
+        for (std::uint32_t i = g.out_offset[v]; i < g.out_offset[v + 1]; ++i) {
+            const SampleIndex to = g.edges[i].to;
+            LinkSummary& link = by_ids[std::uint64_t(s.tracepoint[v]) << 32 | s.tracepoint[to]];
+            link.latency.add(graph::elapsed_ns(s.time_ns[v], s.time_ns[to]));
+            ++link.per_bin[bins.bin_of(s.time_ns[v])];
+        }
+    std::map<std::pair<std::string, std::string>, LinkSummary> out;
+    for (auto& [ids, link] : by_ids) {
+        auto [it, fresh] = out.try_emplace({label(s.tracepoints[ids >> 32]), label(s.tracepoints[ids & 0xffffffffu])});
+        if (fresh) it->second = std::move(link);
+        else {
+            it->second.latency.append(link.latency);
+            for (const auto& [bin, n] : link.per_bin) it->second.per_bin[bin] += n;
+        }
+    }
+    return out;
+}
+
+// Every instance of the window (as the whole run lists them), with the samples it owns.
+std::map<std::pair<std::string, std::string>, InstanceCounts> instance_counts(const graph::SampleSet& s, const graph::Graph& g,
+                                                                              SampleIndex begin, SampleIndex end) {
+    std::vector<InstanceCounts> by_id(s.instances.size());
+    for (SampleIndex v = begin; v < end; ++v) {
+        InstanceCounts& c = by_id[s.tracepoint_of(v).instance_id];
+        ++c.samples;
+        c.unlinked_inputs += s.input[v] != graph::kNoHash && g.in_degree(v) == 0;
+    }
+    std::map<std::pair<std::string, std::string>, InstanceCounts> out;
+    for (std::size_t i = 0; i < s.instances.size(); ++i) {
+        InstanceCounts& c = out[{s.instances[i].node_name, s.instances[i].instance}];
+        c.samples += by_id[i].samples;
+        c.unlinked_inputs += by_id[i].unlinked_inputs;
+    }
+    return out;
 }
 
 // The owned samples' leftovers (docs/spec.md section 4): inputs without a
@@ -74,9 +132,8 @@ void check_margin(const graph::SampleSet& s, const graph::Graph& g, const ShardW
         std::int64_t& longest = longest_into[s.tracepoint[e.to]];
         longest = std::max(longest, graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]));
     }
-    const auto label = [&](std::size_t t) { return s.tracepoints[t].node_name + "/" + s.tracepoints[t].tracepoint_name; };
     for (std::size_t t = 0; t < longest_into.size(); ++t)
-        if (longest_into[t] >= 0) out.add_link_into(label(t), longest_into[t]);
+        if (longest_into[t] >= 0) out.add_link_into(label(s.tracepoints[t]), longest_into[t]);
     if (w.own_from_ns <= w.run_first_ns) return;
     std::vector<std::optional<LogHistogram>> unlinked(s.tracepoints.size());
     for (SampleIndex v = begin; v < end; ++v)
@@ -86,7 +143,7 @@ void check_margin(const graph::SampleSet& s, const graph::Graph& g, const ShardW
             h->add(graph::elapsed_ns(w.read_from_ns(), s.time_ns[v]));
         }
     for (std::size_t t = 0; t < unlinked.size(); ++t)
-        if (unlinked[t]) out.add_unlinked(label(t), *unlinked[t]);
+        if (unlinked[t]) out.add_unlinked(label(s.tracepoints[t]), *unlinked[t]);
 }
 
 }  // namespace
@@ -104,6 +161,7 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     const SampleIndex begin = at(w.own_from_ns), end = at(w.own_to_ns);
     metrics::MetricOptions options = measure;
     options.keep_values = true;
+    options.keep_value_times = true;
     options.share = metrics::Share{begin, end, std::max(w.own_from_ns, w.run_first_ns), std::min(w.own_to_ns, w.run_last_ns),
                                    w.own_from_ns <= w.run_last_ns && w.run_last_ns < w.own_to_ns};
     const metrics::AnalysisResult r = metrics::analyze(s, g, spec, options);
@@ -127,16 +185,18 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     out.in_flight_sq_ns = r.exact.in_flight_sq_ns;
     out.in_flight_max = r.exact.in_flight_max;
     out.m11 = distribution_of(r.m11_values_ms);
+    out.bins = TimeBins::over(w.run_first_ns, w.run_last_ns, kTimeBins);
     for (const metrics::IntervalResult& i : r.intervals) {
-        out.intervals.push_back({i.name, i.from, i.to, i.kind, distribution_of(i.values_ms)});
+        out.intervals.push_back({i.name, i.from, i.to, i.kind, distribution_of(i.values_ms), binned(i, out.bins)});
         out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, out.intervals.back().latency.max);
     }
     for (const metrics::NodeLatency& cell : r.node_latency) {
         out.matrix[{cell.from, cell.to}] = {cell.count, cell.sum_ns, cell.max_ns};
         out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, cell.max_ns);
     }
+    out.links = link_summaries(s, g, out.bins, begin, end);
     out.nodes.insert(s.node_names.begin(), s.node_names.end());
-    for (const graph::Instance& i : s.instances) out.instances.insert({i.node_name, i.instance});
+    out.instances = instance_counts(s, g, begin, end);
     check_margin(s, g, w, begin, end, out.margin);
     return out;
 }

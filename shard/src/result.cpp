@@ -30,7 +30,7 @@ metrics::AnalysisResult to_result(const ShardSummary& s, const RunIndex& run) {
     r.first_time_ns = s.first_time_ns;
     r.last_time_ns = s.last_time_ns;
     r.window_s = double(graph::elapsed_ns(s.first_time_ns, s.last_time_ns)) / 1e9;
-    for (const IntervalSummary& i : s.intervals) r.intervals.push_back({i.name, i.kind, i.from, i.to, i.latency.summary_ms(), {}});
+    for (const IntervalSummary& i : s.intervals) r.intervals.push_back({i.name, i.kind, i.from, i.to, i.latency.summary_ms(), {}, {}});
     r.m11_ms = s.m11.summary_ms();
     r.exact = {s.in_flight_ns, s.in_flight_sq_ns, s.in_flight_max, s.local_ns, s.message_ns};
     metrics::finish_edge_metrics(r);

@@ -78,11 +78,50 @@ metrics::Summary Distribution::summary_ms() const {
     return s;
 }
 
+TimeBins TimeBins::over(std::int64_t first_ns, std::int64_t last_ns, std::uint32_t bins) {
+    if (bins == 0 || last_ns < first_ns) return {};
+    const auto span = static_cast<unsigned __int128>(static_cast<__int128>(last_ns) - first_ns) + 1;
+    const auto width = static_cast<std::int64_t>((span + bins - 1) / bins);  // the last sample in the last bin
+    return {first_ns, std::max<std::int64_t>(width, 1), bins};
+}
+
+std::uint32_t TimeBins::bin_of(std::int64_t time_ns) const noexcept {
+    if (width_ns == 0 || time_ns <= origin_ns) return 0;
+    const auto bin = static_cast<unsigned __int128>(static_cast<__int128>(time_ns) - origin_ns) / static_cast<std::uint64_t>(width_ns);
+    return static_cast<std::uint32_t>(std::min<unsigned __int128>(bin, count - 1));
+}
+
+void BinStats::add(std::int64_t value) {
+    min = count ? std::min(min, value) : value;
+    max = count ? std::max(max, value) : value;
+    ++count;
+    histogram.add(value);
+}
+
+void BinStats::merge(const BinStats& other) {
+    if (other.count == 0) return;
+    histogram.merge(other.histogram);
+    min = count ? std::min(min, other.min) : other.min;
+    max = count ? std::max(max, other.max) : other.max;
+    count += other.count;
+}
+
+void merge_into(BinnedValues& into, const BinnedValues& from) {
+    for (const auto& [bin, stats] : from) into[bin].merge(stats);
+}
+
 void ShardSummary::append(const ShardSummary& later) {
     if (later.intervals.size() != intervals.size()) throw std::invalid_argument("shards of different specs cannot be merged");
+    if (later.bins != bins) throw std::invalid_argument("shards binned over different runs cannot be merged");
     for (std::size_t i = 0; i < intervals.size(); ++i) {
         if (later.intervals[i].name != intervals[i].name) throw std::invalid_argument("shards of different specs cannot be merged");
         intervals[i].latency.append(later.intervals[i].latency);
+        merge_into(intervals[i].over_time, later.intervals[i].over_time);
+    }
+    for (const auto& [key, link] : later.links) {
+        LinkSummary& into = links[key];
+        into.latency.append(link.latency);
+        for (const auto& [bin, n] : link.per_bin) into.per_bin[bin] += n;
     }
     m11.append(later.m11);
     if (later.samples) {
@@ -111,7 +150,11 @@ void ShardSummary::append(const ShardSummary& later) {
         c.sum_ns += cell.sum_ns;
     }
     nodes.insert(later.nodes.begin(), later.nodes.end());
-    instances.insert(later.instances.begin(), later.instances.end());
+    for (const auto& [key, counts] : later.instances) {
+        InstanceCounts& into = instances[key];
+        into.samples += counts.samples;
+        into.unlinked_inputs += counts.unlinked_inputs;
+    }
     margin.append(later.margin);
 }
 

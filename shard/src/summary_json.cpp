@@ -13,7 +13,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr int kFormat = 1;  // bumped whenever a reader of the old layout would misread the new
+constexpr int kFormat = 2;  // bumped whenever a reader of the old layout would misread the new
 
 std::string text_of(unsigned __int128 v) {
     std::string out;
@@ -86,6 +86,39 @@ Distribution distribution_of(const json& j) {
     return d;
 }
 
+json bins_json(const BinnedValues& bins) {
+    json out = json::array();
+    for (const auto& [bin, b] : bins) out.push_back({{"bin", bin}, {"count", b.count}, {"min", b.min}, {"max", b.max}, {"histogram", histogram_json(b.histogram)}});
+    return out;
+}
+
+BinnedValues bins_of(const json& j) {
+    BinnedValues out;
+    for (const auto& b : j) {
+        BinStats& stats = out[b.at("bin").get<std::uint32_t>()];
+        stats.count = b.at("count").get<std::uint64_t>();
+        stats.min = b.at("min").get<std::int64_t>();
+        stats.max = b.at("max").get<std::int64_t>();
+        stats.histogram = histogram_of(b.at("histogram"));
+        if (stats.histogram.count() != stats.count) throw std::invalid_argument("a time bin's histogram does not hold its count");
+    }
+    return out;
+}
+
+json links_json(const std::map<std::pair<std::string, std::string>, LinkSummary>& links) {
+    json out = json::array();
+    for (const auto& [key, link] : links)
+        out.push_back({{"from", key.first}, {"to", key.second}, {"latency", distribution_json(link.latency)}, {"per_bin", link.per_bin}});
+    return out;
+}
+
+json instances_json(const std::map<std::pair<std::string, std::string>, InstanceCounts>& instances) {
+    json out = json::array();
+    for (const auto& [key, c] : instances)
+        out.push_back({{"node", key.first}, {"instance", key.second}, {"samples", c.samples}, {"unlinked_inputs", c.unlinked_inputs}});
+    return out;
+}
+
 }  // namespace
 
 std::string to_json(const ShardSummary& s) {
@@ -95,11 +128,10 @@ std::string to_json(const ShardSummary& s) {
                              {"from", i.from},
                              {"to", i.to},
                              {"kind", i.kind == graph::IntervalKind::process ? "process" : "end_to_end"},
-                             {"latency", distribution_json(i.latency)}});
+                             {"latency", distribution_json(i.latency)},
+                             {"over_time", bins_json(i.over_time)}});
     json matrix = json::array();
     for (const auto& [key, c] : s.matrix) matrix.push_back({{"from", key.first}, {"to", key.second}, {"count", c.count}, {"sum_ns", text_of(c.sum_ns)}, {"max_ns", c.max_ns}});
-    json instances = json::array();
-    for (const auto& [node, instance] : s.instances) instances.push_back({node, instance});
     return json{{"hashtrace_shard_summary", kFormat},
                 {"shards", s.shards},
                 {"own_from_ns", s.own_from_ns},
@@ -121,8 +153,10 @@ std::string to_json(const ShardSummary& s) {
                 {"intervals", intervals},
                 {"m11", distribution_json(s.m11)},
                 {"matrix", matrix},
+                {"bins", {{"origin_ns", s.bins.origin_ns}, {"width_ns", s.bins.width_ns}, {"count", s.bins.count}}},
+                {"links", links_json(s.links)},
                 {"nodes", s.nodes},
-                {"instances", instances},
+                {"instances", instances_json(s.instances)},
                 {"margin",
                  {{"margin_ns", s.margin.margin_ns},
                   {"longest_link_ns", s.margin.longest_link_ns},
@@ -162,14 +196,23 @@ ShardSummary from_json(const std::string& text) {
             if (kind != "process" && kind != "end_to_end") throw std::invalid_argument("an interval of kind \"" + kind + "\"");
             s.intervals.push_back({i.at("name").get<std::string>(), i.at("from").get<std::string>(), i.at("to").get<std::string>(),
                                    kind == "process" ? graph::IntervalKind::process : graph::IntervalKind::end_to_end,
-                                   distribution_of(i.at("latency"))});
+                                   distribution_of(i.at("latency")), bins_of(i.at("over_time"))});
         }
         s.m11 = distribution_of(j.at("m11"));
         for (const auto& c : j.at("matrix"))
             s.matrix[{c.at("from").get<std::string>(), c.at("to").get<std::string>()}] = {c.at("count").get<std::uint64_t>(),
                                                                                           signed_of(c, "sum_ns"), c.at("max_ns").get<std::int64_t>()};
+        const json& bins = j.at("bins");
+        s.bins = {bins.at("origin_ns").get<std::int64_t>(), bins.at("width_ns").get<std::int64_t>(), bins.at("count").get<std::uint32_t>()};
+        for (const auto& l : j.at("links")) {
+            LinkSummary& link = s.links[{l.at("from").get<std::string>(), l.at("to").get<std::string>()}];
+            link.latency = distribution_of(l.at("latency"));
+            link.per_bin = l.at("per_bin").get<std::map<std::uint32_t, std::uint64_t>>();
+        }
         s.nodes = j.at("nodes").get<std::set<std::string>>();
-        for (const auto& i : j.at("instances")) s.instances.insert({i.at(0).get<std::string>(), i.at(1).get<std::string>()});
+        for (const auto& i : j.at("instances"))
+            s.instances[{i.at("node").get<std::string>(), i.at("instance").get<std::string>()}] = {i.at("samples").get<std::uint64_t>(),
+                                                                                                 i.at("unlinked_inputs").get<std::uint64_t>()};
         const json& m = j.at("margin");
         s.margin.margin_ns = m.at("margin_ns").get<std::int64_t>();
         s.margin.longest_link_ns = m.at("longest_link_ns").get<std::int64_t>();

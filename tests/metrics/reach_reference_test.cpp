@@ -120,22 +120,45 @@ double ms(const graph::SampleSet& s, SampleIndex a, SampleIndex b) { return doub
 
 // docs/spec.md section 5: per `from` sample (in time order), per node instance (in id order),
 // the earliest reachable `to` sample.
-std::vector<Summary> reference_intervals(const RandomRun& run) {
+using Observations = std::vector<std::pair<std::int64_t, double>>;  // (the `from` sample's time, ms), sorted
+
+struct ReferenceIntervals {
+    std::vector<Summary> summaries;
+    std::vector<Observations> observations;
+};
+
+ReferenceIntervals reference_intervals(const RandomRun& run) {
     const auto& s = run.samples;
-    std::vector<Summary> out;
+    ReferenceIntervals out;
     Reachable reachable(run.graph, s.size());
     for (const auto& interval : run.spec.intervals) {
         std::vector<double> values;
+        Observations observations;
         for (SampleIndex v = 0; v < s.size(); ++v) {
             if (!interval.from.matches(s.tracepoint_of(v).node_name, s.tracepoint_of(v).tracepoint_name)) continue;
             std::map<std::uint32_t, SampleIndex> earliest;  // instance -> sample
             for (SampleIndex c : reachable.from(v))
                 if (interval.to.matches(s.tracepoint_of(c).node_name, s.tracepoint_of(c).tracepoint_name))
                     earliest.try_emplace(s.tracepoint_of(c).instance_id, c);
-            for (const auto& [instance, c] : earliest) values.push_back(ms(s, v, c));
+            for (const auto& [instance, c] : earliest) {
+                values.push_back(ms(s, v, c));
+                observations.emplace_back(s.time_ns[v], values.back());
+            }
         }
-        out.push_back(summarize(std::move(values)));
+        std::sort(observations.begin(), observations.end());
+        out.summaries.push_back(summarize(std::move(values)));
+        out.observations.push_back(std::move(observations));
     }
+    return out;
+}
+
+// keep_value_times: each value beside its `from` sample's time, in time order.
+Observations observations_of(const metrics::IntervalResult& r) {
+    EXPECT_EQ(r.from_ns.size(), r.values_ms.size()) << r.name;
+    EXPECT_TRUE(std::is_sorted(r.from_ns.begin(), r.from_ns.end())) << r.name;
+    Observations out;
+    for (std::size_t k = 0; k < r.from_ns.size() && k < r.values_ms.size(); ++k) out.emplace_back(r.from_ns[k], r.values_ms[k]);
+    std::sort(out.begin(), out.end());
     return out;
 }
 
@@ -186,18 +209,25 @@ void expect_same(const Summary& want, const Summary& got, const std::string& nam
 // analyze() under each (threads, search budget) gives the brute force's
 // intervals and node matrix. Budget 0: forward searches where exact
 // (tolerance 0); 1: full passes always.
-void expect_reference_answers(const RandomRun& run, const std::vector<Summary>& want, const Matrix& want_matrix,
+// With keep_value_times (the time shards' binning), also each value beside its `from` time.
+void expect_reference_answers(const RandomRun& run, const ReferenceIntervals& want, const Matrix& want_matrix,
                               std::initializer_list<std::pair<unsigned, unsigned>> configurations) {
-    for (auto [threads, budget] : configurations) {
-        SCOPED_TRACE("threads " + std::to_string(threads) + ", search budget " + std::to_string(budget));
-        MetricOptions options;
-        options.threads = threads;
-        options.reach_search_budget = budget;
-        const auto r = analyze(run.samples, run.graph, run.spec, options);
-        ASSERT_EQ(r.intervals.size(), want.size());
-        for (std::size_t i = 0; i < want.size(); ++i) expect_same(want[i], r.intervals[i].latency_ms, r.intervals[i].name);
-        EXPECT_EQ(want_matrix, matrix_of(r));
-    }
+    for (auto [threads, budget] : configurations)
+        for (bool times : {false, true}) {
+            SCOPED_TRACE("threads " + std::to_string(threads) + ", search budget " + std::to_string(budget) + (times ? ", with times" : ""));
+            MetricOptions options;
+            options.threads = threads;
+            options.reach_search_budget = budget;
+            options.keep_values = options.keep_value_times = times;
+            const auto r = analyze(run.samples, run.graph, run.spec, options);
+            ASSERT_EQ(r.intervals.size(), want.summaries.size());
+            for (std::size_t i = 0; i < want.summaries.size(); ++i) {
+                expect_same(want.summaries[i], r.intervals[i].latency_ms, r.intervals[i].name);
+                if (times) EXPECT_EQ(observations_of(r.intervals[i]), want.observations[i]) << r.intervals[i].name;
+                else EXPECT_TRUE(r.intervals[i].from_ns.empty());
+            }
+            EXPECT_EQ(want_matrix, matrix_of(r));
+        }
 }
 
 class RandomRuns : public ::testing::TestWithParam<std::tuple<std::uint64_t, std::int64_t, bool>> {};
@@ -326,7 +356,7 @@ to = "*/*"
     ASSERT_GT(run.samples.size(), 4u * (1u << 14) * 5 / 4);
     const auto want = reference_intervals(run);
     const Matrix want_matrix = reference_matrix(run);
-    EXPECT_EQ(want[0].count, 24'000u - 24'000u / 7 - 1);
+    EXPECT_EQ(want.summaries[0].count, 24'000u - 24'000u / 7 - 1);
     expect_reference_answers(run, want, want_matrix, {{1u, 0u}, {2u, 0u}, {1u, 1u}});
 }
 
@@ -361,7 +391,7 @@ to = "B/Work"
                                  "cycles.toml");
     run.graph = graph::link(run.samples, run.spec);
     const auto want = reference_intervals(run);
-    ASSERT_GT(want[0].count, 0u);  // the cycles are there
+    ASSERT_GT(want.summaries[0].count, 0u);  // the cycles are there
     expect_reference_answers(run, want, reference_matrix(run), {{1u, 0u}, {2u, 0u}, {1u, 1u}});
 }
 
@@ -468,7 +498,7 @@ kind = "end_to_end"
                                  "chain.toml");
     run.graph = graph::link(run.samples, run.spec);
     const auto want = reference_intervals(run);
-    EXPECT_EQ(want[0].count, 1'200u);  // every step reaches some work
+    EXPECT_EQ(want.summaries[0].count, 1'200u);  // every step reaches some work
     expect_reference_answers(run, want, reference_matrix(run), {{1u, 0u}, {2u, 0u}, {3u, 0u}, {1u, 1u}});
 }
 
@@ -509,7 +539,7 @@ kind = "end_to_end"
                                  "wide.toml");
     run.graph = graph::link(run.samples, run.spec);
     const auto want = reference_intervals(run);
-    EXPECT_EQ(want[0].count, 60u * 4);  // every send reaches work on every instance
+    EXPECT_EQ(want.summaries[0].count, 60u * 4);  // every send reaches work on every instance
     expect_reference_answers(run, want, reference_matrix(run), {{1u, 0u}, {2u, 0u}, {1u, 1u}});
 }
 

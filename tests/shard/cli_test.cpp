@@ -109,6 +109,72 @@ TEST_F(ShardCli, ARunBeyondTheBudgetIsShardedAndSaysWhy) {
     expect_same_analysis(sharded, whole);
 }
 
+json report_data(const fs::path& page) {
+    const std::string text = hashtrace::test::read_file(page), open = "id=\"report-data\">";
+    const auto begin = text.find(open) + open.size();
+    return json::parse(text.substr(begin, text.find("</script>", begin) - begin));
+}
+
+std::uint64_t total(const json& counts) {
+    std::uint64_t n = 0;
+    for (const auto& c : counts) n += c.get<std::uint64_t>();
+    return n;
+}
+
+// The report of a sharded run: tables, health, histograms and latency over
+// time of the whole run (from the merged summaries), the samples of one
+// window (the first shard, or the one asked for), and a page that says so.
+TEST_F(ShardCli, TheHtmlReportOfAShardedRunCoversTheWholeRun) {
+    ASSERT_EQ(run("analyze " + logs + " --html " + (dir / "whole.html").string()).status, 0);
+    const auto sharded = run("analyze " + logs + " --shard-samples 7000 --margin-ms 100 --html " + (dir / "sharded.html").string());
+    ASSERT_EQ(sharded.status, 0) << sharded.out;
+    const json whole = report_data(dir / "whole.html"), d = report_data(dir / "sharded.html");
+    EXPECT_TRUE(whole["samples_window"].is_null());
+    ASSERT_TRUE(d["samples_window"].is_array());
+    EXPECT_EQ(d["samples_window"][0], 0.0);  // the first shard
+    EXPECT_LT(d["samples_window"][1].get<double>(), 0.5 * d["window_s"].get<double>());
+    EXPECT_NEAR(d["window_s"].get<double>(), whole["window_s"].get<double>(), 1e-9);
+    EXPECT_EQ(d["health"]["samples"], whole["health"]["samples"]);
+    EXPECT_EQ(d["health"]["unlinked_inputs"], whole["health"]["unlinked_inputs"]);
+    ASSERT_EQ(d["health"]["nodes"].size(), whole["health"]["nodes"].size());
+    for (std::size_t n = 0; n < whole["health"]["nodes"].size(); ++n)
+        for (const char* key : {"node", "instance", "samples", "unlinked_inputs", "dropped"})
+            EXPECT_EQ(d["health"]["nodes"][n][key], whole["health"]["nodes"][n][key]) << key;
+    const json &rows = d["runs"][0]["metrics"], &whole_rows = whole["runs"][0]["metrics"];
+    ASSERT_EQ(rows.size(), whole_rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) {  // exact, but for a percentile: within the stated error
+        const auto name = whole_rows[r]["name"].get<std::string>();
+        if (name.find("p99") == std::string::npos) EXPECT_EQ(rows[r], whole_rows[r]) << name;
+        else EXPECT_NEAR(rows[r]["value"].get<double>(), whole_rows[r]["value"].get<double>(), 0.001 * whole_rows[r]["value"].get<double>());
+    }
+    ASSERT_EQ(d["intervals"].size(), whole["intervals"].size());
+    for (std::size_t i = 0; i < whole["intervals"].size(); ++i) {
+        const json &a = d["intervals"][i], &b = whole["intervals"][i];
+        const auto count = b["summary"]["count"].get<std::uint64_t>();
+        EXPECT_EQ(a["summary"]["count"], count);
+        EXPECT_EQ(total(a["histogram"]["counts"]) + a["histogram"]["overflow"].get<std::uint64_t>(), count);
+        EXPECT_EQ(a["histogram"]["counts"].size(), b["histogram"]["counts"].size());
+        EXPECT_EQ(a["histogram"]["lo_ms"], b["histogram"]["lo_ms"]);
+        std::uint64_t binned = 0;
+        for (const auto& bin : a["over_time"]["bins"]) binned += bin["count"].get<std::uint64_t>();
+        EXPECT_EQ(binned, count);
+        EXPECT_EQ(a["over_time"]["bins"].size(), b["over_time"]["bins"].size());
+        // The dots are the window's: none after it.
+        for (const auto& point : a["over_time"]["points"]) EXPECT_LE(point[0].get<double>(), d["samples_window"][1].get<double>());
+    }
+    EXPECT_NE(hashtrace::test::read_file(dir / "sharded.html").find("Analysed in time shards"), std::string::npos);
+
+    // A window asked for is the one drawn; one the budget cannot hold is refused.
+    const auto asked = run("analyze " + logs + " --shard-samples 7000 --margin-ms 100 --html " + (dir / "asked.html").string() +
+                           " --html-window 1:1.5");
+    ASSERT_EQ(asked.status, 0) << asked.out;
+    EXPECT_EQ(report_data(dir / "asked.html")["samples_window"], json::parse("[1.0, 1.5]"));
+    const auto too_long = run("analyze " + logs + " --memory-budget 2M --margin-ms 100 --html " + (dir / "x.html").string() +
+                              " --html-window 0:1000");
+    EXPECT_NE(too_long.status, 0);
+    EXPECT_NE(too_long.out.find("ask for a shorter window"), std::string::npos) << too_long.out;
+}
+
 TEST_F(ShardCli, ABudgetTooSmallForOneShardAndItsMarginIsRefusedWithTheBudgetThatWould) {
     const auto result = run("analyze " + logs + " --memory-budget 1M");
     EXPECT_NE(result.status, 0);

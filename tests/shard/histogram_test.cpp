@@ -99,6 +99,25 @@ TEST(LogHistogram, BucketsRoundTripAndBadOnesAreRefused) {
     EXPECT_THROW(LogHistogram::from_buckets(40, {}), std::invalid_argument);
 }
 
+TEST(LogHistogram, ValuesAreTheBucketsInOrderWithinTheError) {
+    LogHistogram h;
+    const std::vector<std::int64_t> values{-5'000'000, -3, 0, 7, 7, 1'234'567, 9'000'000'000};
+    for (auto v : values) h.add(v);
+    const auto drawn = h.values();
+    ASSERT_EQ(drawn.size(), values.size() - 1);  // the two 7s share a bucket
+    std::uint64_t n = 0;
+    for (std::size_t k = 0; k < drawn.size(); ++k) {
+        n += drawn[k].second;
+        if (k) {
+            EXPECT_LT(drawn[k - 1].first, drawn[k].first);
+        }
+    }
+    EXPECT_EQ(n, values.size());
+    EXPECT_EQ(drawn[3], (std::pair<double, std::uint64_t>{7, 2}));
+    EXPECT_LE(std::abs(drawn[4].first - 1'234'567), h.relative_error() * 1'234'567);
+    EXPECT_LE(std::abs(drawn[0].first + 5'000'000), h.relative_error() * 5'000'000);
+}
+
 TEST(LogHistogram, EmptyGivesZero) { EXPECT_EQ(LogHistogram().percentile(99), 0); }
 
 }  // namespace

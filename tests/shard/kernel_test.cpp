@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 
 namespace hashtrace::shard {
@@ -77,6 +78,39 @@ void expect_same_distribution(const Distribution& a, const Distribution& b, cons
     EXPECT_EQ(a.histogram, b.histogram) << what;
 }
 
+// What does not depend on the order the values came in (a link's jitter
+// fields follow the order in which a shard met its tracepoints).
+void expect_same_values(const Distribution& a, const Distribution& b, const std::string& what) {
+    EXPECT_EQ(a.count, b.count) << what;
+    EXPECT_TRUE(a.sum == b.sum) << what;
+    EXPECT_TRUE(a.sum_sq == b.sum_sq) << what;
+    EXPECT_EQ(a.min, b.min) << what;
+    EXPECT_EQ(a.max, b.max) << what;
+    EXPECT_EQ(a.histogram, b.histogram) << what;
+}
+
+void expect_same_bins(const BinnedValues& a, const BinnedValues& b, const std::string& what) {
+    ASSERT_EQ(a.size(), b.size()) << what;
+    for (const auto& [bin, stats] : a) {
+        ASSERT_TRUE(b.contains(bin)) << what << " bin " << bin;
+        const BinStats& other = b.at(bin);
+        EXPECT_EQ(stats.count, other.count) << what << " bin " << bin;
+        EXPECT_EQ(stats.min, other.min) << what << " bin " << bin;
+        EXPECT_EQ(stats.max, other.max) << what << " bin " << bin;
+        EXPECT_EQ(stats.histogram, other.histogram) << what << " bin " << bin;
+    }
+}
+
+void expect_same_links(const ShardSummary& a, const ShardSummary& b) {
+    ASSERT_EQ(a.links.size(), b.links.size());
+    for (const auto& [key, link] : a.links) {
+        const std::string what = key.first + " -> " + key.second;
+        ASSERT_TRUE(b.links.contains(key)) << what;
+        expect_same_values(link.latency, b.links.at(key).latency, what);
+        EXPECT_EQ(link.per_bin, b.links.at(key).per_bin) << what;
+    }
+}
+
 void expect_same(const ShardSummary& a, const ShardSummary& b) {
     EXPECT_EQ(a.samples, b.samples);
     EXPECT_EQ(a.edges, b.edges);
@@ -93,7 +127,12 @@ void expect_same(const ShardSummary& a, const ShardSummary& b) {
     EXPECT_TRUE(a.in_flight_sq_ns == b.in_flight_sq_ns);
     EXPECT_EQ(a.in_flight_max, b.in_flight_max);
     ASSERT_EQ(a.intervals.size(), b.intervals.size());
-    for (std::size_t i = 0; i < a.intervals.size(); ++i) expect_same_distribution(a.intervals[i].latency, b.intervals[i].latency, a.intervals[i].name);
+    EXPECT_EQ(a.bins, b.bins);
+    for (std::size_t i = 0; i < a.intervals.size(); ++i) {
+        expect_same_distribution(a.intervals[i].latency, b.intervals[i].latency, a.intervals[i].name);
+        expect_same_bins(a.intervals[i].over_time, b.intervals[i].over_time, a.intervals[i].name);
+    }
+    expect_same_links(a, b);
     expect_same_distribution(a.m11, b.m11, "M11");
     ASSERT_EQ(a.matrix.size(), b.matrix.size());
     for (const auto& [key, cell] : a.matrix) {
@@ -138,6 +177,50 @@ TEST_F(ShardedKernel, TheSystemIsNotTrivial) {
     for (const auto& i : whole_summary.intervals) EXPECT_GT(i.latency.count, 7000u) << i.name;
     EXPECT_EQ(whole_summary.matrix.size(), 3u);  // from the source's roots (its notes, its first tick) to each other node
     EXPECT_TRUE(whole_summary.margin.held());
+}
+
+// The per-link and per-bin summaries against the graph and the metrics'
+// own values, counted here directly.
+TEST_F(ShardedKernel, LinksBinsAndInstancesAddUpToTheRun) {
+    const auto& s = whole.samples;
+    const auto& g = whole.graph;
+    std::map<std::pair<std::string, std::string>, std::uint64_t> links;
+    for (const graph::Edge& e : g.edges) {
+        const auto& from = s.tracepoints[s.tracepoint[e.from]];
+        const auto& to = s.tracepoints[s.tracepoint[e.to]];
+        ++links[{from.node_name + "/" + from.tracepoint_name, to.node_name + "/" + to.tracepoint_name}];
+    }
+    ASSERT_EQ(whole_summary.links.size(), links.size());
+    for (const auto& [key, n] : links) {
+        const LinkSummary& link = whole_summary.links.at(key);
+        EXPECT_EQ(link.latency.count, n) << key.first << " -> " << key.second;
+        std::uint64_t binned = 0;
+        for (const auto& [bin, count] : link.per_bin) {
+            binned += count;
+            EXPECT_LT(bin, kTimeBins);
+        }
+        EXPECT_EQ(binned, n) << key.first << " -> " << key.second;
+    }
+    EXPECT_EQ(whole_summary.bins.count, kTimeBins);
+    EXPECT_EQ(whole_summary.bins.bin_of(last), kTimeBins - 1);
+    for (const auto& i : whole_summary.intervals) {
+        std::uint64_t binned = 0;
+        for (const auto& [bin, stats] : i.over_time) {
+            binned += stats.count;
+            EXPECT_GE(stats.min, i.latency.min) << i.name;
+            EXPECT_LE(stats.max, i.latency.max) << i.name;
+        }
+        EXPECT_EQ(binned, i.latency.count) << i.name;
+        EXPECT_GT(i.over_time.size(), kTimeBins / 2) << i.name;  // the intervals run all along the run
+    }
+    std::uint64_t samples = 0, unlinked = 0;
+    for (const auto& [key, c] : whole_summary.instances) {
+        samples += c.samples;
+        unlinked += c.unlinked_inputs;
+    }
+    EXPECT_EQ(samples, whole_summary.samples);
+    EXPECT_EQ(unlinked, whole_summary.unlinked_inputs);
+    EXPECT_EQ(whole_summary.instances.size(), s.instances.size());
 }
 
 TEST_F(ShardedKernel, OneTwoAndSevenShardsGiveTheWholeRunExactly) {
@@ -264,7 +347,7 @@ TEST(ShardSummaryJson, RoundTripsAndRefusesWhatItCannotRead) {
     EXPECT_THROW(from_json("{}"), std::invalid_argument);
     EXPECT_THROW(from_json("not json"), std::invalid_argument);
     std::string other_version = to_json(s);
-    other_version.replace(other_version.find("\"hashtrace_shard_summary\":1"), 27, "\"hashtrace_shard_summary\":9");
+    other_version.replace(other_version.find("\"hashtrace_shard_summary\":2"), 27, "\"hashtrace_shard_summary\":9");
     try {
         from_json(other_version);
         FAIL() << "a summary of another format was read";
@@ -275,8 +358,28 @@ TEST(ShardSummaryJson, RoundTripsAndRefusesWhatItCannotRead) {
 
 TEST(ShardSummaryAppend, RefusesShardsOfAnotherSpec) {
     ShardSummary a, b;
-    a.intervals.push_back({"x", "A/a", "B/b", graph::IntervalKind::process, Distribution()});
+    a.intervals.push_back({"x", "A/a", "B/b", graph::IntervalKind::process, Distribution(), {}});
     EXPECT_THROW(a.append(b), std::invalid_argument);
+}
+
+TEST(ShardSummaryAppend, RefusesShardsBinnedOverAnotherRun) {
+    ShardSummary a, b;
+    a.bins = TimeBins::over(0, 1'000'000'000, kTimeBins);
+    b.bins = TimeBins::over(0, 2'000'000'000, kTimeBins);
+    EXPECT_THROW(a.append(b), std::invalid_argument);
+}
+
+TEST(TimeBins, CoverTheRunWithTheLastSampleInTheLastBin) {
+    const TimeBins bins = TimeBins::over(100, 100 + 119, kTimeBins);
+    EXPECT_EQ(bins.width_ns, 1);
+    EXPECT_EQ(bins.bin_of(100), 0u);
+    EXPECT_EQ(bins.bin_of(219), 119u);
+    EXPECT_EQ(bins.bin_of(50), 0u);     // before the run: clamped
+    EXPECT_EQ(bins.bin_of(10000), 119u);
+    const TimeBins wide = TimeBins::over(0, 1'000'000'000, 3);
+    EXPECT_EQ(wide.bin_of(333'333'334), 1u);
+    EXPECT_EQ(wide.bin_of(1'000'000'000), 2u);
+    EXPECT_EQ(TimeBins::over(5, 4, 3).count, 0u);  // no run
 }
 
 }  // namespace

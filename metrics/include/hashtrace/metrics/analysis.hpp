@@ -36,6 +36,7 @@ struct MetricOptions {
     bool keep_all_targets = false;  // intervals: every reachable `to` sample, not only the earliest per instance
     bool keep_values = false;       // keep raw observations (compare needs them for significance tests)
     double m3_sample_period_s = 1e-3;  // keep_values: M3 is observed as the in-flight count on this grid
+    bool keep_value_times = false;  // keep_values: beside each interval value its `from` sample's time (time shards bin them)
     unsigned threads = 0;           // 0 = hardware concurrency
     // Samples the forward searches of one interval (or the matrix) may visit
     // before it is answered by full passes over the graph instead; 0 = automatic
@@ -55,6 +56,7 @@ struct IntervalResult {
     std::string from, to;  // the spec's selectors ("node/tracepoint"): what it measures, whatever its name
     Summary latency_ms;
     std::vector<double> values_ms;  // only with keep_values; in order of the `from` sample's time
+    std::vector<std::int64_t> from_ns;  // only with keep_value_times: each value's `from` sample time
 };
 
 struct ParallelismResult {  // M3, time-weighted over the run window

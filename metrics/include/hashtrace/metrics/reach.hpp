@@ -113,7 +113,12 @@ struct AppendReached {
 struct LatencyBlock {
     double* data = nullptr;
     std::size_t size = 0;
-    void push_back(double x) { data[size++] = x; }
+    std::int64_t* from_ns = nullptr;  // beside each latency its `from` sample's time, when kept (time shards bin them)
+    void push_back(double x, std::int64_t from_time_ns) {
+        data[size] = x;
+        if (from_ns) from_ns[size] = from_time_ns;
+        ++size;
+    }
 };
 // Or as latencies in ms, each to the block of its class's part of the
 // question (the intervals), with no list of answers between the search and
@@ -123,7 +128,7 @@ struct AppendLatency {
     const std::uint32_t* part_of_class;   // per class
     const std::int64_t* time_ns;          // of every sample
     void operator()(graph::SampleIndex from, std::uint32_t target_class, graph::SampleIndex to) const {
-        blocks[part_of_class[target_class]].push_back(double(graph::elapsed_ns(time_ns[from], time_ns[to])) / 1e6);
+        blocks[part_of_class[target_class]].push_back(double(graph::elapsed_ns(time_ns[from], time_ns[to])) / 1e6, time_ns[from]);
     }
 };
 

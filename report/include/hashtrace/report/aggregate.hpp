@@ -16,6 +16,10 @@ namespace hashtrace::report {
 // outliers would otherwise squeeze every other value into one bar.
 // Empty input: no bins.
 Histogram make_histogram(std::span<const double> values_ms, std::size_t max_bins);
+// The same bins for n values known by their extremes and p99 (a run too
+// long to hold, from its merged histograms), empty; count_value fills them.
+Histogram histogram_bins(double lo_ms, double max_ms, double p99_ms, std::uint64_t n, std::size_t max_bins);
+void count_value(Histogram& h, double ms, std::uint64_t n = 1);
 
 // Observations (t_s[i], ms[i]) binned over [0, window_s] with nearest-rank
 // percentiles per bin; `points` keeps at most max_points observations: an

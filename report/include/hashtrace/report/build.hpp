@@ -20,6 +20,7 @@
 #include "hashtrace/metrics/compare.hpp"
 #include "hashtrace/report/report_data.hpp"
 #include "hashtrace/report/trace_model.hpp"
+#include "hashtrace/shard/summary.hpp"
 
 #include <cstdint>
 #include <map>
@@ -48,6 +49,9 @@ struct ReportOptions {
     // space-time diagram opens: this one (UTC ns), or else max_ticks/4
     // samples around the slowest message.
     std::optional<std::pair<std::int64_t, std::int64_t>> detail_window_ns;
+    // The run's first sample (UTC ns) when the samples given are a window
+    // of a longer run: the report's times are then seconds since the run's start.
+    std::optional<std::int64_t> run_first_ns;
     graph::RouteOptions route{16, 200};
 };
 
@@ -110,5 +114,15 @@ struct MarkedCriticalPaths {
 // graph: its events are the samples, in order.
 MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet& samples, const graph::Graph& graph,
                                        const graph::AnalysisSpec& spec);
+
+// A run analysed in time shards (docs/sharding.md): `d` is the report of
+// a window of it (build_report over the window's samples, with the merged
+// result and options.run_first_ns), made to cover the whole run wherever
+// the merged summary can: the nodes' samples and unlinked inputs, and each
+// interval's histogram and latency over time (within the summary's stated
+// error). What needs the samples themselves stays the window's, and the
+// page says which window (ReportData::samples_window).
+void cover_whole_run(ReportData& d, const shard::ShardSummary& merged, std::pair<std::int64_t, std::int64_t> window_ns,
+                     const ReportOptions& options);
 
 }  // namespace hashtrace::report

@@ -55,6 +55,7 @@ struct Histogram {
     double lo_ms = 0, width_ms = 1;
     std::vector<std::uint64_t> counts;
     std::uint64_t overflow = 0;  // values above the last bin (a long tail is not drawn to scale)
+    double hi_ms = 0;            // where the last bin ends: above it, overflow
 };
 
 struct TimeBin {  // latency percentiles of the observations starting in [t_s, t_s + bin_s)
@@ -198,6 +199,11 @@ struct ReportData {
     std::string generated_by;
     std::int64_t t0_ns = 0;  // UTC time of the run's first sample
     double window_s = 0;
+    // A run analysed in time shards: the part of it (seconds since its first
+    // sample) whose samples the space-time diagram, the latency dots, the
+    // slowest messages, the idle gaps and the critical paths show; the
+    // tables, histograms and latency over time cover the whole run.
+    std::optional<std::pair<double, double>> samples_window;
     std::vector<RunMetrics> runs;  // one for analyze; several, side by side, for compare
     Health health;
     std::vector<IntervalChart> intervals;

@@ -52,6 +52,9 @@ public:
     // The non-empty buckets as (signed bucket key, count), ascending by
     // value, for serialising; from_buckets restores them.
     std::vector<std::pair<std::int64_t, std::uint64_t>> buckets() const;
+    // The non-empty buckets as (their middle, count), ascending: what a
+    // chart draws (each value is within relative_error() of its middle).
+    std::vector<std::pair<double, std::uint64_t>> values() const;
     static LogHistogram from_buckets(unsigned sub_bucket_bits, const std::vector<std::pair<std::int64_t, std::uint64_t>>& buckets);
 
     friend bool operator==(const LogHistogram& a, const LogHistogram& b);

@@ -43,10 +43,48 @@ struct Distribution {
     metrics::Summary summary_ms() const;
 };
 
+// The run's time cut into equal bins, for what is drawn over time (the
+// report's latency-over-time charts, the links' rates). The bins are the
+// run's, fixed by its first and last sample times, not the shard's: every
+// shard bins alike, so bins merge by addition.
+struct TimeBins {
+    std::int64_t origin_ns = 0, width_ns = 0;  // width 0: nothing binned
+    std::uint32_t count = 0;
+    static TimeBins over(std::int64_t first_ns, std::int64_t last_ns, std::uint32_t bins);
+    std::uint32_t bin_of(std::int64_t time_ns) const noexcept;  // clamped into [0, count)
+    friend bool operator==(const TimeBins&, const TimeBins&) = default;
+};
+inline constexpr std::uint32_t kTimeBins = 120;
+inline constexpr double kBinRelativeError = 0.01;  // a chart's percentiles: 1 % is below a pixel
+
+// The values that started in one time bin: count, extremes, and a coarse histogram for percentiles.
+struct BinStats {
+    std::uint64_t count = 0;
+    std::int64_t min = 0, max = 0;
+    LogHistogram histogram{kBinRelativeError};
+    void add(std::int64_t value);
+    void merge(const BinStats& other);
+};
+using BinnedValues = std::map<std::uint32_t, BinStats>;  // by bin; empty bins absent
+void merge_into(BinnedValues& into, const BinnedValues& from);
+
 struct IntervalSummary {
     std::string name, from, to;
     graph::IntervalKind kind = graph::IntervalKind::process;
     Distribution latency;
+    BinnedValues over_time;  // by the time of the `from` sample
+};
+
+// The links between two tracepoints ("node/tracepoint" of producer and
+// consumer): their latency, and their count per time bin (the rate).
+struct LinkSummary {
+    Distribution latency;
+    std::map<std::uint32_t, std::uint64_t> per_bin;  // by the producer's time
+};
+
+struct InstanceCounts {  // of the samples owned
+    std::uint64_t samples = 0, unlinked_inputs = 0;
+    friend bool operator==(const InstanceCounts&, const InstanceCounts&) = default;
 };
 
 struct MatrixCell {  // the node latency matrix: from the samples without incoming edge
@@ -102,12 +140,14 @@ struct ShardSummary {
     std::vector<IntervalSummary> intervals;  // in spec order
     Distribution m11;                        // message waiting time
     std::map<std::pair<std::string, std::string>, MatrixCell> matrix;  // (from node, to node)
+    TimeBins bins;
+    std::map<std::pair<std::string, std::string>, LinkSummary> links;  // ("node/tracepoint" producer, consumer)
     std::set<std::string> nodes;
-    std::set<std::pair<std::string, std::string>> instances;
+    std::map<std::pair<std::string, std::string>, InstanceCounts> instances;  // (node, instance)
     MarginReport margin;
 
     // Adds a shard whose time range follows this one's. Throws
-    // std::invalid_argument for shards of different specs or precisions.
+    // std::invalid_argument for shards of different specs, precisions or time bins.
     void append(const ShardSummary& later);
 };
 
