@@ -5,6 +5,7 @@
 #include "hashtrace/critical_path/render.hpp"
 #include "hashtrace/graph/parallel.hpp"
 #include "pipeline.hpp"
+#include "sharding.hpp"
 
 #include <cstdio>
 #include <optional>
@@ -23,12 +24,21 @@ constexpr const char* kUsage =
     "  --json FILE          write {\"critical_path\": [...]}\n"
     "  --markdown FILE      write the tables as Markdown\n";
 
+void render(const std::vector<hashtrace::critpath::IntervalCriticalPath>& paths, const std::optional<std::string>& json,
+            const std::optional<std::string>& markdown) {
+    using namespace hashtrace;
+    std::fputs(critpath::render_table(paths).c_str(), stdout);
+    if (json) cli::write_file(*json, critpath::render_json(paths));
+    if (markdown) cli::write_file(*markdown, critpath::render_markdown(paths));
+}
+
 int run_critical_path(hashtrace::cli::Args& args) {
     using namespace hashtrace;
     auto pipeline = cli::read_pipeline_options(args);
     const auto names = args.option_all("--interval");
     const auto json = args.option("--json");
     const auto markdown = args.option("--markdown");
+    const auto sharding = cli::read_sharding_options(args);
     const auto inputs = args.positionals();
     args.finish();
     if (inputs.empty()) throw cli::UsageError("give the logs to analyze (files or directories)");
@@ -43,6 +53,19 @@ int run_critical_path(hashtrace::cli::Args& args) {
         throw cli::UsageError(e.what());
     }
     if (intervals.empty()) throw cli::UsageError("the spec " + spec.file + " defines no interval");
+    // A run that does not fit is walked in time shards (a range of one, --since/--until, whole).
+    const bool ranged = pipeline.since || pipeline.until;
+    if (const auto plan = ranged ? std::nullopt : cli::plan_stage(cli::find_log_files(inputs), sharding, pipeline)) {
+        cli::report_input_health(plan->run);
+        timings.mark("index");
+        const auto paths = cli::sharded_critical_path_stage(*plan, spec, intervals, pipeline, sharding);
+        timings.mark("shards");
+        render(paths, json, markdown);
+        timings.mark("output");
+        timings.print();
+        return 0;
+    }
+    if (!ranged) pipeline.budget_checked = true;  // the plan found that it fits
     pipeline.reuse_freed_memory = true;  // measured by its time, not its peak
     const auto run = cli::linked_run_stage(inputs, spec, pipeline, timings);
     // The model and the intervals' instances, each from the run alone, are
@@ -55,9 +78,7 @@ int run_critical_path(hashtrace::cli::Args& args) {
     const auto paths = critpath::critical_paths(*model, instances, intervals, {pipeline.threads});
     timings.mark("critical path");
 
-    std::fputs(critpath::render_table(paths).c_str(), stdout);
-    if (json) cli::write_file(*json, critpath::render_json(paths));
-    if (markdown) cli::write_file(*markdown, critpath::render_markdown(paths));
+    render(paths, json, markdown);
     timings.mark("output");
     timings.print();
     return 0;
@@ -66,4 +87,4 @@ int run_critical_path(hashtrace::cli::Args& args) {
 }  // namespace
 
 HASHTRACE_COMMAND("critical-path", "which segments decide each interval's latency (critical path, slack)", run_critical_path,
-                  kUsage, hashtrace::cli::kPipelineOptionsHelp);
+                  kUsage, hashtrace::cli::kPipelineOptionsHelp, hashtrace::cli::kShardingOptionsHelp);

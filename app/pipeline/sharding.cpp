@@ -1,5 +1,7 @@
 #include "sharding.hpp"
 
+#include "hashtrace/critical_path/instances.hpp"
+#include "hashtrace/critical_path/path_summary.hpp"
 #include "hashtrace/logio/reader.hpp"
 #include "hashtrace/shard/result.hpp"
 #include "hashtrace/shard/sharded_run.hpp"
@@ -146,7 +148,7 @@ void refuse_unsharded_options(const std::vector<std::pair<const char*, bool>>& g
 }
 
 ShardedAnalysis sharded_analysis_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec, const PipelineOptions& pipeline,
-                                       const ShardingOptions& sharding) {
+                                       const ShardingOptions& sharding, const shard::WindowHook& also) {
     keep_freed_blocks_for_reuse();
     shard::ShardOptions options;
     options.tolerance_ns = std::llround(pipeline.tolerance_ms * 1e6);
@@ -158,7 +160,7 @@ ShardedAnalysis sharded_analysis_stage(const ShardPlan& plan, const graph::Analy
         if (pipeline.progress) std::fprintf(stderr, "\r\033[Kanalysing in time shards: %zu/%zu", done, total);
     };
     shard::ShardedRun run = shard::analyze_sharded(plan.files, plan.run, spec, plan.shards, sharding.margin_ns, plan.max_margin_ns, options,
-                                                     check_spec, progress);
+                                                     check_spec, progress, also);
     if (pipeline.progress) std::fputs("\r\033[K", stderr);
     metrics::AnalysisResult result = shard::to_result(run.summary, plan.run);
     result.warnings.insert(result.warnings.begin(), warnings.begin(), warnings.end());
@@ -168,6 +170,25 @@ ShardedAnalysis sharded_analysis_stage(const ShardPlan& plan, const graph::Analy
         lines.push_back("the margin was widened to " + std::to_string(run.margin_ns / 1'000'000) +
                         " ms: the first shard saw links or intervals longer than half the default");
     return {std::move(result), std::move(run.summary)};
+}
+
+std::vector<critpath::IntervalCriticalPath> sharded_critical_path_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec,
+                                                                        const std::vector<const graph::IntervalSpec*>& intervals,
+                                                                        const PipelineOptions& pipeline, const ShardingOptions& sharding) {
+    std::vector<std::vector<critpath::IntervalPathSummary>> parts(plan.shards.size());
+    const auto walk = [&](std::size_t k, const graph::SampleSet& s, const graph::Graph& g, const shard::ShardWindow& w) {
+        const critpath::DependenceModel model(s, g, pipeline.threads);
+        const auto instances = critpath::InstanceFinder(s, g, pipeline.threads).find(intervals);
+        const auto at = [&](std::int64_t t) { return graph::SampleIndex(std::lower_bound(s.time_ns.begin(), s.time_ns.end(), t) - s.time_ns.begin()); };
+        parts[k] = critpath::summarize_paths(model, instances, intervals, at(w.own_from_ns), at(w.own_to_ns), {pipeline.threads});
+    };
+    const ShardedAnalysis analysis = sharded_analysis_stage(plan, spec, pipeline, sharding, walk);
+    for (const auto& line : analysis.result.extra.back().text_lines) std::fprintf(stderr, "%s\n", line.c_str());
+    for (const auto& warning : analysis.result.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    std::vector<critpath::IntervalPathSummary> merged = std::move(parts.front());
+    for (std::size_t k = 1; k < parts.size(); ++k)
+        for (std::size_t i = 0; i < merged.size(); ++i) merged[i].append(parts[k][i]);
+    return critpath::path_tables(merged);
 }
 
 }  // namespace hashtrace::cli

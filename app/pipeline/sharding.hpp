@@ -9,9 +9,11 @@
 #pragma once
 
 #include "hashtrace/args/args.hpp"
+#include "hashtrace/critical_path/critical_path.hpp"
 #include "hashtrace/graph/spec.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/shard/plan.hpp"
+#include "hashtrace/shard/sharded_run.hpp"
 #include "hashtrace/shard/summary.hpp"
 #include "pipeline.hpp"
 
@@ -75,6 +77,14 @@ struct ShardedAnalysis {
 // Selector warnings (or, not lenient, errors) come from the first shard, as
 // a whole run's would.
 ShardedAnalysis sharded_analysis_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec, const PipelineOptions& pipeline,
-                                       const ShardingOptions& sharding);
+                                       const ShardingOptions& sharding, const shard::WindowHook& also = {});
+
+// `critical-path` of a run in time shards: each shard's instances (by their
+// `from` sample) walked in its window, the summaries merged into the tables
+// (critpath::path_tables). How the run was cut, and where the margin did not
+// hold, goes to stderr.
+std::vector<critpath::IntervalCriticalPath> sharded_critical_path_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec,
+                                                                        const std::vector<const graph::IntervalSpec*>& intervals,
+                                                                        const PipelineOptions& pipeline, const ShardingOptions& sharding);
 
 }  // namespace hashtrace::cli

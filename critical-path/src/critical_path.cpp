@@ -1,5 +1,7 @@
 #include "hashtrace/critical_path/critical_path.hpp"
 
+#include "walk.hpp"
+
 #include "hashtrace/graph/parallel.hpp"
 #include "hashtrace/metrics/statistics.hpp"
 
@@ -14,13 +16,6 @@
 
 namespace hashtrace::critpath {
 namespace {
-
-// One segment class's figures over a share of the instances.
-struct Accumulator {
-    std::int64_t sum_ns = 0;
-    std::uint64_t on_path = 0;
-    std::vector<float> slack_ms;
-};
 
 // A segment's figures over all instances: the shares' sums, and their slacks
 // where they are (read for the median, not copied together).
@@ -50,12 +45,6 @@ float kth_smallest(const std::vector<const std::vector<float>*>& lists, std::siz
     for (; k >= count[low]; ++low) k -= count[low];
     return std::bit_cast<float>(high << 16 | low);
 }
-
-// Per class of the model, and the instances not followed.
-struct Accumulators {
-    std::vector<Accumulator> of_class;
-    std::uint64_t not_followed = 0;
-};
 
 // A few classes with a value each (a path holds a handful): a small list beats a map.
 struct PerInstance {
@@ -149,8 +138,6 @@ std::vector<const graph::IntervalSpec*> select_intervals(const graph::AnalysisSp
     return out;
 }
 
-namespace {
-
 // Walks a range of an interval's instances into `acc`: per class, its
 // contribution to each path it is on, and its least slack in each instance.
 void walk_instances(const DependenceModel& model, std::span<const IntervalInstance> instances, PathFinder& finder, Accumulators& acc) {
@@ -193,6 +180,8 @@ void walk_instances(const DependenceModel& model, std::span<const IntervalInstan
         for (const auto& [c, slack] : in_instance.entries) add_slack(c, slack);
     }
 }
+
+namespace {
 
 // One interval's table from its instances and what the walks of its chunks
 // added up. Classes of the model are per tracepoint pair; a segment is per

@@ -56,16 +56,29 @@ void LogHistogram::merge(const LogHistogram& other) {
 
 double LogHistogram::percentile(double p) const {
     if (count_ == 0) return 0;
-    std::uint64_t rank = metrics::nearest_rank_index(p, count_);  // values below it, from the smallest
+    return at_index(metrics::nearest_rank_index(p, count_));
+}
+
+std::int64_t LogHistogram::bucket_at_index(std::uint64_t rank) const {
     for (std::size_t i = negative_.size(); i-- > 0;) {
-        if (rank < negative_[i]) return -middle_of(i);
+        if (rank < negative_[i]) return -static_cast<std::int64_t>(i) - 1;
         rank -= negative_[i];
     }
     for (std::size_t i = 0; i < positive_.size(); ++i) {
-        if (rank < positive_[i]) return middle_of(i);
+        if (rank < positive_[i]) return static_cast<std::int64_t>(i);
         rank -= positive_[i];
     }
-    return 0;  // unreachable: the counts add up to count_
+    throw std::out_of_range("a rank past the histogram's count");
+}
+
+double LogHistogram::at_index(std::uint64_t index) const {
+    const std::int64_t key = bucket_at_index(index);
+    return key >= 0 ? middle_of(static_cast<std::size_t>(key)) : -middle_of(static_cast<std::size_t>(-(key + 1)));
+}
+
+std::int64_t LogHistogram::bucket_of(std::int64_t value) const noexcept {
+    if (value >= 0) return static_cast<std::int64_t>(index_of(static_cast<std::uint64_t>(value)));
+    return -static_cast<std::int64_t>(index_of(0 - static_cast<std::uint64_t>(value))) - 1;
 }
 
 std::uint64_t LogHistogram::count_below(double value) const {

@@ -9,7 +9,8 @@ namespace hashtrace::shard {
 
 ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
                               const ShardWindow& window, const ShardOptions& options,
-                              const std::function<void(const graph::SampleSet&)>& inspect) {
+                              const std::function<void(const graph::SampleSet&)>& inspect,
+                              const std::function<void(const graph::SampleSet&, const graph::Graph&)>& also) {
     graph::LoadOptions load;
     load.lenient = options.lenient;
     load.threads = options.threads;
@@ -26,18 +27,25 @@ ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, c
     measure.threads = options.threads;
     measure.reach_search_budget = options.reach_search_budget;
     measure.release_pooled_memory = false;  // the next shard reuses them
-    return summarize(samples, graph, spec, window, measure);
+    ShardSummary summary = summarize(samples, graph, spec, window, measure);
+    if (also) also(samples, graph);
+    return summary;
 }
 
 ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
                            const std::vector<TimeRange>& shards, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
                            const std::function<void(const graph::SampleSet&)>& inspect,
-                           const std::function<void(std::size_t, std::size_t)>& progress) {
+                           const std::function<void(std::size_t, std::size_t)>& progress, const WindowHook& also) {
     ShardedRun out;
     out.margin_ns = margin_ns > 0 ? margin_ns : kDefaultMarginNs;
     auto window = [&](const TimeRange& r) { return ShardWindow{r.from_ns, r.to_ns, run.first_ns, run.last_ns, out.margin_ns}; };
+    const auto summarize_shard = [&](std::size_t k, const std::function<void(const graph::SampleSet&)>& inspect_first) {
+        const ShardWindow w = window(shards[k]);
+        const auto hook = [&](const graph::SampleSet& samples, const graph::Graph& graph) { also(k, samples, graph, w); };
+        return summarize_window(files, run, spec, w, options, inspect_first, also ? hook : std::function<void(const graph::SampleSet&, const graph::Graph&)>{});
+    };
     for (std::size_t k = 0; k < shards.size(); ++k) {
-        ShardSummary s = summarize_window(files, run, spec, window(shards[k]), options, k == 0 ? inspect : nullptr);
+        ShardSummary s = summarize_shard(k, k == 0 ? inspect : nullptr);
         // A run of one shard reads all of it: no margin to widen. The first
         // shard is summarised again only when what it saw exceeded the
         // margin it had; within it, it was exact, and the wider margin is
@@ -47,7 +55,7 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
             const bool exceeded = s.margin.needed_ns() > out.margin_ns;
             out.margin_ns = 2 * s.margin.needed_ns();
             out.margin_widened = true;
-            if (exceeded) s = summarize_window(files, run, spec, window(shards[k]), options);
+            if (exceeded) s = summarize_shard(k, nullptr);
         }
         if (k == 0) out.summary = std::move(s);
         else out.summary.append(s);

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 
 namespace {
 
@@ -175,6 +176,49 @@ TEST_F(ShardCli, TheHtmlReportOfAShardedRunCoversTheWholeRun) {
     EXPECT_NE(too_long.out.find("ask for a shorter window"), std::string::npos) << too_long.out;
 }
 
+json critical_paths(const fs::path& file) { return json::parse(hashtrace::test::read_file(file))["critical_path"]; }
+
+// critical-path in time shards against the whole run: every count, mean,
+// on-path fraction and share; the percentiles within the histograms' error,
+// the slack medians within 1 % (small shards here: a shard takes each
+// segment class's floor from its window); a segment's contribution in the
+// p50/p95/p99 instance is that of an instance of the same latency bucket,
+// so the contributions add up to the percentile within the error.
+TEST_F(ShardCli, CriticalPathsInShardsAreTheWholeRunsTables) {
+    const auto whole_run = run("critical-path " + logs + " --json " + (dir / "whole.json").string());
+    ASSERT_EQ(whole_run.status, 0) << whole_run.out;
+    const auto sharded = run("critical-path " + logs + " --shard-samples 7000 --margin-ms 100 --json " + (dir / "sharded.json").string());
+    ASSERT_EQ(sharded.status, 0) << sharded.out;
+    EXPECT_NE(sharded.out.find("time shards"), std::string::npos) << sharded.out;
+    const json whole = critical_paths(dir / "whole.json"), parts = critical_paths(dir / "sharded.json");
+    ASSERT_EQ(parts.size(), whole.size());
+    const auto close = [](const json& a, const json& b, double relative, double absolute = 1e-9) {
+        return std::abs(a.get<double>() - b.get<double>()) <= relative * std::abs(b.get<double>()) + absolute;
+    };
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        const json &a = parts[i], &b = whole[i];
+        SCOPED_TRACE(b["interval"].get<std::string>());
+        for (const char* key : {"interval", "count", "unreached_starts", "not_followed"}) EXPECT_EQ(a[key], b[key]) << key;
+        EXPECT_GT(b["count"].get<int>(), 1000);
+        EXPECT_TRUE(close(a["mean_ms"], b["mean_ms"], 1e-9));
+        for (const char* p : {"p50_ms", "p95_ms", "p99_ms"}) EXPECT_TRUE(close(a[p], b[p], 0.001)) << p;
+        ASSERT_EQ(a["segments"].size(), b["segments"].size());
+        std::map<std::string, const json*> by_name;
+        for (const auto& seg : a["segments"]) by_name[seg["from"].get<std::string>() + seg["to"].get<std::string>() + seg["kind"].get<std::string>()] = &seg;
+        double at_rank[3] = {0, 0, 0};
+        for (const auto& want : b["segments"]) {
+            const json& got = *by_name.at(want["from"].get<std::string>() + want["to"].get<std::string>() + want["kind"].get<std::string>());
+            for (const char* key : {"on_path_fraction", "mean_ms", "share"}) EXPECT_TRUE(close(got[key], want[key], 1e-9)) << key;
+            // A shard knows each segment class's floor (its shortest duration) from its window, not the run's.
+            EXPECT_TRUE(close(got["slack_ms"], want["slack_ms"], 0.01, 1e-6)) << got["slack_ms"] << " " << want["slack_ms"];
+            for (int r = 0; r < 3; ++r) at_rank[r] += got[r == 0 ? "p50_ms" : r == 1 ? "p95_ms" : "p99_ms"].get<double>();
+        }
+        if (b["not_followed"] == 0) {
+            for (int r = 0; r < 3; ++r) EXPECT_TRUE(close(json(at_rank[r]), b[r == 0 ? "p50_ms" : r == 1 ? "p95_ms" : "p99_ms"], 0.001, 1e-6)) << r;
+        }
+    }
+}
+
 TEST_F(ShardCli, ABudgetTooSmallForOneShardAndItsMarginIsRefusedWithTheBudgetThatWould) {
     const auto result = run("analyze " + logs + " --memory-budget 1M");
     EXPECT_NE(result.status, 0);
@@ -189,10 +233,11 @@ TEST_F(ShardCli, OptionsThatNeedTheWholeRunAreRefusedWhenSharding) {
 }
 
 TEST_F(ShardCli, ACommandThatHoldsTheRunWholeRefusesARunBeyondItsBudgetAndTakesARange) {
-    const auto refused = run("critical-path " + logs + " --memory-budget 2M");
+    const std::string trace = " --chrome " + (dir / "trace.json").string();
+    const auto refused = run("export " + logs + trace + " --memory-budget 2M");
     EXPECT_NE(refused.status, 0);
     EXPECT_NE(refused.out.find("--since/--until"), std::string::npos) << refused.out;
-    const auto ranged = run("critical-path " + logs + " --memory-budget 2M --since 1 --until 2");
+    const auto ranged = run("export " + logs + trace + " --memory-budget 2M --since 1 --until 2");
     EXPECT_EQ(ranged.status, 0) << ranged.out;
     const json part = analyze("--since 1 --until 2", "part");
     const json whole = analyze("", "whole");

@@ -118,6 +118,19 @@ TEST(LogHistogram, ValuesAreTheBucketsInOrderWithinTheError) {
     EXPECT_LE(std::abs(drawn[0].first + 5'000'000), h.relative_error() * 5'000'000);
 }
 
+TEST(LogHistogram, RanksAndBucketsAgreeWithPercentiles) {
+    LogHistogram h;
+    const std::vector<std::int64_t> values{-40, 3, 3, 900, 1'000'000, 1'000'001, 77'000'000};
+    for (auto v : values) h.add(v);
+    for (std::uint64_t k = 0; k < values.size(); ++k) {
+        EXPECT_EQ(h.bucket_at_index(k), h.bucket_of(values[k])) << k;  // values are sorted
+        EXPECT_LE(std::abs(h.at_index(k) - double(values[k])), h.relative_error() * std::abs(double(values[k]))) << k;
+    }
+    EXPECT_EQ(h.bucket_of(1'000'000), h.bucket_of(1'000'001));  // one bucket at 0.1 %
+    EXPECT_EQ(h.percentile(50), h.at_index(metrics::nearest_rank_index(50, values.size())));
+    EXPECT_THROW(h.bucket_at_index(values.size()), std::out_of_range);
+}
+
 TEST(LogHistogram, EmptyGivesZero) { EXPECT_EQ(LogHistogram().percentile(99), 0); }
 
 }  // namespace

@@ -45,6 +45,13 @@ public:
     // section 5b defines it for exact values: the middle of the bucket that
     // holds the value of rank ceil(p/100 * N). 0 when empty.
     double percentile(double p) const;
+    // The value of 0-based rank `index` from the smallest (index < count()):
+    // the middle of the bucket that holds it.
+    double at_index(std::uint64_t index) const;
+    // The key of the bucket `value` falls in (as buckets() names them), and
+    // of the bucket holding the value of 0-based rank `index`.
+    std::int64_t bucket_of(std::int64_t value) const noexcept;
+    std::int64_t bucket_at_index(std::uint64_t index) const;
     // How many values lie below `value`, to the bucket (a bucket counts
     // when its middle does).
     std::uint64_t count_below(double value) const;

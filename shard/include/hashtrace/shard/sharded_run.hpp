@@ -30,12 +30,18 @@ struct ShardOptions {
     std::size_t reach_search_budget = 0;  // metrics::MetricOptions', for tests
 };
 
+// What else a command measures of each shard's linked window (critical
+// paths), called once the kernel has summarised it; a shard summarised
+// again (the first, when the margin widens) is seen again with the same index.
+using WindowHook = std::function<void(std::size_t shard, const graph::SampleSet&, const graph::Graph&, const ShardWindow&)>;
+
 // One shard: its window's samples loaded from `files` (indexed in `run`),
 // linked and summarised. `inspect`, when given, sees the loaded samples
 // before linking (the callers check the spec's selectors on the first shard).
 ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
                               const ShardWindow& window, const ShardOptions& options,
-                              const std::function<void(const graph::SampleSet&)>& inspect = {});
+                              const std::function<void(const graph::SampleSet&)>& inspect = {},
+                              const std::function<void(const graph::SampleSet&, const graph::Graph&)>& also = {});
 
 struct ShardedRun {
     ShardSummary summary;
@@ -53,6 +59,6 @@ struct ShardedRun {
 ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
                            const std::vector<TimeRange>& shards, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
                            const std::function<void(const graph::SampleSet&)>& inspect = {},
-                           const std::function<void(std::size_t done, std::size_t total)>& progress = {});
+                           const std::function<void(std::size_t done, std::size_t total)>& progress = {}, const WindowHook& also = {});
 
 }  // namespace hashtrace::shard
