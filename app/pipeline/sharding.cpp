@@ -175,8 +175,9 @@ ShardedAnalysis sharded_analysis_stage(const ShardPlan& plan, const graph::Analy
 std::vector<critpath::IntervalCriticalPath> sharded_critical_path_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec,
                                                                         const std::vector<const graph::IntervalSpec*>& intervals,
                                                                         const PipelineOptions& pipeline, const ShardingOptions& sharding) {
-    std::vector<std::vector<critpath::IntervalPathSummary>> parts(plan.shards.size());
+    std::vector<std::vector<critpath::IntervalPathSummary>> parts;  // per shard run (a probe may precede the plan's first)
     const auto walk = [&](std::size_t k, const graph::SampleSet& s, const graph::Graph& g, const shard::ShardWindow& w) {
+        if (parts.size() <= k) parts.resize(k + 1);
         const critpath::DependenceModel model(s, g, pipeline.threads);
         const auto instances = critpath::InstanceFinder(s, g, pipeline.threads).find(intervals);
         const auto at = [&](std::int64_t t) { return graph::SampleIndex(std::lower_bound(s.time_ns.begin(), s.time_ns.end(), t) - s.time_ns.begin()); };

@@ -1,5 +1,7 @@
 #include "hashtrace/shard/kernel.hpp"
 
+#include "hashtrace/graph/parallel.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -20,8 +22,12 @@ std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
 }
 
 // The values the metrics kept (milliseconds, exactly ns / 1e6) back to
-// whole nanoseconds: exact below 2^53 / 1e6 ms (104 days).
-std::int64_t ns_of(double ms) { return std::llround(ms * 1e6); }
+// whole nanoseconds: exact below 2^53 / 1e6 ms (104 days). Rounded inline:
+// a call to llround per value showed in the kernel's profile.
+std::int64_t ns_of(double ms) {
+    const double ns = ms * 1e6;
+    return static_cast<std::int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
+}
 
 Distribution distribution_of(std::span<const double> values_ms) {
     Distribution d;
@@ -44,54 +50,59 @@ BinnedValues binned(const metrics::IntervalResult& r, const TimeBins& bins) {
 
 std::string label(const graph::Tracepoint& t) { return t.node_name + "/" + t.tracepoint_name; }
 
+// The links of one pair of tracepoint ids, with a count per bin of the run
+// (a vector: bins are few, and a link's bin is an index).
+struct LinksOfPair {
+    Distribution latency;
+    std::vector<std::uint64_t> per_bin;
+};
+
 // The links the shard owns (by their producer), per pair of tracepoints
 // named as the spec names them ("node/tracepoint"): instances of a node add up.
 std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const graph::SampleSet& s, const graph::Graph& g, const TimeBins& bins,
                                                                          SampleIndex begin, SampleIndex end) {
-    std::unordered_map<std::uint64_t, LinkSummary> by_ids;  // tracepoint ids in this window: cheap to look up per link
+    std::unordered_map<std::uint64_t, LinksOfPair> by_ids;  // tracepoint ids in this window: cheap to look up
+    std::uint64_t last_key = ~std::uint64_t{0};
+    LinksOfPair* last = nullptr;  // a producer's links mostly go where the previous one's went
     for (SampleIndex v = begin; v < end; ++v)
         for (std::uint32_t i = g.out_offset[v]; i < g.out_offset[v + 1]; ++i) {
             const SampleIndex to = g.edges[i].to;
-            LinkSummary& link = by_ids[std::uint64_t(s.tracepoint[v]) << 32 | s.tracepoint[to]];
-            link.latency.add(graph::elapsed_ns(s.time_ns[v], s.time_ns[to]));
-            ++link.per_bin[bins.bin_of(s.time_ns[v])];
+            const std::uint64_t key = std::uint64_t(s.tracepoint[v]) << 32 | s.tracepoint[to];
+            if (key != last_key) {
+                last = &by_ids[key];
+                last_key = key;
+                if (last->per_bin.empty()) last->per_bin.assign(std::max<std::uint32_t>(bins.count, 1), 0);
+            }
+            last->latency.add(graph::elapsed_ns(s.time_ns[v], s.time_ns[to]));
+            ++last->per_bin[bins.bin_of(s.time_ns[v])];
         }
     std::map<std::pair<std::string, std::string>, LinkSummary> out;
-    for (auto& [ids, link] : by_ids) {
-        auto [it, fresh] = out.try_emplace({label(s.tracepoints[ids >> 32]), label(s.tracepoints[ids & 0xffffffffu])});
-        if (fresh) it->second = std::move(link);
-        else {
-            it->second.latency.append(link.latency);
-            for (const auto& [bin, n] : link.per_bin) it->second.per_bin[bin] += n;
-        }
-    }
-    return out;
-}
-
-// Every instance of the window (as the whole run lists them), with the samples it owns.
-std::map<std::pair<std::string, std::string>, InstanceCounts> instance_counts(const graph::SampleSet& s, const graph::Graph& g,
-                                                                              SampleIndex begin, SampleIndex end) {
-    std::vector<InstanceCounts> by_id(s.instances.size());
-    for (SampleIndex v = begin; v < end; ++v) {
-        InstanceCounts& c = by_id[s.tracepoint_of(v).instance_id];
-        ++c.samples;
-        c.unlinked_inputs += s.input[v] != graph::kNoHash && g.in_degree(v) == 0;
-    }
-    std::map<std::pair<std::string, std::string>, InstanceCounts> out;
-    for (std::size_t i = 0; i < s.instances.size(); ++i) {
-        InstanceCounts& c = out[{s.instances[i].node_name, s.instances[i].instance}];
-        c.samples += by_id[i].samples;
-        c.unlinked_inputs += by_id[i].unlinked_inputs;
+    for (auto& [ids, links] : by_ids) {
+        LinkSummary& into = out[{label(s.tracepoints[ids >> 32]), label(s.tracepoints[ids & 0xffffffffu])}];
+        into.latency.append(links.latency);
+        for (std::uint32_t b = 0; b < links.per_bin.size(); ++b)
+            if (links.per_bin[b]) into.per_bin[b] += links.per_bin[b];
     }
     return out;
 }
 
 // The owned samples' leftovers (docs/spec.md section 4): inputs without a
-// producer, outputs no one consumed.
+// producer, outputs no one consumed; per node instance (every instance of
+// the window, as the whole run lists them) its samples and inputs without producer.
 void count_leftovers(const graph::SampleSet& s, const graph::Graph& g, SampleIndex begin, SampleIndex end, ShardSummary& out) {
+    std::vector<InstanceCounts> by_id(s.instances.size());
     for (SampleIndex v = begin; v < end; ++v) {
-        out.unlinked_inputs += s.input[v] != graph::kNoHash && g.in_degree(v) == 0;
+        const bool unlinked = s.input[v] != graph::kNoHash && g.in_degree(v) == 0;
+        InstanceCounts& c = by_id[s.tracepoint_of(v).instance_id];
+        ++c.samples;
+        c.unlinked_inputs += unlinked;
+        out.unlinked_inputs += unlinked;
         out.unconsumed_outputs += s.output[v] != graph::kNoHash && g.out_offset[v] == g.out_offset[v + 1];
+    }
+    for (std::size_t i = 0; i < s.instances.size(); ++i) {
+        InstanceCounts& c = out.instances[{s.instances[i].node_name, s.instances[i].instance}];
+        c.samples += by_id[i].samples;
+        c.unlinked_inputs += by_id[i].unlinked_inputs;
     }
 }
 
@@ -177,27 +188,29 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     out.edges = r.edges;
     out.message_edges = r.message_edges;
     out.local_edges = r.local_edges;
-    count_leftovers(s, g, begin, end, out);
-    out.link_digest = link_digest(s, g, begin, end);
     out.local_ns = r.exact.local_ns;
     out.message_ns = r.exact.message_ns;
     out.in_flight_ns = r.exact.in_flight_ns;
     out.in_flight_sq_ns = r.exact.in_flight_sq_ns;
     out.in_flight_max = r.exact.in_flight_max;
-    out.m11 = distribution_of(r.m11_values_ms);
     out.bins = TimeBins::over(w.run_first_ns, w.run_last_ns, kTimeBins);
-    for (const metrics::IntervalResult& i : r.intervals) {
-        out.intervals.push_back({i.name, i.from, i.to, i.kind, distribution_of(i.values_ms), binned(i, out.bins)});
-        out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, out.intervals.back().latency.max);
-    }
-    for (const metrics::NodeLatency& cell : r.node_latency) {
-        out.matrix[{cell.from, cell.to}] = {cell.count, cell.sum_ns, cell.max_ns};
-        out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, cell.max_ns);
-    }
-    out.links = link_summaries(s, g, out.bins, begin, end);
     out.nodes.insert(s.node_names.begin(), s.node_names.end());
-    out.instances = instance_counts(s, g, begin, end);
-    check_margin(s, g, w, begin, end, out.margin);
+    for (const metrics::NodeLatency& cell : r.node_latency) out.matrix[{cell.from, cell.to}] = {cell.count, cell.sum_ns, cell.max_ns};
+    // Two halves with nothing in common (the kernel's own loops are serial): the links, and the metrics' values.
+    parallel::for_each(2, parallel::thread_count(measure.threads), [&](std::size_t half, unsigned) {
+        if (half == 0) {
+            out.links = link_summaries(s, g, out.bins, begin, end);
+            out.link_digest = link_digest(s, g, begin, end);
+            check_margin(s, g, w, begin, end, out.margin);
+            return;
+        }
+        count_leftovers(s, g, begin, end, out);
+        out.m11 = distribution_of(r.m11_values_ms);
+        for (const metrics::IntervalResult& i : r.intervals)
+            out.intervals.push_back({i.name, i.from, i.to, i.kind, distribution_of(i.values_ms), binned(i, out.bins)});
+    });
+    for (const IntervalSummary& i : out.intervals) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, i.latency.max);
+    for (const metrics::NodeLatency& cell : r.node_latency) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, cell.max_ns);
     return out;
 }
 

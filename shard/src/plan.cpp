@@ -78,6 +78,16 @@ std::vector<TimeRange> cut_shards(const RunIndex& run, std::uint64_t shard_sampl
     return shards;
 }
 
+std::vector<TimeRange> with_probe(const RunIndex& run, std::vector<TimeRange> shards, unsigned parts) {
+    if (shards.empty() || parts < 2) return shards;
+    const double first = double(samples_in(run, {run.first_ns, shards.front().to_ns}));
+    const std::int64_t cut = time_with_samples_before(run, first / parts);
+    if (cut <= shards.front().from_ns || cut >= shards.front().to_ns) return shards;
+    shards.insert(shards.begin(), TimeRange{shards.front().from_ns, cut});
+    shards[1].from_ns = cut;
+    return shards;
+}
+
 std::vector<std::uint64_t> samples_per_log(const RunIndex& run, TimeRange range) {
     std::vector<std::uint64_t> out;
     for (const auto& log : run.logs) {

@@ -33,11 +33,14 @@ ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, c
 }
 
 ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
-                           const std::vector<TimeRange>& shards, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
+                           const std::vector<TimeRange>& given, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
                            const std::function<void(const graph::SampleSet&)>& inspect,
                            const std::function<void(std::size_t, std::size_t)>& progress, const WindowHook& also) {
     ShardedRun out;
     out.margin_ns = margin_ns > 0 ? margin_ns : kDefaultMarginNs;
+    // A default margin is checked on a probe, an eighth of the first shard:
+    // if the run's links outgrow it, only the probe is summarised again.
+    const std::vector<TimeRange> shards = margin_ns > 0 || given.size() < 2 ? given : with_probe(run, given, kProbeParts);
     auto window = [&](const TimeRange& r) { return ShardWindow{r.from_ns, r.to_ns, run.first_ns, run.last_ns, out.margin_ns}; };
     const auto summarize_shard = [&](std::size_t k, const std::function<void(const graph::SampleSet&)>& inspect_first) {
         const ShardWindow w = window(shards[k]);

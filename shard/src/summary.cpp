@@ -87,8 +87,9 @@ TimeBins TimeBins::over(std::int64_t first_ns, std::int64_t last_ns, std::uint32
 
 std::uint32_t TimeBins::bin_of(std::int64_t time_ns) const noexcept {
     if (width_ns == 0 || time_ns <= origin_ns) return 0;
-    const auto bin = static_cast<unsigned __int128>(static_cast<__int128>(time_ns) - origin_ns) / static_cast<std::uint64_t>(width_ns);
-    return static_cast<std::uint32_t>(std::min<unsigned __int128>(bin, count - 1));
+    // time > origin: the difference fits in 64 unsigned bits (a 64-bit division: this runs once a link).
+    const std::uint64_t bin = (static_cast<std::uint64_t>(time_ns) - static_cast<std::uint64_t>(origin_ns)) / static_cast<std::uint64_t>(width_ns);
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(bin, count - 1));
 }
 
 void BinStats::add(std::int64_t value) {

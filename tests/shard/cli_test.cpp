@@ -97,6 +97,10 @@ TEST_F(ShardCli, TheDefaultMarginWidensFromWhatTheFirstShardSaw) {
     const json sharded = analyze("--shard-samples 7000", "sharded");
     EXPECT_NE(last_output.find("the margin was widened to 14"), std::string::npos) << last_output;  // twice the ~0.70 s seen
     EXPECT_EQ(sharded["sharding"]["margin_held"], true);
+    // The default margin is checked on a probe, an eighth of the first shard: one shard more than a margin given.
+    const json given = analyze("--shard-samples 7000 --margin-ms 1400", "given");
+    EXPECT_EQ(sharded["sharding"]["shards"].get<int>(), given["sharding"]["shards"].get<int>() + 1);
+    expect_same_analysis(given, whole);
     EXPECT_EQ(sharded["sharding"]["inputs_beyond_margin"], 0);
     expect_same_analysis(sharded, whole);
 }

@@ -42,6 +42,13 @@ struct TimeRange {
 // last past its last time.
 std::vector<TimeRange> cut_shards(const RunIndex& run, std::uint64_t shard_samples);
 
+// The first shard cut in two, its first `1/parts` a probe (samples at one
+// time never split; unchanged when the shard is too short to cut): a
+// default margin is widened from what the first shard sees, and a first
+// shard that saw more than its margin is summarised again, which a probe
+// makes cheap.
+std::vector<TimeRange> with_probe(const RunIndex& run, std::vector<TimeRange> shards, unsigned parts);
+
 // How many samples of the run fall in [from, to), estimated from the index:
 // in all (for the memory a window takes) and per log (for its columns' size).
 std::uint64_t samples_in(const RunIndex& run, TimeRange range);
