@@ -7,10 +7,12 @@
     hashtrace-cluster analyze /data/run42 --spec run42.toml --scheduler tcp://head:8786 --json run42.json
 
 The driver plans the run (`hashtrace shard plan`), asks every worker which of
-the plan's logs its machine holds, then for each shard cuts a slice of each of
-its logs on a worker that holds the log (`hashtrace shard slice`), has any
-worker summarise the shard from those slices (`hashtrace shard summarize`:
-Dask moves the slices' bytes), and adds the summaries up once, on the driver
+the plan's logs its machine holds, then for each shard: where a worker holds
+all of the shard's logs (one machine, shared storage), has it summarise the
+shard reading them in place (`hashtrace shard summarize`, only the shard's
+blocks); else cuts a slice of each log on a worker that holds it (`hashtrace
+shard slice`) and has any worker summarise the shard from those slices (Dask
+moves the slices' bytes). It adds the summaries up once, on the driver
 (`hashtrace shard merge`). The text it prints and the JSON it writes are those
 of `hashtrace shard merge`, which equal `hashtrace analyze`'s (docs/sharding.md).
 
@@ -37,7 +39,7 @@ import tempfile
 import time
 import uuid
 from contextlib import ExitStack
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 HOLDS_ENV = "HASHTRACE_CLUSTER_HOLDS"
 # A log whose holders all left the cluster (a machine gone, not a worker the
@@ -144,8 +146,11 @@ def slice_task(hashtrace: str, path: str, from_ns: int, to_ns: int) -> Tuple[byt
 
 
 def summarize_task(hashtrace: str, plan_text: str, spec: Optional[Tuple[str, str]], shard: int,
-                   slices: Sequence[Tuple[bytes, float]]) -> Dict[str, Any]:
-    """Shard SHARD's summary from its slices (in the plan's order of the logs) and SPEC, (file name, text)."""
+                   inputs: Sequence[Union[str, Tuple[bytes, float]]]) -> Dict[str, Any]:
+    """Shard SHARD's summary from INPUTS, per log of the shard in the plan's order its slice
+    (bytes, seconds to cut) or its path (a log this worker holds: read in place, only the
+    shard's blocks), and SPEC, (file name, text)."""
+    slices = [x for x in inputs if not isinstance(x, str)]
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="hashtrace-shard-", dir=scratch_dir()) as tmp:
         def write(name: str, data: bytes) -> str:
@@ -155,7 +160,7 @@ def summarize_task(hashtrace: str, plan_text: str, spec: Optional[Tuple[str, str
             return path
 
         args = ["shard", "summarize"]
-        args += [write(f"{n:05d}.htlog", data) for n, (data, _) in enumerate(slices)]
+        args += [x if isinstance(x, str) else write(f"{n:05d}.htlog", x[0]) for n, x in enumerate(inputs)]
         args += ["--plan", write("plan.json", plan_text.encode()), "--shard", str(shard), "--threads", "1", "--quiet"]
         if spec is not None:  # under its own name, which its errors then show
             os.mkdir(os.path.join(tmp, "spec"))
@@ -211,6 +216,13 @@ class _Workers:
         pins = set(self.holders(index))
         pins |= {self._host(a) for a in self.holders(index) if not self.reports[a]["restricted"]}
         return sorted(pins)
+
+    def pins_of_all(self, indices: Sequence[int]) -> List[str]:
+        """Where every log of INDICES is held: a shard summarised there reads them in place."""
+        common: Optional[set] = None
+        for i in indices:
+            common = set(self.pins(i)) if common is None else common & set(self.pins(i))
+        return sorted(common or ())
 
     def holding_all(self) -> Optional[str]:
         return next((a for a in sorted(self.reports) if all(self.reports[a]["held"])), None)
@@ -284,6 +296,14 @@ class _ShardRunner:
 
     def submit(self, k: int):
         shard = self.plan["shards"][k]
+        # Where one worker holds all of the shard's logs (one machine, shared storage), it reads
+        # them in place: no slices cut, no bytes moved.
+        together = self.workers.pins_of_all(shard["logs"])
+        if together:
+            paths = [self.plan["logs"][i]["path"] for i in shard["logs"]]
+            return self.client.submit(summarize_task, self.hashtrace, self.plan_future, self.spec, k, paths,
+                                      key=f"hashtrace-summarize-{self.token}-{k}", workers=together,
+                                      allow_other_workers=False, retries=2)
         slices = [self.client.submit(slice_task, self.hashtrace, self.plan["logs"][i]["path"],
                                      shard["read_from_ns"], shard["read_to_ns"],
                                      key=f"hashtrace-slice-{self.token}-{k}-{i}", workers=self.workers.pins(i),
