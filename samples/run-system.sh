@@ -14,6 +14,8 @@
 #   BUG=1            plant case study 1's bug (haptics reads one message per iteration)
 #   PORT_BASE        first of 4 TCP ports (default: derived from this script's pid)
 #   NETEM_DELAY      remote-router only: added one-way delay on the veth link (default 1ms)
+#   NETNS_TAG        remote-router only: names its namespace htsample-TAG and veth pair htvTAGa/b
+#                    (a number; default: this script's pid), so a caller can check its own are gone
 #   HASHTRACE_FORMAT binary | csv (default binary)
 #   HAPTICS_ARGS, PHYSICS_ARGS, RENDER_ARGS  more options for that node, e.g.
 #                    RENDER_ARGS="--extra-work apply=0.2" (bench/critical-path)
@@ -109,20 +111,22 @@ case "$config" in
     if [ "$config" = remote-router ]; then
       # "Another host": a network namespace with its own stack, reached over a
       # veth link with (when the kernel has sch_netem) an added delay.
-      netns=htsample-$$
-      veth=htv$$a
-      subnet=$((($$ % 250) + 1))
+      tag=${NETNS_TAG:-$$}
+      [[ "$tag" =~ ^[0-9]{1,9}$ ]] || { echo "run-system.sh: NETNS_TAG must be a number of at most 9 digits, not '$tag'" >&2; exit 2; }
+      netns=htsample-$tag
+      veth=htv${tag}a
+      subnet=$(((tag % 250) + 1))
       ip netns add "$netns"
-      ip link add "$veth" type veth peer name "htv$$b"
-      ip link set "htv$$b" netns "$netns"
+      ip link add "$veth" type veth peer name "htv${tag}b"
+      ip link set "htv${tag}b" netns "$netns"
       ip addr add "10.213.$subnet.1/30" dev "$veth"
       ip link set "$veth" up
-      ip netns exec "$netns" ip addr add "10.213.$subnet.2/30" dev "htv$$b"
-      ip netns exec "$netns" ip link set "htv$$b" up
+      ip netns exec "$netns" ip addr add "10.213.$subnet.2/30" dev "htv${tag}b"
+      ip netns exec "$netns" ip link set "htv${tag}b" up
       ip netns exec "$netns" ip link set lo up
       delay=${NETEM_DELAY:-1ms}
       if tc qdisc add dev "$veth" root netem delay "$delay" 2>/dev/null &&
-        ip netns exec "$netns" tc qdisc add dev "htv$$b" root netem delay "$delay" 2>/dev/null; then
+        ip netns exec "$netns" tc qdisc add dev "htv${tag}b" root netem delay "$delay" 2>/dev/null; then
         echo "run-system.sh: remote router link: veth with netem delay $delay each way" >&2
       else
         echo "run-system.sh: remote router link: veth without added delay (tc netem not available here)" >&2

@@ -80,8 +80,10 @@ int shell(const std::string& command) {
 SystemRun run_system(const std::string& config, const std::string& name, bool bug) {
     SystemRun run;
     run.dir = work_dir() / name;
+    // The namespace and veth pair named after this test process: tests running side by side
+    // (ctest -j) check only their own are gone.
     const std::string env = std::string("SAMPLE_BIN_DIR=") + HASHTRACE_SAMPLE_BIN_DIR + " DURATION=" + kDuration +
-                            (bug ? " BUG=1" : "");
+                            (bug ? " BUG=1" : "") + " NETNS_TAG=" + std::to_string(::getpid());
     const std::string cmd = env + " " + HASHTRACE_SAMPLES_DIR + "/run-system.sh " + config + " " + run.dir.string();
     if (int rc = shell(cmd); rc != 0) throw std::runtime_error(cmd + " exited with " + std::to_string(rc));
 
@@ -246,9 +248,10 @@ TEST_F(SampleSystem, RemoteRouterInItsOwnNetworkNamespaceWorksAndLeavesNothingBe
     expect_every_send_received(run);
     expect_counts_and_intervals(run);
     EXPECT_GT(run.count("Router", "MessageReceived"), 0u);
-    // run-system.sh removed its namespace and veth pair.
-    EXPECT_EQ(shell("ip netns list | grep -q htsample-"), 1);
-    EXPECT_EQ(shell("ip link show | grep -q ' htv'"), 1);
+    // run-system.sh removed its namespace and veth pair (named after this process: NETNS_TAG).
+    const std::string tag = std::to_string(::getpid());
+    EXPECT_EQ(shell("ip netns list | grep -qw htsample-" + tag), 1);
+    EXPECT_EQ(shell("ip link show | grep -q ' htv" + tag + "a'"), 1);
 }
 
 TEST_F(SampleSystem, WithTheBugTheAnalysisSinglesOutTheHapticsInboxLink) {
