@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 
@@ -22,13 +23,28 @@ constexpr const char* kUsage =
     "  edge a flow arrow from producer to consumer. Open either file in ui.perfetto.dev;\n"
     "  the JSON also opens in chrome://tracing.\n"
     "  --chrome FILE        Chrome JSON trace event format\n"
-    "  --perfetto FILE      Perfetto protobuf trace (.pftrace)\n"
+    "  --perfetto FILE      Perfetto protobuf trace (.pftrace; compact: names interned, times as deltas)\n"
+    "  --hashes             also each sample's input and output hash in the Perfetto trace (~75 bytes a\n"
+    "                       sample more; the Chrome JSON always has them)\n"
     "  --slice-us X         longest slice drawn per sample, microseconds (default 1)\n"
     "  --no-critical-path   do not mark each interval instance's critical path (with a --spec that has\n"
     "                       intervals, it is marked by default: a track per interval, and flows named\n"
     "                       critical_path:NAME in the Chrome JSON)\n"
     "  --clock-correct      correct each log's times by its clock's offset and drift first, as\n"
     "                       `analyze --clock-correct` does (viewers draw arrows by time)\n";
+
+// The Perfetto UI holds a trace in a browser tab's memory: past about 1 GB
+// it cannot open it. Said with the size, and the way to a smaller trace.
+void warn_if_too_large_for_a_browser(const std::string& file) {
+    constexpr std::uintmax_t kBrowserLimit = 1'000'000'000;
+    std::error_code error;
+    const std::uintmax_t size = std::filesystem::file_size(file, error);
+    if (error || size <= kBrowserLimit) return;
+    std::fprintf(stderr,
+                 "warning: %s is %.1f GB: ui.perfetto.dev opens traces of up to about 1 GB in a browser tab; "
+                 "export a time range of the run (--since T --until T) for one that opens\n",
+                 file.c_str(), double(size) / 1e9);
+}
 
 int run_export(hashtrace::cli::Args& args) {
     using namespace hashtrace;
@@ -38,6 +54,8 @@ int run_export(hashtrace::cli::Args& args) {
     const double slice_us = args.number("--slice-us", 1.0);
     const bool clock_correct = args.flag("--clock-correct");
     const bool critical_path = !args.flag("--no-critical-path");
+    report::TraceOptions trace;
+    trace.hashes = args.flag("--hashes");
     const auto inputs = args.positionals();
     args.finish();
     if (inputs.empty()) throw cli::UsageError("give the logs to export (files or directories)");
@@ -67,7 +85,9 @@ int run_export(hashtrace::cli::Args& args) {
                      "viewers draw them backwards\n",
                      backward);
     if (chrome) cli::write_file(*chrome, [&](std::ostream& out) { report::write_chrome_json(model, out); });
-    if (perfetto) cli::write_file(*perfetto, [&](std::ostream& out) { report::write_perfetto_trace(model, out); });
+    if (perfetto) cli::write_file(*perfetto, [&](std::ostream& out) { report::write_perfetto_trace(model, out, trace); });
+    for (const auto& file : {chrome, perfetto})
+        if (file) warn_if_too_large_for_a_browser(*file);
     std::printf("exported %zu samples on %zu node instances (%zu thread tracks) and %zu edges as flows\n", model.events.size(),
                 model.processes.size(), model.threads.size(), model.flows.size());
     if (marked) {

@@ -94,7 +94,8 @@ BENCHMARK(BM_ChromeJson)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_PerfettoTrace(benchmark::State& state) {
     const auto& r = run();
-    measure_writer(state, report::build_trace_model(r.samples, r.graph), report::write_perfetto_trace);
+    measure_writer(state, report::build_trace_model(r.samples, r.graph),
+                   [](const report::TraceModel& m, std::ostream& out) { report::write_perfetto_trace(m, out); });
 }
 BENCHMARK(BM_PerfettoTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
 

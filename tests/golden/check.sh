@@ -11,7 +11,7 @@
 #
 # Usage: check.sh HASHTRACE GENERATE_LONG_RUN GENERATE_DATASET EXPECTED_DIR
 set -euo pipefail
-hashtrace=$1 long_run=$2 dataset=$3 expected=$4
+hashtrace=$(realpath "$1") long_run=$(realpath "$2") dataset=$(realpath "$3") expected=$(realpath -m "$4")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$long_run" "$work/pipeline" --samples 20000 --rate 10000 --seed 7 >/dev/null

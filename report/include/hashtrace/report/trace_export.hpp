@@ -25,8 +25,15 @@ void write_chrome_json(const TraceModel& model, std::ostream& out);
 // flow_ids on the producer and terminating_flow_ids on the consumer.
 // Critical paths (when the model has them): a track "critical path: NAME" per
 // interval with a child track per lane, each instance a slice there with its
-// segments as nested slices.
-void write_perfetto_trace(const TraceModel& model, std::ostream& out);
+// segments as nested slices. Compact: names interned, timestamps as deltas on
+// a clock of the sequence, packets in time order (docs/report.md).
+struct TraceOptions {
+    // Each sample's input and output hash as debug annotations (32 hex
+    // digits each): about 75 bytes a sample more, where the flows already
+    // draw every link the hashes made.
+    bool hashes = false;
+};
+void write_perfetto_trace(const TraceModel& model, std::ostream& out, const TraceOptions& options = {});
 
 // Flow ids in both formats: edge index + 1 (0 means "no flow" to Perfetto).
 inline std::uint64_t flow_id(std::size_t flow_index) { return flow_index + 1; }
