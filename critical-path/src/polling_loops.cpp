@@ -45,41 +45,38 @@ void PollingLoops::keep() {
     read_.clear();
 }
 
-bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
+// The tracepoints a message carries: one sample per take (each update
+// applied). The loop's own work (a frame drawn, a force computed) comes
+// once per tick, however many messages the tick took.
+std::vector<std::uint8_t> PollingLoops::per_message_tracepoints(const Loop& loop, const Slots& slots, std::uint64_t& takes) const {
     const auto& s = model_.samples();
-    const auto& time = s.time_ns;
-    const auto& order = loop.order;
-    const auto count = static_cast<std::uint32_t>(order.size());
-
-    // The tracepoints a message carries: one sample per take (each update
-    // applied). The loop's own work (a frame drawn, a force computed) comes
-    // once per tick, however many messages the tick took.
-    std::uint64_t takes = 0;
+    takes = 0;
     std::vector<std::uint64_t> samples_of(s.tracepoints.size(), 0);
-    for (const SampleIndex x : order) {
+    for (const SampleIndex x : loop.order) {
         if (slots.is_slot(x)) ++takes;
         else ++samples_of[s.tracepoint[x]];
     }
     std::vector<std::uint8_t> per_message(s.tracepoints.size(), 0);
     for (std::size_t t = 0; t < samples_of.size(); ++t)
         per_message[t] = samples_of[t] > 0 && samples_of[t] * 100 >= takes * 99 && samples_of[t] * 100 <= takes * 101;
+    return per_message;
+}
 
-    // A tick's takes come first; its batch ended with the last of their
-    // samples (the position of that sample, else of the tick's first).
-    const auto has_takes = [&](const Iteration& it) { return slots.is_slot(order[it.begin]); };
-    const auto batch_last = [&](const Iteration& it) { return has_takes(it) ? it.tail_begin - 1 : it.begin; };
-    const auto batch_end = [&](const Iteration& it) { return time[order[batch_last(it)]]; };
+// The ticks, from the order of takes, message samples and own work alone.
+// False when the thread is not such a loop: it left inputs in its inbox at
+// the end of a batch (it takes a bounded number per tick: counted as the
+// ticks are found, it is ruled out as soon as more than 1 % of all its takes,
+// at least its ticks' first takes, were left behind), or its own work takes
+// other threads' and nodes' outputs (it serves events).
+bool PollingLoops::find_ticks(Loop& loop, const Slots& slots, const std::vector<std::uint8_t>& per_message, std::uint64_t takes) const {
+    const auto& s = model_.samples();
+    const auto& order = loop.order;
+    const auto count = static_cast<std::uint32_t>(order.size());
     const auto handed = [&](SampleIndex take) {
         const SampleIndex input = slots.input_of(take);
-        return time[input] + model_.own_duration(input, take, SegmentKind::queue);
+        return s.time_ns[input] + model_.own_duration(input, take, SegmentKind::queue);
     };
-    // A loop that leaves inputs in its inbox at the end of a batch takes a
-    // bounded number per tick: not one this simulation is right for. Counted
-    // as the ticks are found, it rules a thread out as soon as more than 1 %
-    // of all its takes (at least its ticks' first takes) were left behind.
     std::uint64_t first_takes = 0, left_behind = 0;
-
-    // The ticks, from the order of takes, message samples and own work alone.
     bool in_chain = false;
     std::uint32_t first_tail = kNone;
     std::vector<graph::TracepointId> own_work;  // the current tick's own tracepoints
@@ -103,7 +100,7 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
             own_work.clear();
             if (take) {
                 ++first_takes;
-                left_behind += p > 0 && handed(x) + kPollingSlackNs < batch_end(loop.iterations[loop.iterations.size() - 2]);
+                left_behind += p > 0 && handed(x) + kPollingSlackNs < batch_end(loop, loop.iterations[loop.iterations.size() - 2]);
                 if (left_behind * 100 > takes) return false;
             }
         }
@@ -111,14 +108,7 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
             in_chain = true;
             continue;
         }
-        // A loop takes other threads' and nodes' outputs through its takes
-        // alone; a sample that takes one otherwise is the thread serving
-        // events (a socket's receive): its times follow them, not a tick.
-        bool answers_others = false;
-        model_.for_each_constraint(x, [&](SampleIndex, SegmentKind kind) {
-            answers_others |= kind == SegmentKind::queue || kind == SegmentKind::message;
-        });
-        if (answers_others) return false;
+        if (answers_others(x)) return false;
         if (own) {
             if (first_tail == kNone) first_tail = p;
             in_chain = false;
@@ -126,45 +116,71 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
         }
     }
     if (count > 0) close_iteration(count);
+    return first_takes > 0 && left_behind * 100 <= first_takes;
+}
 
-    if (first_takes == 0 || left_behind * 100 > first_takes) return false;
-    // A loop that polls at its own ticks takes its first input of a tick
-    // whenever the tick comes, a good part of a period after it arrived; a
-    // consumer woken by its input (a socket's sender) takes it after the
-    // wake-up alone, however late that is on a busy machine. Ticks: the
-    // iterations' first takes waited at least a quarter of the median time
-    // between iterations, in the median.
+// A loop takes other threads' and nodes' outputs through its takes alone; a
+// sample that takes one otherwise is the thread serving events (a socket's
+// receive): its times follow them, not a tick.
+bool PollingLoops::answers_others(SampleIndex x) const {
+    bool answers = false;
+    model_.for_each_constraint(x, [&](SampleIndex, SegmentKind kind) { answers |= kind == SegmentKind::queue || kind == SegmentKind::message; });
+    return answers;
+}
+
+// Where an iteration's batch ended: the last sample of its takes' chains
+// (else its first sample).
+std::uint32_t PollingLoops::batch_last(const Loop& loop, const Iteration& it) const {
+    return slots_.is_slot(loop.order[it.begin]) ? it.tail_begin - 1 : it.begin;
+}
+std::int64_t PollingLoops::batch_end(const Loop& loop, const Iteration& it) const {
+    return model_.samples().time_ns[loop.order[batch_last(loop, it)]];
+}
+
+// A loop that polls at its own ticks takes its first input of a tick
+// whenever the tick comes, a good part of a period after it arrived; a
+// consumer woken by its input (a socket's sender) takes it after the
+// wake-up alone, however late that is on a busy machine. Ticks: the
+// iterations' first takes waited at least a quarter of the median time
+// between iterations, in the median.
+bool PollingLoops::waits_for_its_ticks(const Loop& loop, const Slots& slots) const {
+    const auto& time = model_.samples().time_ns;
+    const auto& order = loop.order;
     std::vector<std::int64_t> waits, periods;
     for (std::size_t k = 0; k < loop.iterations.size(); ++k) {
         const Iteration& it = loop.iterations[k];
         if (k > 0) periods.push_back(graph::elapsed_ns(time[order[loop.iterations[k - 1].begin]], time[order[it.begin]]));
-        if (has_takes(it)) waits.push_back(graph::elapsed_ns(time[slots.input_of(order[it.begin])], time[order[it.begin]]));
+        if (slots.is_slot(order[it.begin])) waits.push_back(graph::elapsed_ns(time[slots.input_of(order[it.begin])], time[order[it.begin]]));
     }
-    if (periods.empty()) return false;
-    if (4 * median(waits) < median(periods)) return false;
+    return !periods.empty() && 4 * median(waits) >= median(periods);
+}
 
-    // A loop then: each sample's segment from the one before it, and the messages.
-    loop.kind.assign(count, SegmentKind::thread);
-    for (std::uint32_t p = 0; p < count; ++p) {
+// Each sample's segment from the one before it; false when a sample takes a
+// queue input the replay does not serve as a slot (a changed queue).
+bool PollingLoops::read_segment_kinds(Loop& loop, const Slots& slots) const {
+    const auto& order = loop.order;
+    loop.kind.assign(order.size(), SegmentKind::thread);
+    for (std::uint32_t p = 0; p < order.size(); ++p) {
         bool other_queue_input = false;
         model_.for_each_constraint(order[p], [&](SampleIndex y, SegmentKind kind) {
             if (p > 0 && y == order[p - 1]) loop.kind[p] = kind;
             // A slot's one queue input from an earlier sample is its take.
             if (kind == SegmentKind::queue && y < order[p] && !slots.is_slot(order[p])) other_queue_input = true;
         });
-        if (other_queue_input) return false;  // a take the replay does not serve as a slot (a changed queue)
+        if (other_queue_input) return false;
     }
-    // Its recorded times, gathered once: read again and again from here on,
-    // and by the simulation.
-    loop.time.reserve(count);
-    for (const SampleIndex x : order) loop.time.push_back(time[x]);
+    return true;
+}
+
+// The messages, in recorded take order, with when each was there to take.
+void PollingLoops::read_messages(Loop& loop, const Slots& slots, std::uint64_t takes) const {
+    const auto& time = model_.samples().time_ns;
     const auto& at = loop.time;
-    read_schedule(loop);
     loop.messages.reserve(takes);
     for (std::uint32_t k = 0; k < loop.iterations.size(); ++k) {
         const Iteration& it = loop.iterations[k];
         for (std::uint32_t p = it.begin; p < it.tail_begin; ++p) {
-            const SampleIndex x = order[p];
+            const SampleIndex x = loop.order[p];
             if (!slots.is_slot(x)) continue;
             if (p > it.begin) loop.messages.back().chain_end = p;
             const SampleIndex input = slots.input_of(x);
@@ -174,11 +190,23 @@ bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
             // previous batch ended, or that batch would have taken it.
             const std::int64_t there_by = p == it.begin ? at[p] : at[p - 1];
             const std::int64_t handed = time[input] + model_.own_duration(input, x, SegmentKind::queue);
-            m.arrival = std::min(there_by, k == 0 ? handed : std::max(handed, at[batch_last(loop.iterations[k - 1])] + 1));
+            m.arrival = std::min(there_by, k == 0 ? handed : std::max(handed, at[batch_last(loop, loop.iterations[k - 1])] + 1));
             if (p > it.begin) m.take_gap = graph::elapsed_ns(at[p - 1], at[p]);
             loop.messages.push_back(m);
         }
     }
+}
+
+bool PollingLoops::read_structure(Loop& loop, const Slots& slots) const {
+    std::uint64_t takes = 0;
+    const auto per_message = per_message_tracepoints(loop, slots, takes);
+    if (!find_ticks(loop, slots, per_message, takes) || !waits_for_its_ticks(loop, slots) || !read_segment_kinds(loop, slots)) return false;
+    // A loop then. Its recorded times, gathered once: read again and again
+    // from here on, and by the simulation.
+    loop.time.reserve(loop.order.size());
+    for (const SampleIndex x : loop.order) loop.time.push_back(model_.samples().time_ns[x]);
+    read_schedule(loop);
+    read_messages(loop, slots, takes);
     return true;
 }
 

@@ -125,7 +125,17 @@ private:
         bool scheduled = false;  // its iterations are its ticks: they follow its schedule
     };
 
+    // Reads a candidate thread as a loop, phase by phase (the comments
+    // above); false as soon as a phase shows it is not one.
     bool read_structure(Loop& loop, const Slots& slots) const;
+    std::vector<std::uint8_t> per_message_tracepoints(const Loop& loop, const Slots& slots, std::uint64_t& takes) const;
+    bool find_ticks(Loop& loop, const Slots& slots, const std::vector<std::uint8_t>& per_message, std::uint64_t takes) const;
+    bool answers_others(SampleIndex x) const;
+    std::uint32_t batch_last(const Loop& loop, const Iteration& it) const;
+    std::int64_t batch_end(const Loop& loop, const Iteration& it) const;
+    bool waits_for_its_ticks(const Loop& loop, const Slots& slots) const;
+    bool read_segment_kinds(Loop& loop, const Slots& slots) const;
+    void read_messages(Loop& loop, const Slots& slots, std::uint64_t takes) const;
     void read_schedule(Loop& loop) const;
 
     const DependenceModel& model_;
