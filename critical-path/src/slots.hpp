@@ -80,6 +80,17 @@ private:
         return std::uint32_t((v * 0x0101010101010101u) >> 56);
     }
 
+    // The constructor's steps, in order.
+    struct ChunkQueues;
+    struct Numbering;
+    std::pair<SampleIndex, SampleIndex> samples_of_chunk(std::size_t c, std::size_t chunks) const;
+    void tie_if_tied(SampleIndex a, SampleIndex b);
+    std::vector<ChunkQueues> find_slots(const ChangeTable& table, std::size_t chunks, unsigned threads);
+    Numbering number_queues(const std::vector<ChunkQueues>& found);
+    std::vector<std::vector<SampleIndex>> lay_out_slots(const std::vector<ChunkQueues>& found, const Numbering& numbering, unsigned threads);
+    void mark_emptied_as_recorded(std::vector<std::vector<SampleIndex>> earliest_input, const Numbering& numbering, unsigned threads);
+    void keep_polling_threads(const std::vector<ChunkQueues>& found);
+
     const DependenceModel& model_;
     SampleBits slot_bits_, feeds_bits_;
     std::vector<std::uint32_t> slots_before_word_;  // per 64 samples: the slots before them
