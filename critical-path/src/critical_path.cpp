@@ -138,6 +138,14 @@ std::vector<const graph::IntervalSpec*> select_intervals(const graph::AnalysisSp
     return out;
 }
 
+void sort_segments(std::vector<SegmentSummary>& segments) {
+    std::sort(segments.begin(), segments.end(), [](const SegmentSummary& a, const SegmentSummary& b) {
+        if (a.mean_ms != b.mean_ms) return a.mean_ms > b.mean_ms;
+        if (a.slack_ms != b.slack_ms) return a.slack_ms < b.slack_ms;
+        return std::tie(a.from, a.to) < std::tie(b.from, b.to);
+    });
+}
+
 // Walks a range of an interval's instances into `acc`: per class, its
 // contribution to each path it is on, and its least slack in each instance.
 void walk_instances(const DependenceModel& model, std::span<const IntervalInstance> instances, PathFinder& finder, Accumulators& acc) {
@@ -183,77 +191,78 @@ void walk_instances(const DependenceModel& model, std::span<const IntervalInstan
 
 namespace {
 
-// One interval's table from its instances and what the walks of its chunks
-// added up. Classes of the model are per tracepoint pair; a segment is per
-// label pair ("node/tracepoint" of several instances): merged here.
-IntervalCriticalPath summarize_interval(const DependenceModel& model, const graph::IntervalSpec& interval, const IntervalInstances& instances,
-                                        std::span<const Accumulators> parts, PathFinder& finder) {
-    const auto& s = model.samples();
-    const auto& list = instances.list;
-    IntervalCriticalPath out;
-    out.name = interval.name;
-    out.count = list.size();
-    out.unreached_starts = instances.unreached_starts;
-
-    std::vector<double> latency_ms(list.size());
-    for (std::size_t i = 0; i < list.size(); ++i) latency_ms[i] = double(graph::elapsed_ns(s.time_ns[list[i].from], s.time_ns[list[i].to])) / 1e6;
-    const metrics::Summary summary = metrics::summarize(latency_ms);
-    out.mean_ms = summary.mean;
-    out.p50_ms = summary.p50;
-    out.p95_ms = summary.p95;
-    out.p99_ms = summary.p99;
-
-    std::unordered_map<std::uint64_t, std::size_t> segment_of;  // SegmentClass::key() -> index in `segments`
-    std::vector<SegmentClass> segments;
-    std::vector<SegmentTotals> merged;
-    const auto segment_index = [&](std::uint32_t c) {
-        const SegmentClass& segment = model.classes()[c];
-        auto [it, added] = segment_of.try_emplace(segment.key(), segments.size());
+// The segments of one interval's paths, numbered as first met: classes of
+// the model are per tracepoint pair, a segment per label pair ("node/tracepoint"
+// of several instances).
+class SegmentTable {
+public:
+    explicit SegmentTable(const DependenceModel& model) : model_(model) {}
+    SegmentTotals& of_class(std::uint32_t c) {
+        const SegmentClass& segment = model_.classes()[c];
+        auto [it, added] = index_.try_emplace(segment.key(), segments_.size());
         if (added) {
-            segments.push_back(segment);
-            merged.emplace_back();
+            segments_.push_back(segment);
+            totals_.emplace_back();
         }
-        return it->second;
-    };
+        return totals_[it->second];
+    }
+    std::size_t size() const { return segments_.size(); }
+    const SegmentClass& segment(std::size_t k) const { return segments_[k]; }
+    const SegmentTotals& totals(std::size_t k) const { return totals_[k]; }
+
+private:
+    const DependenceModel& model_;
+    std::unordered_map<std::uint64_t, std::size_t> index_;  // SegmentClass::key() -> index
+    std::vector<SegmentClass> segments_;
+    std::vector<SegmentTotals> totals_;
+};
+
+// What the walks of the interval's chunks added up, per segment.
+void add_walks(SegmentTable& table, std::span<const Accumulators> parts, IntervalCriticalPath& out) {
     for (const Accumulators& part : parts) {
         out.not_followed += part.not_followed;
         for (std::size_t c = 0; c < part.of_class.size(); ++c) {
             const Accumulator& a = part.of_class[c];
             if (a.on_path == 0 && a.slack_ms.empty()) continue;
-            SegmentTotals& into = merged[segment_index(std::uint32_t(c))];
+            SegmentTotals& into = table.of_class(std::uint32_t(c));
             into.sum_ns += a.sum_ns;
             into.on_path += a.on_path;
             if (!a.slack_ms.empty()) into.slacks.push_back(&a.slack_ms);
             into.slack_count += a.slack_ms.size();
         }
     }
-    // Each segment's contribution in the instances at the p50, p95 and p99
-    // ranks of latency (in (latency, instance) order): their paths walked again.
-    if (!list.empty()) {
-        const double value_at_rank[3] = {summary.p50, summary.p95, summary.p99};
-        std::size_t rank[3], less[3] = {0, 0, 0}, instance_at_rank[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
-        for (int r = 0; r < 3; ++r) rank[r] = metrics::nearest_rank_index(r == 0 ? 50 : r == 1 ? 95 : 99, list.size());
-        for (const double v : latency_ms)
-            for (int r = 0; r < 3; ++r) less[r] += v < value_at_rank[r];
-        for (std::size_t i = 0; i < list.size(); ++i)
-            for (int r = 0; r < 3; ++r)
-                if (latency_ms[i] == value_at_rank[r] && less[r]++ == rank[r]) instance_at_rank[r] = i;
-        std::vector<PathStep> path;
-        for (int r = 0; r < 3; ++r) {
-            if (instance_at_rank[r] == SIZE_MAX || !finder.critical_path(list[instance_at_rank[r]], path)) continue;
-            for (const PathStep& step : path)
-                merged[segment_index(model.class_index(step.from, step.to, step.kind))].at_rank_ns[r] +=
-                    graph::elapsed_ns(s.time_ns[step.from], s.time_ns[step.to]);
-        }
-    }
+}
 
+// Each segment's contribution in the instances at the p50, p95 and p99
+// ranks of latency (in (latency, instance) order): their paths walked again.
+void add_at_rank(SegmentTable& table, const DependenceModel& model, const std::vector<IntervalInstance>& list,
+                 const std::vector<double>& latency_ms, const metrics::Summary& summary, PathFinder& finder) {
+    if (list.empty()) return;
+    const auto& time = model.samples().time_ns;
+    const double value_at_rank[3] = {summary.p50, summary.p95, summary.p99};
+    std::size_t rank[3], less[3] = {0, 0, 0}, instance_at_rank[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    for (int r = 0; r < 3; ++r) rank[r] = metrics::nearest_rank_index(r == 0 ? 50 : r == 1 ? 95 : 99, list.size());
+    for (const double v : latency_ms)
+        for (int r = 0; r < 3; ++r) less[r] += v < value_at_rank[r];
+    for (std::size_t i = 0; i < list.size(); ++i)
+        for (int r = 0; r < 3; ++r)
+            if (latency_ms[i] == value_at_rank[r] && less[r]++ == rank[r]) instance_at_rank[r] = i;
+    std::vector<PathStep> path;
+    for (int r = 0; r < 3; ++r) {
+        if (instance_at_rank[r] == SIZE_MAX || !finder.critical_path(list[instance_at_rank[r]], path)) continue;
+        for (const PathStep& step : path)
+            table.of_class(model.class_index(step.from, step.to, step.kind)).at_rank_ns[r] += graph::elapsed_ns(time[step.from], time[step.to]);
+    }
+}
+
+void add_segment_rows(const SegmentTable& table, const DependenceModel& model, IntervalCriticalPath& out) {
     const std::size_t followed = out.count - out.not_followed;
-    for (std::size_t k = 0; k < segments.size(); ++k) {
-        const SegmentTotals& a = merged[k];
+    for (std::size_t k = 0; k < table.size(); ++k) {
+        const SegmentTotals& a = table.totals(k);
         SegmentSummary seg;
-        seg.from = model.labels()[segments[k].from_label];
-        seg.to = model.labels()[segments[k].to_label];
-        seg.kind = segments[k].kind;
+        seg.from = model.labels()[table.segment(k).from_label];
+        seg.to = model.labels()[table.segment(k).to_label];
+        seg.kind = table.segment(k).kind;
         if (followed > 0) {
             seg.on_path_fraction = double(a.on_path) / double(followed);
             seg.mean_ms = double(a.sum_ns) / 1e6 / double(followed);
@@ -265,11 +274,26 @@ IntervalCriticalPath summarize_interval(const DependenceModel& model, const grap
         if (a.slack_count > 0) seg.slack_ms = kth_smallest(a.slacks, a.slack_count / 2);
         out.segments.push_back(std::move(seg));
     }
-    std::sort(out.segments.begin(), out.segments.end(), [](const SegmentSummary& a, const SegmentSummary& b) {
-        if (a.mean_ms != b.mean_ms) return a.mean_ms > b.mean_ms;
-        if (a.slack_ms != b.slack_ms) return a.slack_ms < b.slack_ms;
-        return std::tie(a.from, a.to) < std::tie(b.from, b.to);
-    });
+    sort_segments(out.segments);
+}
+
+// One interval's table from its instances and what the walks of its chunks added up.
+IntervalCriticalPath summarize_interval(const DependenceModel& model, const graph::IntervalSpec& interval, const IntervalInstances& instances,
+                                        std::span<const Accumulators> parts, PathFinder& finder) {
+    const auto& time = model.samples().time_ns;
+    const auto& list = instances.list;
+    IntervalCriticalPath out;
+    out.name = interval.name;
+    out.count = list.size();
+    out.unreached_starts = instances.unreached_starts;
+    std::vector<double> latency_ms(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i) latency_ms[i] = double(graph::elapsed_ns(time[list[i].from], time[list[i].to])) / 1e6;
+    const metrics::Summary summary = metrics::summarize(latency_ms);
+    std::tie(out.mean_ms, out.p50_ms, out.p95_ms, out.p99_ms) = std::tuple{summary.mean, summary.p50, summary.p95, summary.p99};
+    SegmentTable table(model);
+    add_walks(table, parts, out);
+    add_at_rank(table, model, list, latency_ms, summary, finder);
+    add_segment_rows(table, model, out);
     return out;
 }
 

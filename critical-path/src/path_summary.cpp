@@ -147,11 +147,7 @@ IntervalCriticalPath table_of(const IntervalPathSummary& s) {
         if (sums.slack.count()) seg.slack_ms = sums.slack.at_index(sums.slack.count() / 2) / 1e6;
         out.segments.push_back(std::move(seg));
     }
-    std::sort(out.segments.begin(), out.segments.end(), [](const SegmentSummary& a, const SegmentSummary& b) {
-        if (a.mean_ms != b.mean_ms) return a.mean_ms > b.mean_ms;
-        if (a.slack_ms != b.slack_ms) return a.slack_ms < b.slack_ms;
-        return std::tie(a.from, a.to) < std::tie(b.from, b.to);
-    });
+    sort_segments(out.segments);
     return out;
 }
 

@@ -28,4 +28,7 @@ struct Accumulators {
 // contribution to each path it is on, and its least slack in each instance.
 void walk_instances(const DependenceModel& model, std::span<const IntervalInstance> instances, PathFinder& finder, Accumulators& acc);
 
+// A table's segments in the order the tables show them: by mean contribution, then least slack, then name.
+void sort_segments(std::vector<SegmentSummary>& segments);
+
 }  // namespace hashtrace::critpath
