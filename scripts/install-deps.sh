@@ -14,6 +14,7 @@ packages=(
   python3 python3-pandas python3-distributed sqlite3
   mono-mcs mono-devel python3-dev python3-pip
   protobuf-compiler chromium nlohmann-json3-dev
+  liblttng-ust-dev lttng-tools
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -4,6 +4,7 @@
 // tracepoint must pay).
 //
 //   build/bench/sdk/bench_tracepoint --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//   bench/sdk/lttng_side_by_side.sh     # the same beside an LTTng-UST event, in an LTTng session
 //
 // A session runs throughout; every 64 Ki tracepoints the clock is paused until
 // the writer has caught up, so the queue never fills and nothing is dropped
@@ -14,9 +15,14 @@
 
 #include <openssl/md5.h>
 
+#ifdef HASHTRACE_BENCH_LTTNG
+#include "lttng_tp.h"
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -226,6 +232,44 @@ void BM_FloorStampAndEnqueue(benchmark::State& state) {
     consumer.join();
 }
 
+// The floor of a tracepoint that writes its sample in place: the TSC read
+// and a store of the sample's bytes (its time and the deferred payload) into
+// a ring of this thread's, nothing handed to another thread. The deferred
+// tracepoint at 10 B and 64 B is measured against it in the same run.
+void BM_FloorStampAndStore(benchmark::State& state) {
+    constexpr std::size_t kSlots = 4096, kSlotBytes = 128;  // 512 KiB: in L2, as a thread's ring would be
+    static thread_local std::vector<unsigned char> ring(kSlots * kSlotBytes);
+    const auto p = payload(static_cast<std::size_t>(state.range(0)));
+    std::size_t next = 0;
+    for (auto _ : state) {
+        unsigned char* slot = ring.data() + (next++ % kSlots) * kSlotBytes;
+        const std::uint64_t t = hashtrace::detail::read_tsc();
+        std::memcpy(slot, &t, sizeof t);
+        std::memcpy(slot + sizeof t, p.data(), p.size());
+        benchmark::ClobberMemory();
+    }
+}
+
+#ifdef HASHTRACE_BENCH_LTTNG
+// An LTTng-UST event with the two 16-byte hashes given, in the session
+// bench/sdk/lttng_side_by_side.sh makes (a user-space channel in discard
+// mode): the cost an LTTng user pays to record what a deferred tracepoint
+// records. Without a session enabling the event it is one branch, not a
+// comparison: refused.
+void BM_LttngEventTwoHashes(benchmark::State& state) {
+    if (!lttng_ust_tracepoint_enabled(hashtrace_bench, sample)) {
+        state.SkipWithError("no LTTng session enables hashtrace_bench:sample (run bench/sdk/lttng_side_by_side.sh)");
+        return;
+    }
+    std::uint8_t input[16], output[16];
+    for (int i = 0; i < 16; ++i) input[i] = static_cast<std::uint8_t>(i * 31 + 1), output[i] = static_cast<std::uint8_t>(i * 17 + 3);
+    for (auto _ : state) {
+        lttng_ust_tracepoint(hashtrace_bench, sample, input, output);
+        benchmark::ClobberMemory();
+    }
+}
+#endif
+
 // Payload sizes of the paper's Table 7, plus 64 B (the deferred copy's target).
 void Sizes(benchmark::internal::Benchmark* b) {
     for (int n : {10, 64, 100, 1000, 10000, 100000}) b->Arg(n);
@@ -245,5 +289,9 @@ BENCHMARK(BM_TracepointPerCall<3>)->Name("BM_TracepointFastDeferredPerCall")->Ar
 BENCHMARK(BM_FloorClockTsc);
 BENCHMARK(BM_FloorClockGettime);
 BENCHMARK(BM_FloorStampAndEnqueue)->ArgName("payload")->Arg(32)->Arg(72);
+BENCHMARK(BM_FloorStampAndStore)->Arg(10)->Arg(64);
+#ifdef HASHTRACE_BENCH_LTTNG
+BENCHMARK(BM_LttngEventTwoHashes);
+#endif
 
 BENCHMARK_MAIN();
