@@ -65,19 +65,6 @@ ShardSummary sharded(const Logs& logs, const graph::AnalysisSpec& spec, std::int
     return merged;
 }
 
-void expect_same_distribution(const Distribution& a, const Distribution& b, const std::string& what) {
-    EXPECT_EQ(a.count, b.count) << what;
-    EXPECT_TRUE(a.sum == b.sum) << what;
-    EXPECT_TRUE(a.sum_sq == b.sum_sq) << what;
-    EXPECT_EQ(a.min, b.min) << what;
-    EXPECT_EQ(a.max, b.max) << what;
-    EXPECT_EQ(a.first, b.first) << what;
-    EXPECT_EQ(a.last, b.last) << what;
-    EXPECT_TRUE(a.diff_sum == b.diff_sum) << what;
-    EXPECT_TRUE(a.diff_sum_sq == b.diff_sum_sq) << what;
-    EXPECT_EQ(a.histogram, b.histogram) << what;
-}
-
 // What does not depend on the order the values came in (a link's jitter
 // fields follow the order in which a shard met its tracepoints).
 void expect_same_values(const Distribution& a, const Distribution& b, const std::string& what) {
@@ -87,6 +74,15 @@ void expect_same_values(const Distribution& a, const Distribution& b, const std:
     EXPECT_EQ(a.min, b.min) << what;
     EXPECT_EQ(a.max, b.max) << what;
     EXPECT_EQ(a.histogram, b.histogram) << what;
+}
+
+// All of it, the jitter's boundary values and sums too.
+void expect_same_distribution(const Distribution& a, const Distribution& b, const std::string& what) {
+    expect_same_values(a, b, what);
+    EXPECT_EQ(a.first, b.first) << what;
+    EXPECT_EQ(a.last, b.last) << what;
+    EXPECT_TRUE(a.diff_sum == b.diff_sum) << what;
+    EXPECT_TRUE(a.diff_sum_sq == b.diff_sum_sq) << what;
 }
 
 void expect_same_bins(const BinnedValues& a, const BinnedValues& b, const std::string& what) {
