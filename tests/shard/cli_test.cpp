@@ -223,6 +223,46 @@ TEST_F(ShardCli, CriticalPathsInShardsAreTheWholeRunsTables) {
     }
 }
 
+// Damage in a log: sharded, the same error as whole (the file and the
+// block's offset, before any shard); --lenient skips the block in both, and
+// both count the same records lost with it.
+TEST_F(ShardCli, ADamagedBlockIsTheWholeRunsErrorAndLenientCountsAlike) {
+    const fs::path log = dir / "logs" / "source.htlog";
+    std::string bytes = hashtrace::test::read_file(log);
+    const auto block = bytes.find("HTBK");
+    ASSERT_NE(block, std::string::npos);
+    bytes[block + 100] = static_cast<char>(bytes[block + 100] ^ 0x5a);  // inside the block: its checksum fails
+    std::ofstream(log, std::ios::binary | std::ios::trunc) << bytes;
+    const std::string sharding = " --shard-samples 7000 --margin-ms 100";
+    const auto whole = run("analyze " + logs), sharded = run("analyze " + logs + sharding);
+    EXPECT_NE(whole.status, 0);
+    EXPECT_NE(sharded.status, 0);
+    const auto error_line = [](const std::string& out) { return out.substr(0, out.find('\n')); };
+    EXPECT_NE(error_line(sharded.out).find("source.htlog"), std::string::npos) << sharded.out;
+    EXPECT_NE(error_line(sharded.out).find(std::to_string(block)), std::string::npos) << sharded.out;
+    EXPECT_EQ(error_line(sharded.out), error_line(whole.out));
+    const json lenient_whole = analyze("--lenient", "lenient-whole"), lenient_sharded = analyze("--lenient" + sharding, "lenient-sharded");
+    EXPECT_GT(lenient_whole["bad_records"].get<std::uint64_t>(), 0u);
+    EXPECT_EQ(lenient_sharded["bad_records"], lenient_whole["bad_records"]);
+    EXPECT_EQ(lenient_sharded["samples"], lenient_whole["samples"]);
+    EXPECT_EQ(lenient_sharded["edges"], lenient_whole["edges"]);
+}
+
+// A log cut in the middle of a block (a crash): whole and sharded read the
+// same samples and both say the log is torn. (The sink's: cutting a
+// producer's log leaves its consumers to link, in the whole run, to
+// producers of reused ids seconds old, links longer than any shard sees:
+// docs/sharding.md.)
+TEST_F(ShardCli, ATornLogIsReadAndReportedAlikeWholeAndSharded) {
+    const fs::path log = dir / "logs" / "sink.htlog";
+    const std::string bytes = hashtrace::test::read_file(log);
+    std::ofstream(log, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() * 2 / 3);
+    const json whole = analyze("", "torn-whole"), sharded = analyze("--shard-samples 7000 --margin-ms 100", "torn-sharded");
+    EXPECT_EQ(whole["torn_files"], 1);
+    EXPECT_EQ(sharded["torn_files"], whole["torn_files"]);
+    expect_same_analysis(sharded, whole);
+}
+
 TEST_F(ShardCli, ABudgetTooSmallForOneShardAndItsMarginIsRefusedWithTheBudgetThatWould) {
     const auto result = run("analyze " + logs + " --memory-budget 1M");
     EXPECT_NE(result.status, 0);
