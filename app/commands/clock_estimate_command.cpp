@@ -14,14 +14,29 @@ constexpr const char* kUsage =
     "  Estimates each process instance's clock (offset at the reference's first sample and drift)\n"
     "  relative to a reference instance from the run's message edges alone - a message is received\n"
     "  after it was sent - with bounds that hold whatever the transit times. Works without PTP or PPS.\n"
-    "  Exit status 1 when an instance cannot be placed or constraints contradict each other.\n"
+    "  A partial answer is an answer: the instances that cannot be placed are named, with the bounds the\n"
+    "  messages give them, and the exit status is 0 while one instance besides the reference is placed\n"
+    "  (1 when none is).\n"
+    "  --strict             exit status 1 when any instance cannot be placed or constraints contradict\n"
     "  --json FILE          write {reference, origin_ns, clock_estimates: [...], warnings}\n";
+
+// 0 for a whole answer, and for a partial one (some instance besides the
+// reference placed) unless --strict: scripts should not take a run whose
+// clocks are mostly known as failed. 1 when nothing could be placed.
+int exit_status(const hashtrace::clock_analysis::TimeBase& base, bool strict) {
+    if (base.warnings.empty()) return 0;
+    if (strict) return 1;
+    for (std::uint32_t i = 0; i < base.clocks.size(); ++i)
+        if (i != base.reference && base.clocks[i].placed) return 0;
+    return 1;
+}
 
 int run_clock_estimate(hashtrace::cli::Args& args) {
     using namespace hashtrace;
     const auto pipeline = cli::read_pipeline_options(args);
     const auto estimate = cli::read_clock_estimate_options(args);
     const auto json = args.option("--json");
+    const bool strict = args.flag("--strict");
     const auto inputs = args.positionals();
     args.finish();
     if (inputs.empty()) throw cli::UsageError("give the logs of a run (files or directories)");
@@ -39,7 +54,7 @@ int run_clock_estimate(hashtrace::cli::Args& args) {
     if (json) cli::write_file(*json, clock_analysis::render_estimate_json(base, samples) + "\n");
     timings.mark("output");
     timings.print();
-    return base.warnings.empty() ? 0 : 1;
+    return exit_status(base, strict);
 }
 
 }  // namespace

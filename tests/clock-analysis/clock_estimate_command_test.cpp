@@ -14,6 +14,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace hc = hashtrace::clocksync;
 namespace fs = std::filesystem;
@@ -114,7 +116,7 @@ TEST_F(ClockEstimateCommand, OneWayMessagesAreNotPlacedAndSaySo) {
         std::ofstream(root_ / name) << all;
     }
     const auto r = run({"clock", "estimate", root_.string(), "--reference", "Ref", "--json", (root_ / "e.json").string(), "--quiet"});
-    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_EQ(r.exit_code, 1) << r.output;  // nothing but the reference placed: no answer
     EXPECT_NE(r.output.find("Fast/1 cannot be placed"), std::string::npos) << r.output;
     const auto j = read_json(root_ / "e.json");
     const auto& fast = j["clock_estimates"][0]["node"] == "Fast" ? j["clock_estimates"][0] : j["clock_estimates"][1];
@@ -122,6 +124,42 @@ TEST_F(ClockEstimateCommand, OneWayMessagesAreNotPlacedAndSaySo) {
     EXPECT_TRUE(fast["offset_lo_ns"].is_null());
     ASSERT_FALSE(fast["offset_hi_ns"].is_null());
     EXPECT_GE(fast["offset_hi_ns"].get<double>(), fast_.offset_from(ref_, kT0));
+}
+
+// A third instance, "Lone", receives Ref's messages 2 ms after they are sent
+// and sends nothing: placed from one side only. The answer for the others
+// stands (exit 0), Lone is named with its one-sided bound; --strict fails.
+TEST_F(ClockEstimateCommand, APartialAnswerIsAnAnswerUnlessStrict) {
+    fs::create_directories(root_ / "lone");
+    std::ifstream ref(root_ / "ref" / "Ref-1.csv");
+    std::ofstream lone(root_ / "lone" / "Lone-1.csv");
+    lone << kCsvHeader;
+    std::string line;
+    int received = 0;
+    while (std::getline(ref, line)) {
+        if (line.rfind("Ref,1,Send,", 0) != 0) continue;
+        std::vector<std::string> f;
+        for (std::size_t a = 0, b; (b = line.find(',', a)) != std::string::npos || a <= line.size(); a = b + 1) {
+            f.push_back(line.substr(a, b == std::string::npos ? std::string::npos : b - a));
+            if (b == std::string::npos) break;
+        }
+        const double t = std::stod(f[5]) + 0.002;
+        char time[32];
+        std::snprintf(time, sizeof time, "%.9f", t);
+        lone << "Lone,1,Receive,msg,none," << time << "," << f[7] << ",\n";
+        ++received;
+    }
+    lone.close();
+    ASSERT_GT(received, 100);
+    const auto r = run({"clock", "estimate", root_.string(), "--reference", "Ref", "--json", (root_ / "e.json").string(), "--quiet"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("Lone/1 cannot be placed"), std::string::npos) << r.output;
+    const auto j = read_json(root_ / "e.json");
+    int placed = 0;
+    for (const auto& e : j["clock_estimates"]) placed += !e["offset_ns"].is_null();
+    EXPECT_EQ(placed, 2);  // Ref and Fast
+    const auto strict = run({"clock", "estimate", root_.string(), "--reference", "Ref", "--strict", "--quiet"});
+    EXPECT_EQ(strict.exit_code, 1) << strict.output;
 }
 
 TEST_F(ClockEstimateCommand, AnalyzeCorrectsByTheEdgesAndFlagsTheRecordsThatDisagree) {
