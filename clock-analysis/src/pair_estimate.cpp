@@ -97,6 +97,23 @@ PairPiece make_piece(std::span<const Point> upper, std::span<const Point> lower,
 
 }  // namespace
 
+namespace {
+
+// A chain's bound at x (side +1: the ceiling's, above; -1: the floor's,
+// below). Beyond the chain's ends a line may take any slope the search box
+// allows (|rate| <= kMaxRate), so the bound there is the end's, loosened by
+// that slope over the distance: a one-sided instance is bounded at the
+// reference's first sample too, when its messages start later.
+std::optional<long double> chain_bound(std::span<const Point> chain, std::int64_t x, int side) {
+    if (chain.empty()) return std::nullopt;
+    if (const auto inside = chain_at(chain, x)) return inside;
+    const Point& end = x < chain.front().x ? chain.front() : chain.back();
+    const long double distance = std::abs(static_cast<long double>(x) - static_cast<long double>(end.x));
+    return static_cast<long double>(end.y) + side * kMaxRate * distance;
+}
+
+}  // namespace
+
 Bounds PairPiece::bounds_at(std::int64_t x, std::int64_t origin_ns) const {
     Bounds b;
     if (estimate) {
@@ -110,8 +127,8 @@ Bounds PairPiece::bounds_at(std::int64_t x, std::int64_t origin_ns) const {
         b.hi = hi;
         return b;
     }
-    b.hi = chain_at(ceiling, x);
-    b.lo = chain_at(floor, x);
+    b.hi = chain_bound(ceiling, x, +1);
+    b.lo = chain_bound(floor, x, -1);
     return b;
 }
 

@@ -82,6 +82,30 @@ TEST(PairFit, OneWayMessagesBoundOneSideOnly) {
     EXPECT_LE(*c.lo, axis.offset_from(other, mid));
 }
 
+// Before its first message (the reference's first sample comes earlier) a
+// one-sided bound still holds: the chain's first point loosened by the
+// steepest line the search box allows, and no looser than that.
+TEST(PairFit, AOneSidedBoundHoldsBeforeTheFirstMessageLoosenedByTheRateBox) {
+    const Clock axis{}, other{-3.0 * kMs, -40};
+    const auto out = messages(axis, other, kMs, 2 * kSecond, 20'000, 90'000, 5);
+    const auto f = ca::fit_pair(ca::upper_points(out), {}, axis.local(kT0));
+    const auto& piece = f.pieces.at(0);
+    const std::int64_t first = piece.ceiling.front().x;
+    for (const std::int64_t before : {std::int64_t{1'000}, 50 * kMs, 2 * kSecond}) {
+        const std::int64_t x = first - before;
+        const auto b = piece.bounds_at(x, f.origin_ns);
+        ASSERT_TRUE(b.hi) << before;
+        EXPECT_FALSE(b.lo);
+        EXPECT_GE(*b.hi, other.offset_from(axis, x - axis.local(kT0) + kT0) - 1) << before;  // the truth, -40 ppm, is below
+        EXPECT_NEAR(*b.hi, static_cast<long double>(piece.ceiling.front().y) + ca::kMaxRate * static_cast<long double>(before), 1) << before;
+    }
+    // After the last message, the same.
+    const std::int64_t last = piece.ceiling.back().x;
+    const auto after = piece.bounds_at(last + 10 * kMs, f.origin_ns);
+    ASSERT_TRUE(after.hi);
+    EXPECT_NEAR(*after.hi, static_cast<long double>(piece.ceiling.back().y) + ca::kMaxRate * 10 * kMs, 1);
+}
+
 TEST(PairFit, AStepMidRunSplitsIntoTwoPiecesEachContainingTheTruth) {
     const Clock axis{}, other{50.0 * kMs, 200, kMs, kT0 + 5 * kSecond};
     const auto f = fit(axis, other, 10 * kSecond, 11);
