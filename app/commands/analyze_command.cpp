@@ -3,6 +3,7 @@
 #include "hashtrace/clock_analysis/clock_analysis.hpp"
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
 #include "hashtrace/infer/evidence.hpp"
+#include "hashtrace/infer/infer.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "html_report_option.hpp"
 #include "output.hpp"
@@ -21,12 +22,67 @@ constexpr const char* kUsage =
     "  --markdown FILE      write the tables as Markdown\n"
     "  --csv FILE           write every statistic as section,name,statistic,value rows\n"
     "  --keep-all-targets   intervals: every reachable `to` sample, not only the earliest per instance\n"
+    "  (no --spec)          links as the spec `hashtrace infer` writes would, with an interval per link\n"
+    "  --all-pairs          without --spec: let every pair of tracepoints link instead, and name no interval\n"
     "  --clock-correct      correct each log's times by its clock's offset and drift, from the\n"
     "                       clock-*.htclock records next to the logs (docs/clock-sync.md); those\n"
     "                       records are always reported, with a warning for latencies below the clock error\n"
     "  --clock-correct edges  instead, estimate every clock from the messages themselves (`hashtrace clock\n"
     "                       estimate`), correct onto the reference's clock, report each cross-node latency\n"
     "                       with its clock error bound, and check recorded PTP/PPS corrections against it\n";
+
+// Without a spec, the spec `hashtrace infer` would write (pairs, scopes and an
+// interval per link), inferred from `specless`: the samples linked with every
+// pair allowed, their hash ids kept. Nothing when the logs hold no structure
+// to infer; `why_not` then says why, in one line.
+struct InferredSpec {
+    hashtrace::graph::AnalysisSpec spec;
+    hashtrace::infer::Evidence evidence;  // what the report draws
+    std::uint64_t specless_links = 0;
+};
+
+std::optional<InferredSpec> infer_spec_stage(hashtrace::graph::SampleSet& samples, const hashtrace::graph::Graph& specless,
+                                             const hashtrace::cli::PipelineOptions& pipeline, std::string& why_not) {
+    using namespace hashtrace;
+    infer::InferOptions options;
+    options.relink = [&](const graph::AnalysisSpec& pairs) { return cli::link_stage(samples, pairs, pipeline, /*keep_hash_ids=*/true); };
+    try {
+        auto inferred = infer::infer_structure(samples, specless, options);
+        return InferredSpec{graph::parse_spec(inferred.spec_text, "the inferred spec"), std::move(inferred.evidence), specless.edges.size()};
+    } catch (const infer::NoStructure& e) {
+        const std::string what = e.what();
+        why_not = what.substr(0, what.find('\n'));
+        return std::nullopt;
+    }
+}
+
+// The one line that says how a run without a spec was linked; `sharded`:
+// the spec was inferred from the first shard, whose spec-less links are counted.
+void print_inferred_note(const InferredSpec& inferred, std::uint64_t edges, const hashtrace::cli::ShardPlan* sharded) {
+    const std::string where = sharded ? ", inferred from the run's first shard alone (" + sharded->why + ")" : "";
+    std::fprintf(stderr,
+                 "note: no --spec: linked as the spec `hashtrace infer` writes would%s: %zu pairs, %zu intervals (one per link, one per "
+                 "source and sink), %llu links where letting every pair link makes %llu%s; --all-pairs lets every pair link\n",
+                 where.c_str(), inferred.spec.pairs.size(), inferred.spec.intervals.size(), (unsigned long long)edges,
+                 (unsigned long long)inferred.specless_links, sharded ? " in that shard" : "");
+}
+
+// A run over the memory budget is inferred from its first shard: that shard
+// loaded alone (as --since/--until would), linked with every pair allowed.
+std::optional<InferredSpec> infer_from_first_shard(const std::vector<std::string>& inputs, const hashtrace::cli::ShardPlan& plan,
+                                                   hashtrace::cli::PipelineOptions pipeline, std::string& why_not) {
+    using namespace hashtrace;
+    auto seconds = [](std::int64_t ns) {
+        char text[48];
+        std::snprintf(text, sizeof text, "%lld.%09lld", (long long)(ns / 1'000'000'000), (long long)(ns % 1'000'000'000));
+        return std::string(text);
+    };
+    pipeline.since = seconds(plan.shards.front().from_ns);
+    pipeline.until = seconds(plan.shards.front().to_ns);
+    auto samples = cli::load_stage(inputs, pipeline);
+    const auto specless = cli::link_stage(samples, graph::AnalysisSpec{}, pipeline, /*keep_hash_ids=*/true);
+    return infer_spec_stage(samples, specless, pipeline, why_not);
+}
 
 int run_analyze(hashtrace::cli::Args& args) {
     using namespace hashtrace;
@@ -40,12 +96,18 @@ int run_analyze(hashtrace::cli::Args& args) {
     const auto estimate = by_edges ? cli::read_clock_estimate_options(args) : cli::ClockEstimateOptions{};
     measure.threads = pipeline.threads;
     const auto sharding = cli::read_sharding_options(args);
+    const bool all_pairs = args.flag("--all-pairs");
     const auto inputs = args.positionals();
     args.finish();
     if (inputs.empty()) throw cli::UsageError("give the logs to analyze (files or directories)");
+    if (all_pairs && pipeline.spec_file) throw cli::UsageError("--all-pairs is for a run without --spec: the spec says which pairs link");
+    // Without a spec the run is linked as the inferred spec would link it,
+    // unless every pair is asked for (--all-pairs, or --keep-all: infer takes
+    // the latest producer per source, as a spec does).
+    const bool infer_links = !pipeline.spec_file && !all_pairs && !pipeline.keep_all;
 
     cli::StageTimings timings(pipeline.timings);
-    const auto spec = cli::spec_stage(pipeline);
+    auto spec = cli::spec_stage(pipeline);
     // A run that does not fit is analysed in time shards (a range of one, --since/--until, is analysed whole).
     const bool ranged = pipeline.since || pipeline.until;
     if (const auto plan = ranged ? std::nullopt : cli::plan_stage(cli::find_log_files(inputs), sharding, pipeline)) {
@@ -54,12 +116,20 @@ int run_analyze(hashtrace::cli::Args& args) {
                                        {"--clock-correct", clock_correct.has_value()}});
         cli::report_input_health(plan->run);
         timings.mark("index");
+        std::string why_not;
+        const auto inferred = infer_links ? infer_from_first_shard(inputs, *plan, pipeline, why_not) : std::nullopt;
+        if (inferred) spec = inferred->spec;
+        timings.mark("infer");
         const auto analysis = cli::sharded_analysis_stage(*plan, spec, pipeline, sharding);
         timings.mark("shards");
         cli::output_stage(analysis.result, files);
         if (html) cli::write_sharded_html_report(*html, *plan, analysis, spec, pipeline);
         timings.mark("output");
         timings.print();
+        if (inferred)
+            print_inferred_note(*inferred, analysis.result.edges, &*plan);
+        else if (infer_links)
+            std::fprintf(stderr, "note: no --spec, and %s: every pair of tracepoints may link\n", why_not.c_str());
         return 0;
     }
     if (!ranged) pipeline.budget_checked = true;  // the plan found that it fits
@@ -79,12 +149,22 @@ int run_analyze(hashtrace::cli::Args& args) {
     timings.mark("checks");
     // Only the HTML report, and the hint below, read the hash ids after linking (8 bytes a sample).
     const bool specless = !pipeline.spec_file;
-    const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/html.has_value() || specless);
+    auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/html.has_value() || specless);
     timings.mark("link");
-    // Without a spec every pair may link: say how much of that a spec would
-    // undo, and draw the system a spec would describe in the report.
+    // Without a spec: linked again as the inferred spec would, or (--all-pairs,
+    // or nothing to infer) every pair may link, with a note on how much of
+    // that a spec would undo; the report draws the system either way.
+    std::string why_not;
+    auto inferred = infer_links ? infer_spec_stage(samples, graph, pipeline, why_not) : std::nullopt;
+    if (inferred) {
+        spec = inferred->spec;
+        graph = {};  // the spec-less graph is done with: not held beside the new one
+        graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/html.has_value());
+        timings.mark("infer");
+    }
     std::optional<infer::Evidence> evidence;
-    if (specless && !pipeline.keep_all) evidence = infer::gather_evidence(samples, graph);
+    if (inferred) evidence = std::move(inferred->evidence);
+    else if (specless && !pipeline.keep_all) evidence = infer::gather_evidence(samples, graph);
     if (specless && !html) samples.drop_hash_ids();
     auto result = metrics::analyze(samples, graph, spec, measure);
     result.warnings = warnings;
@@ -100,7 +180,10 @@ int run_analyze(hashtrace::cli::Args& args) {
     if (html) cli::write_html_report(*html, samples, graph, spec, result, evidence ? &*evidence : nullptr, pipeline.threads);
     timings.mark("output");
     timings.print();
-    if (specless) {
+    if (inferred) {
+        print_inferred_note(*inferred, result.edges, nullptr);
+    } else if (specless) {
+        if (!why_not.empty()) std::fprintf(stderr, "note: no --spec, and %s\n", why_not.c_str());
         std::fprintf(stderr, "note: no --spec, so every pair of tracepoints may link");
         if (evidence)
             std::fprintf(stderr, "; %llu of these %llu links join tracepoints a spec would not pair, or would keep within a thread or instance",

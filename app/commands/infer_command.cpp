@@ -4,6 +4,7 @@
 #include "command.hpp"
 #include "hashtrace/infer/chains.hpp"
 #include "hashtrace/infer/evidence.hpp"
+#include "hashtrace/infer/infer.hpp"
 #include "hashtrace/infer/writers.hpp"
 #include "pipeline.hpp"
 
@@ -56,24 +57,8 @@ void render_svg(const std::string& dot_file) {
         std::fprintf(stderr, "`dot -Tsvg %s` failed; the .dot file is written\n", dot_file.c_str());
 }
 
-std::string what_was_found(const hashtrace::graph::SampleSet& s) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "%zu samples of %zu tracepoints on %zu nodes (%zu instances)", s.size(), s.tracepoints.size(),
-                  s.node_names.size(), s.instances.size());
-    return buf;
-}
-
-// Logs that hold no structure get a message saying what they hold and why.
-void check_structure(const hashtrace::graph::SampleSet& samples, const hashtrace::graph::Graph& specless) {
-    const std::string found = what_was_found(samples);
-    std::size_t inputs = 0;
-    for (std::size_t i = 0; i < samples.size(); ++i) inputs += samples.input[i] != hashtrace::graph::kNoHash;
-    if (inputs == 0)
-        throw std::runtime_error("no structure to infer: " + found +
-                                 ", and no sample has an input hash: every tracepoint only starts values (sources), nothing consumes them");
-    if (specless.edges.empty())
-        throw std::runtime_error("no structure to infer: " + found + ", and no input hash equals an earlier output hash made with the "
-                                 "same function, so nothing links (do producer and consumer hash the same state?)");
+// What a user may not expect from logs of one node.
+void note_single_node(const hashtrace::graph::SampleSet& samples) {
     if (samples.node_names.size() == 1)
         std::fprintf(stderr, "note: all samples come from one node (%s): only the links within it can be inferred\n",
                      samples.node_names[0].c_str());
@@ -103,29 +88,15 @@ int run_infer(hashtrace::cli::Args& args) {
     auto samples = cli::load_stage(inputs, pipeline);
     cli::report_input_health(samples);
     timings.mark("load");
-    auto specless = cli::link_stage(samples, graph::AnalysisSpec{}, pipeline, /*keep_hash_ids=*/true);
+    const auto specless = cli::link_stage(samples, graph::AnalysisSpec{}, pipeline, /*keep_hash_ids=*/true);
     timings.mark("link");
-    check_structure(samples, specless);
-    const auto evidence = infer::gather_evidence(samples, specless);
-    const auto chains = infer::recover_chains(evidence);
-    auto intervals = infer::propose_intervals(evidence, chains, all_intervals);
+    note_single_node(samples);
+    infer::InferOptions options;
+    options.all_intervals = all_intervals;
+    options.relink = [&](const graph::AnalysisSpec& pairs) { return cli::link_stage(samples, pairs, pipeline, /*keep_hash_ids=*/true); };
+    const auto inferred = infer::infer_structure(samples, specless, options);
+    const auto& [evidence, chains, intervals, dropped, spec_text] = inferred;
     timings.mark("evidence");
-    if (evidence.kept().empty())
-        throw std::runtime_error("no structure to infer: " + what_was_found(samples) + "; every candidate pair was rejected:\n" +
-                                 infer::write_report(evidence, chains));
-
-    // Intervals along routes no sample path follows are left out, searched
-    // for along the links the spec will make.
-    std::size_t dropped = 0;
-    if (evidence.needs_relinking()) {
-        specless = {};
-        const auto pairs_only = graph::parse_spec(infer::write_spec(evidence, {}), "inferred spec");
-        dropped = infer::keep_followed_intervals(samples, cli::link_stage(samples, pairs_only, pipeline, false), evidence, intervals);
-    } else {
-        dropped = infer::keep_followed_intervals(samples, specless, evidence, intervals);
-    }
-    const std::string spec_text = infer::write_spec(evidence, intervals);
-    timings.mark("intervals");
 
     std::fputs(infer::write_report(evidence, chains).c_str(), stdout);
     std::printf("%zu intervals proposed (%zu along routes no sample path follows left out)\n", intervals.size(), dropped);

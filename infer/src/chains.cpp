@@ -53,6 +53,51 @@ std::vector<Label> widest_routes(const std::vector<std::vector<Arc>>& out, Class
     return label;
 }
 
+std::vector<ClassId> path_to(const std::vector<Label>& label, ClassId source, ClassId sink) {
+    std::vector<ClassId> path;
+    for (ClassId c = sink; c != source; c = label[c].previous) path.push_back(c);
+    path.push_back(source);
+    std::reverse(path.begin(), path.end());
+    return path;
+}
+
+// A kept pair off every main route (the second worker behind a queue, the
+// narrower of two branches) still gets a route: the widest way from a
+// source to its producer, the pair, and the widest way on from its consumer
+// to a sink, so that its link and the intervals along it are proposed too.
+void add_branch_routes(const Evidence& ev, const std::vector<std::vector<Arc>>& out, const std::vector<std::vector<Label>>& from_source,
+                       Chains& ch) {
+    std::set<std::pair<ClassId, ClassId>> covered;
+    auto cover = [&](const Route& r) {
+        for (std::size_t k = 0; k + 1 < r.path.size(); ++k) covered.emplace(r.path[k], r.path[k + 1]);
+    };
+    for (const auto& r : ch.routes) cover(r);
+    for (const auto& p : ev.pairs) {
+        if (p.verdict != Verdict::kept || p.from == p.to || covered.count({p.from, p.to})) continue;
+        Route r{p.from, p.to, {p.from}, p.links};
+        for (std::size_t k = 0; k < ch.sources.size(); ++k) {
+            const auto& label = from_source[k];
+            if (!label[p.from].reached) continue;
+            r.source = ch.sources[k];
+            r.path = path_to(label, r.source, p.from);
+            r.bottleneck = std::min(p.links, label[p.from].bottleneck);
+            break;
+        }
+        const auto onward = widest_routes(out, p.to);
+        std::vector<ClassId> tail{p.to};
+        for (const ClassId sink : ch.sinks) {
+            if (!onward[sink].reached) continue;
+            r.sink = sink;
+            tail = path_to(onward, p.to, sink);
+            r.bottleneck = std::min(r.bottleneck, onward[sink].bottleneck);
+            break;
+        }
+        r.path.insert(r.path.end(), tail.begin(), tail.end());
+        cover(r);
+        ch.routes.push_back(std::move(r));
+    }
+}
+
 }  // namespace
 
 Chains recover_chains(const Evidence& ev) {
@@ -64,17 +109,14 @@ Chains recover_chains(const Evidence& ev) {
         if (out[c].size() > 1) ch.fan_out.push_back(c);
         if (in[c].size() > 1) ch.fan_in.push_back(c);
     }
+    std::vector<std::vector<Label>> from_source;
     for (const ClassId source : ch.sources) {
-        const auto label = widest_routes(out, source);
-        for (const ClassId sink : ch.sinks) {
-            if (!label[sink].reached) continue;
-            Route r{source, sink, {}, label[sink].bottleneck};
-            for (ClassId c = sink; c != source; c = label[c].previous) r.path.push_back(c);
-            r.path.push_back(source);
-            std::reverse(r.path.begin(), r.path.end());
-            ch.routes.push_back(std::move(r));
-        }
+        from_source.push_back(widest_routes(out, source));
+        const auto& label = from_source.back();
+        for (const ClassId sink : ch.sinks)
+            if (label[sink].reached) ch.routes.push_back({source, sink, path_to(label, source, sink), label[sink].bottleneck});
     }
+    add_branch_routes(ev, out, from_source, ch);
     return ch;
 }
 

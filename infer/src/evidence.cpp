@@ -63,6 +63,11 @@ using detail::format;
 const auto& percent = detail::percent_text;
 const auto& duration = detail::duration_text;
 
+// A tracepoint that makes the values it outputs (a source, or one whose output
+// differs from its input), unlike a pass-through (input = output in at least
+// 99 % of its samples), which only passes on what it received.
+bool makes_values(const TracepointClass& c) { return c.inputs == 0 || double(c.passthrough) < 0.99 * double(c.inputs); }
+
 // Tracepoints as a spec names them (node/tracepoint over all instances),
 // numbered in name order so that every output is in a stable order.
 void build_classes(const graph::SampleSet& s, Evidence& ev) {
@@ -126,6 +131,7 @@ public:
         reject_siblings();
         reject_shortcuts();
         reject_outcompeted();
+        restore_unexplained_shortcuts();
         propose_scopes();
         explain_kept();
     }
@@ -133,6 +139,9 @@ public:
 private:
     ClassId cls(graph::SampleIndex i) const { return ev_.class_of[s_.tracepoint[i]]; }
     std::uint32_t instance(graph::SampleIndex i) const { return s_.tracepoint_of(i).instance_id; }
+    bool local(graph::SampleIndex a, graph::SampleIndex b) const { return instance(a) == instance(b) && s_.thread[a] == s_.thread[b]; }
+    // How near x is to c: 2 on c's thread, 1 in c's instance, 0 elsewhere.
+    int locality(graph::SampleIndex x, graph::SampleIndex c) const { return instance(x) != instance(c) ? 0 : local(x, c) ? 2 : 1; }
     std::uint32_t pair_index(ClassId a, ClassId b) const { return pair_of_[std::size_t(a) * n_classes_ + b]; }
     bool alive(ClassId a, ClassId b) const {
         const auto p = pair_index(a, b);
@@ -212,7 +221,7 @@ private:
         for (auto& p : ev_.pairs) {
             if (p.verdict != Verdict::kept || p.from != p.to) continue;
             const auto& c = from_of(p);
-            if (c.inputs == 0 || double(c.passthrough) < 0.99 * double(c.inputs)) continue;
+            if (makes_values(c)) continue;
             p.verdict = Verdict::repeated;
             p.reason = format("repeated value: %s passes its input on unchanged, so a link to itself is the same value seen again",
                               c.selector().c_str());
@@ -325,15 +334,22 @@ private:
         return false;
     }
 
-    void reject_shortcuts() {
+    // Per pair with verdict `of`: the share of its checked links also
+    // reached through the pairs kept now.
+    std::vector<double> implied_shares(Verdict of) const {
         std::vector<graph::SampleIndex> stack;
         std::vector<double> implied(ev_.pairs.size(), 0);
         for (std::uint32_t i = 0; i < ev_.pairs.size(); ++i) {
-            if (pair(i).verdict != Verdict::kept || samples_[i].empty()) continue;
+            if (ev_.pairs[i].verdict != of || samples_[i].empty()) continue;
             std::size_t reached = 0;
             for (const auto& e : samples_[i]) reached += reached_otherwise(e.from, e.to, stack);
             implied[i] = double(reached) / double(samples_[i].size());
         }
+        return implied;
+    }
+
+    void reject_shortcuts() {
+        const auto implied = implied_shares(Verdict::kept);
         for (std::uint32_t i = 0; i < ev_.pairs.size(); ++i) {
             auto& p = pair(i);
             p.implied_share = implied[i];
@@ -341,6 +357,31 @@ private:
             p.verdict = Verdict::shortcut;
             p.reason = format("shortcut: %s of %u checked links also go through other kept pairs (a value passed on unchanged)",
                               percent(implied[i]).c_str(), p.checked);
+        }
+    }
+
+    // A shortcut is judged while pairs that later rules reject still stand:
+    // two receivers of one router's copies each link to what the other does
+    // next (the first receiver queues a message before the second receives
+    // it), and such links, outcompeted later, can carry a true hop's own
+    // links around it. A shortcut that the pairs kept at the end no longer
+    // explain is a link again; the shortcuts among those restored (the
+    // pairs kept now explain them) go again, and rivals the rest outcompete
+    // fall; until nothing changes.
+    void restore_unexplained_shortcuts() {
+        for (int round = 0; round < 4; ++round) {
+            const auto implied = implied_shares(Verdict::shortcut);
+            bool restored = false;
+            for (std::uint32_t i = 0; i < ev_.pairs.size(); ++i) {
+                auto& p = pair(i);
+                if (p.verdict != Verdict::shortcut || implied[i] >= o_.implied_share) continue;
+                p.verdict = Verdict::kept;
+                p.implied_share = implied[i];
+                restored = true;
+            }
+            if (!restored) return;
+            reject_shortcuts();
+            reject_outcompeted();
         }
     }
 
@@ -367,19 +408,31 @@ private:
             if (p.verdict != Verdict::kept || samples_[i].empty()) continue;
             triangles.clear();
             for (const auto& e : samples_[i]) {
-                std::uint32_t seen_rival = kNone;
+                // Only the nearest third (the latest x feeding both) is a
+                // witness: a value passed on through several steps also
+                // reaches c from far upstream, where two periodic loops can
+                // make x -> c steadier than the hop a -> c it runs through.
+                // And only across threads or processes: a local step x -> a
+                // (a router receiving, then forwarding) adds next to no
+                // variance, so the two latencies tell nothing apart; and a
+                // local a -> c is program order on one thread, causal
+                // whatever the latencies (a worker's start and end, whose
+                // queue paces them so that x -> c is the steadier).
+                graph::SampleIndex nearest = 0;
+                std::uint32_t rival = kNone;
                 g_.for_each_in(e.to, [&](const graph::Edge& in) {
                     const ClassId x = cls(in.from);
-                    if (x == p.from) return;
+                    if (x == p.from || in.from >= e.from || (rival != kNone && in.from <= nearest)) return;
                     const auto r = pair_index(x, p.to);
-                    if (r == kNone || pair(r).verdict != Verdict::kept || r == seen_rival || !links_to(in.from, e.from)) return;
-                    seen_rival = r;
-                    const double xc = double(graph::elapsed_ns(s_.time_ns[in.from], s_.time_ns[e.to])) / 1e6;
-                    const double ac = double(graph::elapsed_ns(s_.time_ns[e.from], s_.time_ns[e.to])) / 1e6;
-                    auto& t = triangles[r];
-                    ++t.count;
-                    t.sum_xc += xc, t.sum_xc2 += xc * xc, t.sum_ac += ac, t.sum_ac2 += ac * ac;
+                    if (r == kNone || pair(r).verdict != Verdict::kept || !links_to(in.from, e.from)) return;
+                    nearest = in.from, rival = r;
                 });
+                if (rival == kNone || local(nearest, e.from) || local(e.from, e.to)) continue;
+                const double xc = double(graph::elapsed_ns(s_.time_ns[nearest], s_.time_ns[e.to])) / 1e6;
+                const double ac = double(graph::elapsed_ns(s_.time_ns[e.from], s_.time_ns[e.to])) / 1e6;
+                auto& t = triangles[rival];
+                ++t.count;
+                t.sum_xc += xc, t.sum_xc2 += xc * xc, t.sum_ac += ac, t.sum_ac2 += ac * ac;
             }
             for (const auto& [r, t] : triangles) {
                 if (2 * t.count < samples_[i].size()) continue;
@@ -405,10 +458,25 @@ private:
 
     // Mystery Machine's hypothesis elimination: where two producers explain
     // the same consumer samples, the one that explains more of them (or as
-    // many, sooner: the latest of a chain is the direct one) stands.
+    // many, the nearer: the latest of a chain is the direct one) stands. Two
+    // producers that both make the value, as often and from different
+    // inputs, are no rivals but a join (a consumer that waits for a worker's
+    // result and for the note announcing it): a pass-through that saw the
+    // value first, a producer of a few of the values, or a second receiver
+    // of the same message is what this removes.
     void reject_outcompeted() {
         std::vector<std::pair<std::uint32_t, std::uint32_t>> losers;  // (pair, rival)
-        std::map<std::uint32_t, std::uint32_t> overlap;
+        // Per rival: the shared consumer samples; of them, those where the
+        // rival's producer sample is the nearer: in the consumer's thread or
+        // instance where this pair's is not (a value is in a process once it
+        // arrived there: a router's later copy to another receiver is no
+        // nearer), else the later one; and those where both producers made
+        // it from the same input (two receivers of one message).
+        struct Shared {
+            std::uint32_t samples = 0, rival_nearer = 0, same_input = 0;
+        };
+        const bool has_ids = s_.input.size() == s_.size();
+        std::map<std::uint32_t, Shared> overlap;
         for (std::uint32_t i = 0; i < ev_.pairs.size(); ++i) {
             const auto& p = pair(i);
             if (p.verdict != Verdict::kept || samples_[i].empty()) continue;
@@ -421,15 +489,24 @@ private:
                     const auto r = pair_index(a, p.to);
                     if (r == kNone || pair(r).verdict != Verdict::kept || r == seen_rival) return;
                     seen_rival = r;
-                    ++overlap[r];
+                    auto& shared = overlap[r];
+                    ++shared.samples;
+                    const int rival_at = locality(in.from, e.to), this_at = locality(e.from, e.to);
+                    shared.rival_nearer += rival_at > this_at || (rival_at == this_at && in.from > e.from);
+                    shared.same_input += has_ids && s_.input[in.from] == s_.input[e.from];
                 });
             }
             std::uint32_t best = kNone;
-            for (const auto& [r, n] : overlap) {
-                if (2 * n < samples_[i].size()) continue;
+            for (const auto& [r, shared] : overlap) {
+                if (2 * shared.samples < samples_[i].size()) continue;
                 const auto& q = pair(r);
+                // "Sooner" sample by sample, not by medians: where two steps
+                // of a chain are microseconds apart, medians over different
+                // samples of links order them by chance.
                 const bool more = double(q.links) > 1.02 * double(p.links);
-                const bool as_many_sooner = double(q.links) >= 0.98 * double(p.links) && q.p50_ms < p.p50_ms;
+                const bool as_many_sooner = double(q.links) >= 0.98 * double(p.links) && 2 * shared.rival_nearer > shared.samples;
+                const bool join = has_ids && makes_values(from_of(p)) && makes_values(from_of(q)) && 2 * shared.same_input < shared.samples;
+                if (as_many_sooner && !more && join) continue;
                 if ((more || as_many_sooner) && (best == kNone || q.links > pair(best).links)) best = r;
             }
             if (best != kNone) losers.emplace_back(i, best);

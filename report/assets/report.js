@@ -141,9 +141,15 @@ function drawSystem() {
   if (!sys) { rendered(c, 0); return; }  // the section is hidden
   el("p", { class: "hint" }, c, `Recovered from the logs alone: ${fmt(sys.kept)} tracepoint pairs kept (solid), ` +
     `${fmt(sys.suspect)} suspect (dashed; point at one for its figures and why); ${fmt(sys.shortcuts)} shortcuts (implied by the drawn pairs) not drawn. ` +
-    `${fmt(sys.links_a_spec_removes)} of this run's ${fmt(sys.links)} links join tracepoints a spec would not pair, or would keep ` +
-    "within a thread or instance. Sources are bold, sinks doubled; edges show links per second and the median latency.");
-  el("p", { class: "advice" }, c, "For a spec: hashtrace infer LOGS -o spec.toml (then hashtrace analyze LOGS --spec spec.toml)");
+    `With every pair allowed to link, ${fmt(sys.links_a_spec_removes)} of the ${fmt(sys.links)} links would join tracepoints a spec ` +
+    "would not pair, or would keep within a thread or instance. Sources are bold, sinks doubled; edges show links per second and the median latency.");
+  // A run given no spec is linked as the inferred spec would link it, with an
+  // interval per link; with --all-pairs every pair links and none is named.
+  const inferred = (data.intervals || []).length > 0;
+  el("p", { class: "advice" }, c, (inferred
+    ? "No spec was given: this report links the run as the inferred spec would, with an interval per link (analyze --all-pairs links every pair). "
+    : "No spec was given and every pair of tracepoints was linked (--all-pairs). ") +
+    "For a spec to edit: hashtrace infer LOGS -o spec.toml (then hashtrace analyze LOGS --spec spec.toml)");
   if (!sys.nodes.length) { empty(c, "No tracepoints."); rendered(c, 0); return; }
 
   // Columns by chain depth (sources left), one band per node, tracepoints of

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 namespace hashtrace::infer::testing {
 namespace {
@@ -39,6 +40,37 @@ TEST(InferChains, IntervalsAreTheLinksAndEndToEndOrEveryPairAlongARoute) {
     const auto all = infer_from(router_pipeline(300), true);
     EXPECT_EQ(all.intervals.size(), 24u);
     EXPECT_EQ(all.spec.intervals.size(), 24u);
+}
+
+TEST(InferChains, EachBranchOfAFanOutGetsARouteAndItsIntervals) {
+    const auto r = infer_from(fan_out_to_two_workers(600), true);
+    EXPECT_EQ(names(r.evidence, r.chains.fan_out), std::vector<std::string>{"Detector/FrameQueued"});
+    EXPECT_EQ(names(r.evidence, r.chains.fan_in), std::vector<std::string>{"Detector/ResultSent"});
+    // The main route takes one worker; a branch route the other, from the same source to the same sink.
+    ASSERT_EQ(r.chains.routes.size(), 2u);
+    std::set<std::string> workers;
+    for (const auto& route : r.chains.routes) {
+        EXPECT_EQ(r.evidence.classes[route.source].selector(), "Camera/FrameSent");
+        EXPECT_EQ(r.evidence.classes[route.sink].selector(), "Tracker/Tracked");
+        for (const auto& name : names(r.evidence, route.path))
+            if (name.find("Started") != std::string::npos) workers.insert(name);
+    }
+    EXPECT_EQ(workers, (std::set<std::string>{"Detector/Worker1Started", "Detector/Worker2Started"}));
+    // Every kept pair is an interval, and each queue wait is one.
+    auto has = [&](const char* from, const char* to) {
+        return std::any_of(r.intervals.begin(), r.intervals.end(), [&](const ProposedInterval& i) {
+            return r.evidence.classes[i.from].selector() == from && r.evidence.classes[i.to].selector() == to;
+        });
+    };
+    for (const auto i : r.evidence.kept()) {
+        const auto& p = r.evidence.pairs[i];
+        EXPECT_TRUE(has(r.evidence.classes[p.from].selector().c_str(), r.evidence.classes[p.to].selector().c_str()));
+    }
+    EXPECT_TRUE(has("Detector/FrameReceived", "Detector/Worker1Started"));
+    EXPECT_TRUE(has("Detector/FrameReceived", "Detector/Worker2Started"));
+    // Without --all-intervals, still one per kept pair, not only the main route's.
+    const auto links_only = infer_from(fan_out_to_two_workers(600), false);
+    EXPECT_EQ(links_only.intervals.size(), links_only.evidence.kept().size() + 1);  // and source to sink
 }
 
 TEST(InferChains, ALoopThatFeedsItselfIsStillASource) {

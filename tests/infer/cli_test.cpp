@@ -1,5 +1,5 @@
-// End to end: `hashtrace infer` and the spec-less `analyze` hint, on logs in
-// a temporary directory.
+// End to end: `hashtrace infer` and the spec-less `analyze` (linked as the
+// inferred spec would, or with --all-pairs every pair), on logs in a temporary directory.
 #include "systems.hpp"
 
 #include "run_command.hpp"
@@ -73,15 +73,93 @@ TEST_F(InferCli, WritesASpecThatAnalyzeReadsAndNeverOverwritesWithoutForce) {
     EXPECT_EQ(analyzed.out.find("note: no --spec"), std::string::npos);
 }
 
-TEST_F(InferCli, AnalyzeWithoutASpecSaysHowManyLinksASpecWouldUndo) {
-    write_logs(overlapping_ids_and_reused_counter());
-    const auto r = run("analyze " + path("logs"));
+// The links the samples make under `spec` (every pair allowed when it is empty).
+std::size_t links_under(const SystemLogs& logs, const char* spec) {
+    const auto samples = logs.load();
+    graph::LinkOptions one;
+    one.threads = 1;
+    return graph::link(samples, graph::parse_spec(spec, "spec.toml"), one).edges.size();
+}
+
+nlohmann::json intervals_named(const nlohmann::json& analysis, const std::string& from, const std::string& to) {
+    for (const auto& i : analysis["intervals"])
+        if (i["from"] == from && i["to"] == to) return i;
+    return nullptr;
+}
+
+TEST_F(InferCli, AnalyzeWithoutASpecLinksAsTheInferredSpecWould) {
+    const auto logs = passthrough_router();
+    write_logs(logs);
+    std::ofstream(path("hand.toml")) << kPassthroughRouterTruth;
+    const auto hand = run("analyze " + path("logs") + " --spec " + path("hand.toml") + " --json " + path("hand.json"));
+    ASSERT_EQ(hand.status, 0) << hand.out;
+    const auto r = run("analyze " + path("logs") + " --json " + path("a.json") + " --html " + path("a.html"));
     ASSERT_EQ(r.status, 0) << r.out;
+    const auto h = nlohmann::json::parse(read_file(path("hand.json")));
+    const auto a = nlohmann::json::parse(read_file(path("a.json")));
+    EXPECT_EQ(a["edges"], h["edges"]);
+    EXPECT_EQ(a["message_edges"], h["message_edges"]);
+    EXPECT_EQ(a["edges"].get<std::size_t>(), links_under(logs, kPassthroughRouterTruth));
+    // One line says so, and the intervals are the links'.
+    const std::string note = "note: no --spec: linked as the spec `hashtrace infer` writes would: ";
+    const auto at = r.out.find(note);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("every pair of tracepoints may link"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("--all-pairs lets every pair link\n", at), std::string::npos) << r.out;
+    const auto router = intervals_named(a, "Router/Receive", "Router/Forward");
+    ASSERT_FALSE(router.is_null()) << a["intervals"].dump();
+    EXPECT_EQ(router["count"], intervals_named(h, "Router/Receive", "Router/Forward")["count"]);
+    EXPECT_FALSE(intervals_named(a, "B/Received", "B/Queued").is_null());
+    EXPECT_NE(read_file(path("a.html")).find("Router Receive to Forward"), std::string::npos);
+}
+
+TEST_F(InferCli, AnalyzeWithAllPairsLetsEveryPairLinkAsBefore) {
+    const auto logs = passthrough_router(400);
+    write_logs(logs);
+    const auto r = run("analyze " + path("logs") + " --all-pairs --json " + path("a.json"));
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto a = nlohmann::json::parse(read_file(path("a.json")));
+    const auto every_pair = links_under(logs, "");
+    EXPECT_EQ(a["edges"].get<std::size_t>(), every_pair);
+    EXPECT_GT(every_pair, links_under(logs, kPassthroughRouterTruth));
+    EXPECT_TRUE(a["intervals"].empty());
     const auto at = r.out.find("note: no --spec, so every pair of tracepoints may link; ");
     ASSERT_NE(at, std::string::npos) << r.out;
-    const long undone = std::stol(r.out.substr(at + 56));
-    EXPECT_GT(undone, 700);
+    EXPECT_GT(std::stol(r.out.substr(at + 56)), 0);
     EXPECT_NE(r.out.find("hashtrace infer LOGS -o spec.toml"), std::string::npos);
+
+    std::ofstream(path("hand.toml")) << kPassthroughRouterTruth;
+    const auto both = run("analyze " + path("logs") + " --all-pairs --spec " + path("hand.toml"));
+    EXPECT_EQ(both.status, 2);
+    EXPECT_NE(both.out.find("--all-pairs is for a run without --spec"), std::string::npos) << both.out;
+}
+
+TEST_F(InferCli, AnalyzeWithoutASpecOnLogsWithNoStructureLinksEveryPairAndSaysWhy) {
+    SystemLogs unlinked;
+    unlinked.add({"P", "1", "Make", "", "id"}, kStart, "", value(1));
+    unlinked.add({"Q", "1", "Use", "id", ""}, kStart + kMs, value(2), "");
+    write_logs(unlinked);
+    const auto r = run("analyze " + path("logs"));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("note: no --spec, and no structure to infer: 2 samples"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("note: no --spec, so every pair of tracepoints may link"), std::string::npos) << r.out;
+}
+
+TEST_F(InferCli, AShardedRunWithoutASpecIsLinkedAsItsFirstShardsInferredSpecWould) {
+    const auto logs = fan_out_to_two_workers();
+    write_logs(logs);
+    std::ofstream(path("hand.toml")) << kFanOutTruth;
+    const auto hand = run("analyze " + path("logs") + " --spec " + path("hand.toml") + " --json " + path("hand.json"));
+    ASSERT_EQ(hand.status, 0) << hand.out;
+    const auto r = run("analyze " + path("logs") + " --shard-samples 4000 --margin-ms 50 --json " + path("a.json"));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("inferred from the run's first shard alone (--shard-samples 4000)"), std::string::npos) << r.out;
+    const auto h = nlohmann::json::parse(read_file(path("hand.json")));
+    const auto a = nlohmann::json::parse(read_file(path("a.json")));
+    EXPECT_EQ(a["edges"], h["edges"]);
+    const auto worker2 = intervals_named(a, "Detector/Worker2Started", "Detector/Worker2Done");
+    ASSERT_FALSE(worker2.is_null()) << a["intervals"].dump();
+    EXPECT_EQ(worker2["count"], intervals_named(h, "Detector/Worker2Started", "Detector/Worker2Done")["count"]);
 }
 
 TEST_F(InferCli, DrawsTheSystem) {

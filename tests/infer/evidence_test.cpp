@@ -2,6 +2,8 @@
 // inferred from the logs alone links exactly what the hand-written one does.
 #include "systems.hpp"
 
+#include "hashtrace/infer/infer.hpp"
+
 #include <gtest/gtest.h>
 
 namespace hashtrace::infer::testing {
@@ -113,6 +115,26 @@ TEST(InferEvidence, NoLinksGiveNoPairs) {
     EXPECT_TRUE(r.evidence.pairs.empty());
     EXPECT_TRUE(r.chains.sources.empty());
     EXPECT_TRUE(r.spec.pairs.empty());
+}
+
+TEST(InferStructure, SaysWhyThereIsNoStructureAndNeedsTheHashIds) {
+    SystemLogs logs;
+    logs.add({"P", "1", "Make", "", "id"}, kStart, "", value(1));
+    logs.add({"Q", "1", "Use", "id", ""}, kStart + kMs, value(2), "");
+    auto samples = logs.load();
+    const auto specless = link_with(samples, graph::AnalysisSpec{});
+    try {
+        infer_structure(samples, specless);
+        ADD_FAILURE() << "no structure was inferred from logs that link nothing";
+    } catch (const NoStructure& e) {
+        EXPECT_NE(std::string(e.what()).find("no input hash equals an earlier output hash"), std::string::npos) << e.what();
+    }
+    // Linking without keeping the hash ids is a caller's mistake, not bad input.
+    const auto linked = router_pipeline(50).load();
+    auto dropped = linked;
+    dropped.drop_hash_ids();
+    EXPECT_THROW(infer_structure(dropped, link_with(linked, graph::AnalysisSpec{})), std::logic_error);
+    EXPECT_NO_THROW(infer_structure(linked, link_with(linked, graph::AnalysisSpec{})));
 }
 
 }  // namespace

@@ -77,6 +77,31 @@ kind = "end_to_end"
     expect_agreement(r.samples, hand.c_str(), r.spec);
 }
 
+TEST(InferProof, APassThroughRoutersSpecIsRecoveredWithoutShortcuts) {
+    const auto r = infer_from(passthrough_router(), true);
+    expect_agreement(r.samples, kPassthroughRouterTruth, r.spec);
+    for (const auto& p : r.spec.pairs) EXPECT_NE(p.from.text() + " -> " + p.to.text(), "A/Sent -> B/Received") << r.spec_text;
+}
+
+TEST(InferProof, AFanOutToTwoWorkersKeepsBothBranchesAndTheirQueueWaits) {
+    const auto r = infer_from(fan_out_to_two_workers(), true);
+    expect_agreement(r.samples, kFanOutTruth, r.spec);
+}
+
+TEST(InferProof, AFanOutWhoseResultsKeepTheFrameIdIsRecoveredToo) {
+    // One id from camera to tracker: every later step also links from every
+    // earlier one, and the fan-in's producers each explain half its inputs.
+    const auto r = infer_from(fan_out_to_two_workers(1500, true), true);
+    expect_agreement(r.samples, kFanOutTruth, r.spec);
+}
+
+TEST(InferProof, AJoinKeepsBothProducersThatMakeItsValue) {
+    const auto r = infer_from(join_of_two_makers(), true);
+    expect_agreement(r.samples, kJoinTruth, r.spec);
+    ASSERT_EQ(r.chains.fan_in.size(), 1u);
+    EXPECT_EQ(r.evidence.classes[r.chains.fan_in[0]].selector(), "Sink/Join");
+}
+
 TEST(InferProof, ADisagreementIsSeen) {
     // The check itself can fail: a spec that drops the router's forwarding.
     const auto r = infer_from(router_pipeline(), true);

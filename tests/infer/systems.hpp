@@ -10,6 +10,7 @@
 #include "hashtrace/infer/evidence.hpp"
 #include "hashtrace/infer/writers.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace hashtrace::infer::testing {
@@ -145,6 +146,268 @@ scope = "thread"
 from = "Slow/Step"
 to = "Slow/Make"
 scope = "thread"
+)";
+
+// The paper's router topology with a router that forwards each message with
+// its hash unchanged, as message buses and brokers do: three clients, each a
+// periodic loop that creates a message and hands it to its network thread,
+// which sends it to the router; the router passes it to the two other
+// clients; a client's network thread receives and queues it, and its loop
+// processes it at its next tick. Every step but creation and processing
+// passes the id on, so the spec-less graph links the sender to every later
+// step anywhere, and the periodic loops make such shortcuts steadier than
+// the hops they skip.
+inline SystemLogs passthrough_router(int ticks_of_a = 1500) {
+    SystemLogs logs;
+    const Tp receive{"Router", "r1", "Receive", "msg", "msg"}, forward{"Router", "r1", "Forward", "msg", "msg"};
+    const char* names[] = {"A", "B", "C"};
+    const std::int64_t period[] = {kMs, 2 * kMs, 5 * kMs / 2};
+    Jitter jitter;
+    auto tp = [&](int c, const char* name, const char* in, const char* out) { return Tp{names[c], std::string("i") + names[c], name, in, out}; };
+    auto next_tick = [&](int c, std::int64_t t) { return kStart + ((t - kStart) / period[c] + 1) * period[c] + c * 137'000; };
+    const std::int64_t end = kStart + ticks_of_a * kMs;
+    for (int c = 0; c < 3; ++c) {
+        std::int64_t i = 0;
+        for (std::int64_t t = kStart + c * 137'000; t < end; t += period[c], ++i) {
+            const auto m = value(static_cast<std::uint64_t>(i), static_cast<std::uint32_t>(c + 1));
+            logs.add(tp(c, "Created", "", "msg"), t, "", m, 0);
+            const std::int64_t sent = t + 20'000 + jitter(30'000), at_router = sent + 40'000 + jitter(40'000);
+            logs.add(tp(c, "Sent", "msg", "msg"), sent, m, m, 1);
+            logs.add(receive, at_router, m, m, 1);
+            std::int64_t copy = at_router + 10'000 + jitter(30'000);
+            for (int d = 0; d < 3; ++d) {
+                if (d == c) continue;
+                logs.add(forward, copy, m, m, 2 + d);
+                const std::int64_t received = copy + 40'000 + jitter(60'000), queued = received + 5'000 + jitter(10'000);
+                logs.add(tp(d, "Received", "msg", "msg"), received, m, m, 1);
+                logs.add(tp(d, "Queued", "msg", "msg"), queued, m, m, 1);
+                logs.add(tp(d, "Processed", "msg", ""), next_tick(d, queued) + 30'000 + jitter(20'000), m, "", 0);
+                copy += 15'000 + jitter(20'000);
+            }
+        }
+    }
+    return logs;
+}
+
+inline const char* kPassthroughRouterTruth = R"(
+[[pair]]
+from = "*/Created"
+to = "*/Sent"
+scope = "instance"
+[[pair]]
+from = "*/Sent"
+to = "Router/Receive"
+[[pair]]
+from = "Router/Receive"
+to = "Router/Forward"
+scope = "instance"
+[[pair]]
+from = "Router/Forward"
+to = "*/Received"
+[[pair]]
+from = "*/Received"
+to = "*/Queued"
+scope = "thread"
+[[pair]]
+from = "*/Queued"
+to = "*/Processed"
+scope = "instance"
+[[interval]]
+name = "A to B"
+from = "A/Created"
+to = "B/Processed"
+kind = "end_to_end"
+[[interval]]
+name = "A to C"
+from = "A/Created"
+to = "C/Processed"
+kind = "end_to_end"
+[[interval]]
+name = "B to A"
+from = "B/Created"
+to = "A/Processed"
+kind = "end_to_end"
+[[interval]]
+name = "C to B"
+from = "C/Created"
+to = "B/Processed"
+kind = "end_to_end"
+[[interval]]
+name = "A to router"
+from = "A/Sent"
+to = "Router/Receive"
+kind = "end_to_end"
+[[interval]]
+name = "router"
+from = "Router/Receive"
+to = "Router/Forward"
+[[interval]]
+name = "router to B"
+from = "Router/Forward"
+to = "B/Received"
+kind = "end_to_end"
+[[interval]]
+name = "B queue"
+from = "B/Received"
+to = "B/Processed"
+)";
+
+// A detector that fans frames out to two worker threads through one queue:
+// the network thread receives a frame and queues it, whichever worker is
+// free takes it (each worker's tracepoints are its own), and a sender
+// thread sends each result on to a tracker (the fan-in). Frames come faster
+// than one worker keeps up with, so both work and frames wait their turn. With
+// `passed_on` a result carries its frame's id (hash unchanged to the end).
+inline SystemLogs fan_out_to_two_workers(int frames = 1500, bool passed_on = false) {
+    SystemLogs logs;
+    const Tp sent{"Camera", "c1", "FrameSent", "", "frame"};
+    const Tp received{"Detector", "d1", "FrameReceived", "frame", "frame"}, queued{"Detector", "d1", "FrameQueued", "frame", "frame"};
+    const Tp started[] = {{"Detector", "d1", "Worker1Started", "frame", "frame"}, {"Detector", "d1", "Worker2Started", "frame", "frame"}};
+    const Tp done[] = {{"Detector", "d1", "Worker1Done", "frame", "result"}, {"Detector", "d1", "Worker2Done", "frame", "result"}};
+    const Tp result_sent{"Detector", "d1", "ResultSent", "result", "result"};
+    const Tp result_received{"Tracker", "t1", "ResultReceived", "result", "result"}, tracked{"Tracker", "t1", "Tracked", "result", ""};
+    Jitter jitter;
+    std::int64_t free_at[2] = {kStart, kStart};
+    for (int i = 0; i < frames; ++i) {
+        const auto f = value(static_cast<std::uint64_t>(i), 1), r = passed_on ? f : value(static_cast<std::uint64_t>(i), 2);
+        const std::int64_t t = kStart + i * kMs;
+        const std::int64_t at_detector = t + 200'000 + jitter(100'000), at_queue = at_detector + 10'000 + jitter(10'000);
+        logs.add(sent, t, "", f, 0);
+        logs.add(received, at_detector, f, f, 1);
+        logs.add(queued, at_queue, f, f, 1);
+        const int w = free_at[0] <= free_at[1] ? 0 : 1;  // the worker free first takes the frame
+        const std::int64_t start = std::max(at_queue, free_at[w]) + 20'000 + jitter(20'000);
+        const std::int64_t finish = start + 1'500'000 + jitter(600'000);
+        free_at[w] = finish;
+        logs.add(started[w], start, f, f, 2 + w);
+        logs.add(done[w], finish, f, r, 2 + w);
+        const std::int64_t out = finish + 30'000 + jitter(30'000), at_tracker = out + 150'000 + jitter(100'000);
+        logs.add(result_sent, out, r, r, 4);
+        logs.add(result_received, at_tracker, r, r, 1);
+        logs.add(tracked, at_tracker + 50'000 + jitter(50'000), r, "", 0);
+    }
+    return logs;
+}
+
+inline const char* kFanOutTruth = R"(
+[[pair]]
+from = "Camera/FrameSent"
+to = "Detector/FrameReceived"
+[[pair]]
+from = "Detector/FrameReceived"
+to = "Detector/FrameQueued"
+scope = "thread"
+[[pair]]
+from = "Detector/FrameQueued"
+to = "Detector/Worker*Started"
+scope = "instance"
+[[pair]]
+from = "Detector/Worker1Started"
+to = "Detector/Worker1Done"
+scope = "thread"
+[[pair]]
+from = "Detector/Worker2Started"
+to = "Detector/Worker2Done"
+scope = "thread"
+[[pair]]
+from = "Detector/Worker*Done"
+to = "Detector/ResultSent"
+scope = "instance"
+[[pair]]
+from = "Detector/ResultSent"
+to = "Tracker/ResultReceived"
+[[pair]]
+from = "Tracker/ResultReceived"
+to = "Tracker/Tracked"
+scope = "instance"
+[[interval]]
+name = "queue wait, worker 1"
+from = "Detector/FrameReceived"
+to = "Detector/Worker1Started"
+[[interval]]
+name = "queue wait, worker 2"
+from = "Detector/FrameReceived"
+to = "Detector/Worker2Started"
+[[interval]]
+name = "worker 1"
+from = "Detector/Worker1Started"
+to = "Detector/Worker1Done"
+[[interval]]
+name = "worker 2"
+from = "Detector/Worker2Started"
+to = "Detector/Worker2Done"
+[[interval]]
+name = "detector"
+from = "Detector/FrameReceived"
+to = "Detector/ResultSent"
+[[interval]]
+name = "result to tracker"
+from = "Detector/ResultSent"
+to = "Tracker/ResultReceived"
+kind = "end_to_end"
+[[interval]]
+name = "frame to track"
+from = "Camera/FrameSent"
+to = "Tracker/Tracked"
+kind = "end_to_end"
+)";
+
+// A join: a dispatcher sends each job to a worker and, at the same time,
+// announces the result the worker will make; the sink waits for both, so
+// each of its samples links from two producers that both make the value.
+inline SystemLogs join_of_two_makers(int n = 1000) {
+    SystemLogs logs;
+    const Tp start{"Dispatcher", "d1", "Start", "", "task"}, note{"Dispatcher", "d1", "Note", "task", "result"};
+    const Tp dispatch{"Dispatcher", "d1", "Dispatch", "task", "job"}, work{"Worker", "w1", "Work", "job", "result"};
+    const Tp join{"Sink", "s1", "Join", "result", ""};
+    Jitter jitter;
+    for (int i = 0; i < n; ++i) {
+        const auto task = value(static_cast<std::uint64_t>(i), 1), job = value(static_cast<std::uint64_t>(i), 2);
+        const auto result = value(static_cast<std::uint64_t>(i), 3);
+        const std::int64_t t = kStart + i * kMs;
+        const std::int64_t worked = t + 250'000 + jitter(200'000);
+        logs.add(start, t, "", task, 0);
+        logs.add(dispatch, t + 20'000 + jitter(10'000), task, job, 0);
+        logs.add(note, t + 40'000 + jitter(10'000), task, result, 0);
+        logs.add(work, worked, job, result, 0);
+        logs.add(join, worked + 150'000 + jitter(100'000), result, "", 0);
+    }
+    return logs;
+}
+
+inline const char* kJoinTruth = R"(
+[[pair]]
+from = "Dispatcher/Start"
+to = "Dispatcher/Dispatch"
+scope = "thread"
+[[pair]]
+from = "Dispatcher/Start"
+to = "Dispatcher/Note"
+scope = "thread"
+[[pair]]
+from = "Dispatcher/Dispatch"
+to = "Worker/Work"
+[[pair]]
+from = "Worker/Work"
+to = "Sink/Join"
+[[pair]]
+from = "Dispatcher/Note"
+to = "Sink/Join"
+[[interval]]
+name = "note to join"
+from = "Dispatcher/Note"
+to = "Sink/Join"
+kind = "end_to_end"
+[[interval]]
+name = "work to join"
+from = "Worker/Work"
+to = "Sink/Join"
+kind = "end_to_end"
+[[interval]]
+name = "start to join"
+from = "Dispatcher/Start"
+to = "Sink/Join"
+kind = "end_to_end"
 )";
 
 struct Inferred {

@@ -32,7 +32,10 @@ struct Chains {
     std::vector<ClassId> sinks;    // kept incoming pairs, no kept outgoing ones
     std::vector<ClassId> fan_out;  // more than one kept outgoing pair
     std::vector<ClassId> fan_in;   // more than one kept incoming pair
-    std::vector<Route> routes;     // one per (source, sink) it reaches: the widest path (most links at its narrowest), then the shortest
+    // One per (source, sink) it reaches: the widest path (most links at its
+    // narrowest), then the shortest; then one through each kept pair no such
+    // main route takes (a parallel branch), from a source and on to a sink.
+    std::vector<Route> routes;
 };
 
 Chains recover_chains(const Evidence& evidence);
