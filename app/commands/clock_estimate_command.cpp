@@ -23,12 +23,15 @@ constexpr const char* kUsage =
 // 0 for a whole answer, and for a partial one (some instance besides the
 // reference placed) unless --strict: scripts should not take a run whose
 // clocks are mostly known as failed. 1 when nothing could be placed.
+bool any_placed(const hashtrace::clock_analysis::TimeBase& base) {
+    for (std::uint32_t i = 0; i < base.clocks.size(); ++i)
+        if (i != base.reference && base.clocks[i].placed) return true;
+    return false;
+}
+
 int exit_status(const hashtrace::clock_analysis::TimeBase& base, bool strict) {
     if (base.warnings.empty()) return 0;
-    if (strict) return 1;
-    for (std::uint32_t i = 0; i < base.clocks.size(); ++i)
-        if (i != base.reference && base.clocks[i].placed) return 0;
-    return 1;
+    return strict || !any_placed(base) ? 1 : 0;
 }
 
 int run_clock_estimate(hashtrace::cli::Args& args) {
@@ -54,6 +57,11 @@ int run_clock_estimate(hashtrace::cli::Args& args) {
     if (json) cli::write_file(*json, clock_analysis::render_estimate_json(base, samples) + "\n");
     timings.mark("output");
     timings.print();
+    if (base.clocks.size() > 1 && !any_placed(base)) {
+        std::fflush(stdout);  // after the table and its warnings, where a reader of both looks last
+        std::fprintf(stderr, "error: no instance besides the reference (%s) can be placed from the messages: no answer (see the warnings)\n",
+                     clock_analysis::instance_name(samples, base.reference).c_str());
+    }
     return exit_status(base, strict);
 }
 
