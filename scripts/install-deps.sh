@@ -15,6 +15,7 @@ packages=(
   mono-mcs mono-devel python3-dev python3-pip
   protobuf-compiler chromium nlohmann-json3-dev
   liblttng-ust-dev lttng-tools
+  libcpp-httplib-dev npm chromium-driver python3-selenium
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -25,4 +26,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "install-deps: all ${#packages[@]} packages present"
+# uPlot, the live page's charts (live/CMakeLists.txt embeds it at build
+# time): from npm with Debian's client, into a system folder.
+web=/usr/local/share/hashtrace-web
+if [ ! -f "$web/node_modules/uplot/dist/uPlot.iife.min.js" ]; then
+  $SUDO mkdir -p "$web"
+  (cd "$web" && $SUDO npm install --no-audit --no-fund --silent uplot@1.6.32)
+fi
+echo "install-deps: all ${#packages[@]} packages present, and uPlot"

@@ -1,0 +1,100 @@
+// hashtrace/live/collector.hpp - the streams of every node, linked in a
+// sliding window by the same kernel as `analyze` (graph::link, then
+// shard::summarize owning the part of the window that has settled: older
+// than the newest sample less the margin), the settled parts merged by
+// addition into the counts since the start, and the last seconds' parts
+// into the window's percentiles.
+//
+// Thread-safe: connections feed bytes from their threads, a ticker calls
+// settle(), the page reads state(); one lock.
+#pragma once
+
+#include "hashtrace/graph/sample_set.hpp"
+#include "hashtrace/graph/link.hpp"
+#include "hashtrace/graph/spec.hpp"
+#include "hashtrace/live/window.hpp"
+#include "hashtrace/logio/block_stream.hpp"
+#include "hashtrace/shard/summary.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hashtrace::live {
+
+struct CollectorOptions {
+    std::int64_t margin_ns = 200'000'000;    // how long a sample waits before it is owned: links longer than this are reported
+    std::int64_t window_ns = 10'000'000'000;  // the percentiles' and the rates' last seconds
+    std::int64_t tolerance_ns = 0;            // graph::LinkOptions::tolerance_ns
+    std::filesystem::path save_dir;           // non-empty: every connection's bytes as a log there
+    std::size_t max_streams = 64;             // more connections at once are refused (a flood)
+};
+
+class Collector {
+public:
+    Collector(graph::AnalysisSpec spec, CollectorOptions options);
+    ~Collector();
+
+    // A new connection from `peer`; its id, or nullopt when refused (too many).
+    std::optional<std::size_t> open(const std::string& peer);
+    // Its next bytes. false: the connection is refused or damaged (the
+    // reason is in messages()); the caller closes it and feeds no more.
+    bool receive(std::size_t connection, std::string_view bytes);
+    void close(std::size_t connection);
+
+    // Links and summarises the part of the window that settled since the last call.
+    void settle();
+    // Settles everything received, the margin too: the end of a run (later
+    // samples are late ones). The counts are then those of `analyze` on the saved logs.
+    void finish();
+    // GET /api/state (docs/live.md).
+    nlohmann::json state() const;
+    // Writes the last `seconds` as one log per connection into `dir`; the files written.
+    std::vector<std::filesystem::path> save_recent(const std::filesystem::path& dir, double seconds) const;
+
+private:
+    struct Connection;
+    struct NodeTotals {
+        std::uint64_t dropped = 0, stream_dropped = 0, connections = 0;
+        bool connected = false;
+    };
+    void settle_until(std::int64_t ns);  // with the lock held
+    void settle_or_skip(std::int64_t ns);
+    void estimate_clocks(const graph::SampleSet& samples, const graph::Graph& graph);
+    void accept_header(Connection& c);
+    void take_block(Connection& c, logio::StreamBlock block);
+    void refuse(Connection& c, const std::string& why);
+    void say(const std::string& message);  // into messages(), the last few kept
+    void record_losses(const std::vector<std::size_t>& streams, const std::vector<logio::ReadReport>& reports);
+    nlohmann::json nodes_json() const;
+    nlohmann::json links_json() const;
+    nlohmann::json intervals_json() const;
+
+    graph::AnalysisSpec spec_;
+    CollectorOptions options_;
+    mutable std::mutex mutex_;
+    std::map<std::size_t, std::unique_ptr<Connection>> connections_;
+    std::size_t next_id_ = 0;
+    Window window_;
+    std::int64_t origin_ns_ = INT64_MIN;   // the first sample time seen: the summaries' time bins start there
+    std::int64_t settled_ns_ = INT64_MIN;  // everything before this is owned by a summary
+    std::int64_t last_estimate_ns_ = INT64_MIN / 2;  // when the clocks were last estimated (settled time)
+    std::optional<shard::ShardSummary> total_;
+    std::deque<shard::ShardSummary> recent_;  // the settled parts of the last window_ns
+    std::optional<shard::ShardSummary> recent_merged_;
+    std::map<std::size_t, std::pair<std::uint64_t, std::uint64_t>> losses_;  // connection -> (dropped in the node, lost by the stream)
+    std::map<std::pair<std::string, std::string>, std::int64_t> offsets_;  // (node, instance) -> clock offset, the latest estimate
+    std::uint64_t late_samples_ = 0, refused_ = 0;
+    std::deque<std::string> messages_;
+};
+
+}  // namespace hashtrace::live

@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""End to end in a real browser: `hashtrace live`, four stand-in nodes
+streaming two links of known latency, the page's numbers read from the DOM
+(Debian's chromium and chromedriver over WebDriver); then a node killed,
+and the whole run's counts against `analyze` on the logs live saved.
+
+usage: browser_test.py HASHTRACE STANDIN_NODE
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+
+HASHTRACE, STANDIN = sys.argv[1], sys.argv[2]
+SECONDS = 15          # each node's run
+PERIOD_US = 1000      # a message a millisecond: 1000/s a link
+# (producer, consumer) -> latency in ms; the page must show them within 5 %.
+LINKS = {("A", "B"): 2.0, ("C", "D"): 7.0}
+SPEC = "".join(f'[[pair]]\nfrom = "{a}/Send"\nto = "{b}/Receive"\n'
+               f'[[interval]]\nname = "{a} to {b}"\nfrom = "{a}/Send"\nto = "{b}/Receive"\n' for a, b in LINKS)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def link_key(a, b):
+    return f"{a}/Send -> {b}/Receive"
+
+
+def within(value, expected, share=0.05):
+    return abs(value - expected) <= share * expected
+
+
+def wait_for(what, check, seconds):
+    deadline = time.time() + seconds
+    seen = None
+    while time.time() < deadline:
+        ok, seen = check()
+        if ok:
+            return seen
+        time.sleep(0.2)
+    raise AssertionError(f"{what}: not seen within {seconds} s; last seen {seen}")
+
+
+# A row's cells by class, read in one script: the page rebuilds its tables at every update.
+READ_ROW = """const row = document.querySelector(arguments[0]);
+if (!row) return null;
+const cells = {};
+for (const td of row.cells) cells[td.className] = td.textContent;
+return cells;"""
+
+
+def row_cells(driver, table, attribute, key):
+    return driver.execute_script(READ_ROW, f'#{table} tr[data-{attribute}="{key}"]')
+
+
+def links_hold(driver):
+    seen = {}
+    for (a, b), ms in LINKS.items():
+        cells = row_cells(driver, "links", "link", link_key(a, b))
+        seen[link_key(a, b)] = cells
+        if not cells or not all(within(float(cells[p] or 0), ms) for p in ("p50", "p95", "p99")):
+            return False, seen
+        if not within(float(cells["rate"]), 1e6 / PERIOD_US):
+            return False, seen
+    return True, seen
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="live-browser-")
+    spec, saved = os.path.join(work, "live.toml"), os.path.join(work, "saved")
+    with open(spec, "w") as f:
+        f.write(SPEC)
+    streams, http = free_port(), free_port()
+    live = subprocess.Popen([HASHTRACE, "live", "--spec", spec, "--listen", f"127.0.0.1:{streams}", "--http", f"127.0.0.1:{http}",
+                             "--save", saved, "--margin-ms", "500"], stdout=subprocess.PIPE, text=True)
+    nodes = {}
+    driver = None
+    try:
+        assert live.stdout.readline().startswith("streams:")
+        assert live.stdout.readline().startswith("page:")
+        start = time.time_ns() + 500_000_000
+        for (a, b), ms in LINKS.items():
+            nodes[a] = subprocess.Popen([STANDIN, str(streams), a, "Send", "out", str(start), str(PERIOD_US), "0", str(SECONDS)])
+            nodes[b] = subprocess.Popen([STANDIN, str(streams), b, "Receive", "in", str(start), str(PERIOD_US), str(int(ms * 1000)), str(SECONDS)])
+        options = Options()
+        options.binary_location = "/usr/bin/chromium"
+        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+            options.add_argument(argument)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        driver.get(f"http://127.0.0.1:{http}/")
+
+        seen = wait_for("every link's rate and p50/p95/p99 within 5 %", lambda: links_hold(driver), 20)
+        print("page, links:", json.dumps(seen))
+
+        nodes["B"].kill()
+        nodes["B"].wait()
+        state = wait_for("node B shown disconnected, D still connected", lambda: (
+            (row_cells(driver, "nodes", "node", "B/1") or {}).get("state") == "disconnected"
+            and (row_cells(driver, "nodes", "node", "D/1") or {}).get("state") == "connected",
+            (row_cells(driver, "nodes", "node", "B/1"), row_cells(driver, "nodes", "node", "D/1"))), 5)
+        print("page, nodes after B was killed:", json.dumps(state))
+
+        for name, process in nodes.items():
+            assert process.wait(timeout=SECONDS + 10) in (0, -signal.SIGKILL), name
+        # Nearest rank, as docs/spec.md's percentiles.
+        lags = sorted(driver.execute_script("return window.hashtraceLive.drawLags;"))
+        rank = lambda p: lags[min(len(lags) - 1, max(0, -(-p * len(lags) // 100) - 1))]
+        print(f"page: sample to screen over {len(lags)} updates: p50 {rank(50):.0f} ms, p95 {rank(95):.0f} ms, p99 {rank(99):.0f} ms")
+        live.send_signal(signal.SIGINT)
+        final = json.loads(live.stdout.read().strip().splitlines()[-1])
+        assert live.wait(timeout=10) == 0
+        analysed = os.path.join(work, "analysis.json")
+        subprocess.run([HASHTRACE, "analyze", saved, "--spec", spec, "--json", analysed], check=True, stdout=subprocess.DEVNULL)
+        with open(analysed) as f:
+            intervals = {i["name"]: i["count"] for i in json.load(f)["intervals"]}
+        live_links = {(l["from"], l["to"]): l["count"] for l in final["links"]}
+        for a, b in LINKS:
+            count = live_links[(f"{a}/Send", f"{b}/Receive")]
+            print(f"{a} -> {b}: live {count}, analyze {intervals[f'{a} to {b}']}")
+            assert count == intervals[f"{a} to {b}"], (a, b, count, intervals)
+        assert final["late_samples"] == 0, final["late_samples"]
+        print("ok")
+    finally:
+        if driver:
+            driver.quit()
+        for process in nodes.values():
+            if process.poll() is None:
+                process.kill()
+        if live.poll() is None:
+            live.kill()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,265 @@
+// The collector: streams fed in pieces, settled part by part, merged; its
+// counts since the start against analyze's kernel on the whole run, and
+// what it does with bad input.
+#include "hashtrace/live/collector.hpp"
+
+#include "hashtrace/graph/link.hpp"
+#include "hashtrace/graph/load.hpp"
+#include "hashtrace/shard/kernel.hpp"
+
+#include "node_logs.hpp"
+#include "hashtrace/detail/binary_format.hpp"
+#include "hashtrace/logio/block_stream.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hashtrace::live::testing {
+namespace {
+
+constexpr std::int64_t kStart = 3'000'000'000, kMs = 1'000'000;
+constexpr std::uint64_t kMessages = 2000;
+constexpr std::int64_t kLatency = 3 * kMs;
+
+graph::AnalysisSpec spec() {
+    return graph::parse_spec("[[pair]]\nfrom = \"A/Send\"\nto = \"B/Receive\"\n"
+                             "[[interval]]\nname = \"A to B\"\nfrom = \"A/Send\"\nto = \"B/Receive\"\n",
+                             "live.toml");
+}
+
+// The whole run at once, by the kernel analyze uses: the reference.
+shard::ShardSummary whole_run(const std::vector<std::pair<std::string, std::string>>& logs) {
+    const graph::SampleSet samples = graph::load_samples_from_memory(logs);
+    const graph::Graph graph = graph::link(samples, spec());
+    const std::int64_t first = samples.time_ns.front(), last = samples.time_ns.back();
+    return shard::summarize(samples, graph, spec(), {first, last + 1, first, last, 0});
+}
+
+// Feeds the streams round-robin in pieces of `piece` bytes, settling after each round.
+void feed_in_rounds(Collector& c, const std::vector<std::pair<std::size_t, std::string>>& streams, std::size_t piece) {
+    std::size_t longest = 0;
+    for (const auto& s : streams) longest = std::max(longest, s.second.size());
+    for (std::size_t at = 0; at < longest; at += piece) {
+        for (const auto& [id, bytes] : streams)
+            if (at < bytes.size()) {
+                EXPECT_TRUE(c.receive(id, std::string_view(bytes).substr(at, piece)));
+            }
+        c.settle();
+    }
+}
+
+// Options with one field changed.
+template <class Set>
+CollectorOptions options(Set set) {
+    CollectorOptions o;
+    set(o);
+    return o;
+}
+
+const nlohmann::json& node(const nlohmann::json& state, const std::string& name) {
+    for (const auto& n : state["nodes"])
+        if (n["node"] == name) return n;
+    throw std::runtime_error("no node " + name + " in " + state.dump());
+}
+
+std::string messages(const nlohmann::json& state) { return state["messages"].dump(); }
+
+TEST(Collector, CountsSinceTheStartAreTheWholeRunsByTheSameKernel) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.window_ns = 100'000 * kMs; }));
+    const auto a = c.open("a"), b = c.open("b");
+    ASSERT_TRUE(a && b);
+    feed_in_rounds(c, {{*a, logs.producer}, {*b, logs.consumer}}, 997);
+    c.finish();
+    const nlohmann::json state = c.state();
+
+    const shard::ShardSummary reference = whole_run({{"A", logs.producer}, {"B", logs.consumer}});
+    ASSERT_EQ(reference.links.size(), 1u);
+    const auto& [ends, link] = *reference.links.begin();
+    EXPECT_EQ(link.latency.count, kMessages);  // the reference links what was built
+    ASSERT_EQ(state["links"].size(), 1u) << state.dump();
+    const auto& live_link = state["links"][0];
+    EXPECT_EQ(live_link["from"], ends.first);
+    EXPECT_EQ(live_link["to"], ends.second);
+    EXPECT_EQ(live_link["count"], link.latency.count);
+    EXPECT_NEAR(live_link["p50_ms"].get<double>(), 3.0, 3.0 * 0.01);
+    EXPECT_NEAR(live_link["p99_ms"].get<double>(), 3.0, 3.0 * 0.01);
+    EXPECT_EQ(node(state, "A")["samples"], kMessages);
+    EXPECT_EQ(node(state, "B")["samples"], kMessages);
+    EXPECT_EQ(node(state, "B")["unlinked_inputs"], reference.unlinked_inputs);
+    ASSERT_EQ(state["intervals"].size(), 1u);
+    EXPECT_EQ(state["intervals"][0]["count"], reference.intervals[0].latency.count);
+    EXPECT_EQ(state["late_samples"], 0);
+}
+
+TEST(Collector, TheWindowsPercentilesFollowTheLatestLatency) {
+    // 1 ms for the first half of the run, 5 ms for the second: a window of
+    // the last 0.5 s sees only the second.
+    const Pair early = linked_pair("A", "B", kStart, kMs, 1 * kMs, 1000, 0, 100);
+    const Pair late = linked_pair("A", "B", kStart + 1000 * kMs, kMs, 5 * kMs, 1000, 1000, 100);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.window_ns = 500 * kMs; }));
+    const auto a1 = c.open("a"), b1 = c.open("b");
+    feed_in_rounds(c, {{*a1, early.producer}, {*b1, early.consumer}}, 4096);
+    c.close(*a1);
+    c.close(*b1);
+    const auto a2 = c.open("a"), b2 = c.open("b");  // the nodes reconnect: fresh headers
+    feed_in_rounds(c, {{*a2, late.producer}, {*b2, late.consumer}}, 4096);
+    c.finish();
+    const nlohmann::json state = c.state();
+    ASSERT_EQ(state["links"].size(), 1u) << state.dump();
+    EXPECT_EQ(state["links"][0]["count"], 2000);
+    EXPECT_NEAR(state["links"][0]["p50_ms"].get<double>(), 5.0, 0.05);
+    EXPECT_NEAR(state["links"][0]["rate"].get<double>(), 1000.0, 1000.0 * 0.05);
+    EXPECT_EQ(node(state, "A")["connections"], 2);
+}
+
+TEST(Collector, ANodeConnectedTwiceIsRefusedAndTheOthersGoOn) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, 500, 0, 100);
+    Collector c(spec(), {});
+    const auto a = c.open("a"), b = c.open("b"), again = c.open("a-again");
+    ASSERT_TRUE(c.receive(*a, logs.producer));
+    EXPECT_FALSE(c.receive(*again, logs.producer));
+    EXPECT_FALSE(c.receive(*again, logs.producer));  // stays refused
+    ASSERT_TRUE(c.receive(*b, logs.consumer));
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_NE(messages(state).find("already connected"), std::string::npos) << messages(state);
+    EXPECT_EQ(state["refused"], 1);
+    EXPECT_EQ(node(state, "A")["samples"], 500);
+    EXPECT_EQ(state["links"][0]["count"], 500);
+}
+
+TEST(Collector, DamagedAndForeignStreamsAreRefusedAlone) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, 500, 0, 100);
+    std::string damaged = linked_pair("C", "D", kStart, kMs, kLatency, 500, 9000, 100).producer;
+    damaged[damaged.size() / 2] ^= 0x10;
+    Collector c(spec(), {});
+    const auto a = c.open("a"), b = c.open("b"), bad = c.open("bad"), http = c.open("http");
+    EXPECT_FALSE(c.receive(*bad, damaged));
+    EXPECT_FALSE(c.receive(*http, "GET / HTTP/1.1\r\n\r\n"));
+    ASSERT_TRUE(c.receive(*a, logs.producer));
+    ASSERT_TRUE(c.receive(*b, logs.consumer));
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_NE(messages(state).find("checksum"), std::string::npos) << messages(state);
+    EXPECT_NE(messages(state).find("not a binary hashtrace log"), std::string::npos) << messages(state);
+    EXPECT_EQ(state["refused"], 2);
+    EXPECT_EQ(state["links"][0]["count"], 500);
+}
+
+// A block whose records are damaged but whose checksum was made to match
+// (a writer's bug, not the wire's): the reader skips what it cannot decode.
+TEST(Collector, ABlockThatPassesItsChecksumButDoesNotDecodeCostsOnlyItsSamples) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, 500, 0, 100);
+    logio::BlockStream cut("B");
+    auto blocks = cut.feed(logs.consumer);
+    ASSERT_GE(blocks.size(), 3u);
+    std::string& bad = blocks[2].bytes;  // samples 200..299 only
+    ASSERT_FALSE(blocks[2].holds_records);
+    for (std::size_t k = detail::kBlockHeader; k < bad.size(); ++k) bad[k] = '\xff';
+    detail::store_u64(reinterpret_cast<unsigned char*>(bad.data()) + detail::kBlockChecksumAt,
+                      detail::block_checksum(bad.data() + detail::kBlockChecksumAt + 8, bad.size() - detail::kBlockChecksumAt - 8));
+    std::string damaged = cut.header_bytes();
+    for (const auto& b : blocks) damaged += b.bytes;
+
+    Collector c(spec(), {});
+    const auto a = c.open("a"), b = c.open("b");
+    ASSERT_TRUE(c.receive(*a, logs.producer));
+    ASSERT_TRUE(c.receive(*b, damaged));  // the framing is whole
+    c.finish();
+    const nlohmann::json state = c.state();
+    const auto links = state["links"][0]["count"].get<std::uint64_t>();
+    EXPECT_GE(links, 400u) << state.dump();
+    EXPECT_LT(links, 500u) << state.dump();
+}
+
+TEST(Collector, MoreStreamsThanAllowedAreRefused) {
+    Collector c(spec(), options([&](CollectorOptions& o) { o.max_streams = 1; }));
+    const auto first = c.open("a");
+    EXPECT_TRUE(first);
+    EXPECT_FALSE(c.open("b"));
+    c.close(*first);
+    EXPECT_TRUE(c.open("c"));  // a closed one makes room
+    EXPECT_EQ(c.state()["refused"], 1);
+}
+
+TEST(Collector, SamplesArrivingAfterTheirTimeSettledAreCountedLate) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, 500, 0, 100);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.margin_ns = 10 * kMs; }));
+    const auto a = c.open("a"), b = c.open("b");
+    ASSERT_TRUE(c.receive(*a, logs.producer));
+    c.settle();  // A's run settles but for the margin
+    ASSERT_TRUE(c.receive(*b, logs.consumer));
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_GT(state["late_samples"].get<std::uint64_t>(), 400u);
+    EXPECT_LT(state["links"][0]["count"].get<std::uint64_t>(), 500u);
+}
+
+TEST(Collector, DropsInTheNodeAreShownPerNode) {
+    std::vector<TestSample> sent;
+    for (int k = 0; k < 50; ++k) sent.push_back({kStart + k * kMs, std::nullopt, std::uint64_t(k)});
+    Collector c(spec(), {});
+    const auto a = c.open("a");
+    ASSERT_TRUE(c.receive(*a, node_log("A", "Send", sent, 20, 7)));
+    c.finish();
+    EXPECT_EQ(node(c.state(), "A")["dropped"], 7);
+    EXPECT_EQ(node(c.state(), "A")["stream_dropped"], 0);
+}
+
+TEST(Collector, EstimatesEachNodesClockOffsetFromItsMessages) {
+    // A pings B every 10 ms and hears back 2 ms later; B answers 1 ms after
+    // the ping, by its clock, which runs 5 ms ahead: the messages bound B's
+    // offset to [4, 6] ms, symmetric about 5.
+    constexpr std::int64_t kOffset = 5 * kMs;
+    std::vector<TestSample> a, b;
+    for (std::uint64_t k = 0; k < 300; ++k) {
+        const std::int64_t t = kStart + static_cast<std::int64_t>(k) * 10 * kMs;
+        a.push_back({t, std::nullopt, 2 * k});
+        b.push_back({t + kMs + kOffset, 2 * k, 2 * k + 1});
+        a.push_back({t + 2 * kMs, 2 * k + 1, std::nullopt});
+    }
+    const auto ping = graph::parse_spec("[[pair]]\nfrom = \"A/Ping\"\nto = \"B/Relay\"\n[[pair]]\nfrom = \"B/Relay\"\nto = \"A/Ping\"\n", "ping.toml");
+    // A margin past the whole run: the logs come in bulk, not paced by their
+    // time, and only finish() settles. The tolerance lets B's replies, 4 ms
+    // after their reception by A's clock, link (as analyze --tolerance-ms).
+    Collector c(ping, options([&](CollectorOptions& o) {
+        o.margin_ns = 10'000 * kMs;
+        o.tolerance_ns = 8 * kMs;
+    }));
+    const auto na = c.open("a"), nb = c.open("b");
+    feed_in_rounds(c, {{*na, node_log("A", "Ping", a, 60)}, {*nb, node_log("B", "Relay", b, 30)}}, 2048);
+    c.finish();
+    const nlohmann::json state = c.state();
+    ASSERT_FALSE(node(state, "A")["offset_ns"].is_null()) << state.dump();
+    ASSERT_FALSE(node(state, "B")["offset_ns"].is_null()) << state.dump();
+    const double b_ahead = node(state, "B")["offset_ns"].get<double>() - node(state, "A")["offset_ns"].get<double>();
+    EXPECT_NEAR(b_ahead, double(kOffset), 0.1 * kMs);
+    EXPECT_EQ(node(state, "A")["unlinked_inputs"], 0);
+    EXPECT_EQ(state["late_samples"], 0);
+}
+
+TEST(Collector, SaveWritesLogsThatAnalyzeLinksAlike) {
+    const auto dir = std::filesystem::temp_directory_path() / ("live-save-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, 800, 0, 64);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.save_dir = dir; }));
+    const auto a = c.open("a"), b = c.open("b");
+    feed_in_rounds(c, {{*a, logs.producer}, {*b, logs.consumer}}, 3000);
+    c.close(*a);
+    c.close(*b);
+    c.finish();
+    std::vector<std::pair<std::string, std::string>> saved;
+    for (const auto& f : std::filesystem::directory_iterator(dir)) saved.emplace_back(f.path().string(), read_bytes(f.path()));
+    ASSERT_EQ(saved.size(), 2u);
+    for (const auto& [name, bytes] : saved) EXPECT_TRUE(bytes == logs.producer || bytes == logs.consumer) << name;
+    EXPECT_EQ(c.state()["links"][0]["count"], whole_run(saved).links.begin()->second.latency.count);
+    const auto recent = c.save_recent(dir / "recent", 0.1);  // the last 100 ms
+    ASSERT_EQ(recent.size(), 2u);
+    const graph::SampleSet last = graph::load_samples(recent);
+    EXPECT_GT(last.time_ns.size(), 0u);
+    std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hashtrace::live::testing

@@ -1,0 +1,73 @@
+// The window: what it hands the linker is whole logs (header, definitions,
+// the blocks reaching into the range), and forgetting keeps the definitions.
+#include "hashtrace/live/window.hpp"
+#include "hashtrace/logio/reader.hpp"
+
+#include "node_logs.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hashtrace::live::testing {
+namespace {
+
+constexpr std::int64_t kStart = 2'000'000'000, kMs = 1'000'000;
+
+// 100 samples 1 ms apart, 10 a block, fed to the window as stream 0.
+Window window_of_one_node() {
+    std::vector<TestSample> samples;
+    for (int k = 0; k < 100; ++k) samples.push_back({kStart + k * kMs, std::nullopt, std::uint64_t(k)});
+    const std::string log = node_log("A", "Send", samples, 10);
+    logio::BlockStream stream("A");
+    Window w;
+    for (auto& b : stream.feed(log)) w.add(0, "A-1-0", stream.header_bytes(), std::move(b));
+    return w;
+}
+
+std::vector<std::int64_t> sample_times(const std::string& log) {
+    struct Collect : logio::LogVisitor {
+        std::vector<std::int64_t> times;
+        void on_samples(std::span<const logio::SampleRecord> batch) override {
+            for (const auto& s : batch) times.push_back(s.time_ns);
+        }
+    } c;
+    logio::read_binary(log, "window", c);
+    return c.times;
+}
+
+// Samples k of the node for k in [from, to).
+std::vector<std::int64_t> times_of(int from, int to) {
+    std::vector<std::int64_t> out;
+    for (int k = from; k < to; ++k) out.push_back(kStart + k * kMs);
+    return out;
+}
+
+std::vector<std::int64_t> joined(std::vector<std::int64_t> a, const std::vector<std::int64_t>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+TEST(Window, HoldsTheNewestAndOldestSampleTimes) {
+    const Window w = window_of_one_node();
+    EXPECT_EQ(w.newest_ns(), kStart + 99 * kMs);
+    EXPECT_EQ(w.oldest_ns(), kStart);
+}
+
+TEST(Window, ALogFromATimeOnHoldsTheBlocksReachingThere) {
+    const Window w = window_of_one_node();
+    const auto logs = w.logs(kStart + 55 * kMs);
+    ASSERT_EQ(logs.size(), 1u);
+    EXPECT_EQ(logs[0].first, "A-1-0");
+    // A readable log: the first block, which defines the tracepoint (and
+    // holds samples 0..9), then whole blocks from the one holding 55 ms on.
+    EXPECT_EQ(sample_times(logs[0].second), joined(times_of(0, 10), times_of(50, 100)));
+}
+
+TEST(Window, ForgettingKeepsTheDefinitionsLaterBlocksNeed) {
+    Window w = window_of_one_node();
+    w.forget_before(kStart + 80 * kMs);
+    EXPECT_EQ(sample_times(w.logs(INT64_MIN)[0].second), joined(times_of(0, 10), times_of(80, 100)));
+    EXPECT_EQ(w.oldest_ns(), kStart);  // the block of definitions stays, with its samples
+}
+
+}  // namespace
+}  // namespace hashtrace::live::testing
