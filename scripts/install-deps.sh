@@ -15,8 +15,12 @@ packages=(
   mono-mcs mono-devel python3-dev python3-pip
   protobuf-compiler chromium nlohmann-json3-dev
   liblttng-ust-dev lttng-tools
-  libcpp-httplib-dev npm chromium-driver python3-selenium
+  libcpp-httplib-dev chromium-driver python3-selenium
 )
+# npm, for uPlot below: Debian's client where the machine has none. Where
+# Node.js came from elsewhere (NodeSource's nodejs bundles npm and conflicts
+# with Debian's npm package), the npm it brings is used.
+command -v npm >/dev/null || packages+=(npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
