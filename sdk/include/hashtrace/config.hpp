@@ -11,6 +11,7 @@
 //   HASHTRACE_ENABLED         0 starts the session with recording off
 //   HASHTRACE_TSC             0 stamps with clock_gettime even where the TSC could be used
 //                             (read once per process; see detail/clock.hpp)
+//   HASHTRACE_STREAM          HOST:PORT of a collector the writer also streams its blocks to
 #pragma once
 
 #include "hashtrace/log_format.hpp"
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace hashtrace {
 
@@ -40,6 +42,11 @@ struct Config {
     std::chrono::milliseconds flush_interval{100};
     bool install_signal_handlers = true;
     bool enabled = true;
+    // "HOST:PORT" of a collector (`hashtrace live`) that receives a copy of
+    // the log's blocks over TCP; empty: no stream. The copy never blocks the
+    // program nor costs the disk log a sample: what the collector cannot take
+    // is dropped from the stream and counted (Stats::stream_dropped).
+    std::string stream_to;
 
     // `defaults` overridden by any HASHTRACE_* variable that is set.
     // Throws std::invalid_argument naming the variable for a bad value.
@@ -47,11 +54,27 @@ struct Config {
     static Config from_env() { return from_env(Config()); }
 };
 
+// Splits "HOST:PORT" (host a name, an IPv4 address or a bracketed IPv6 one;
+// port 1..65535). Throws std::invalid_argument saying what is wrong.
+inline std::pair<std::string, std::uint16_t> parse_stream_address(const std::string& s) {
+    const std::size_t colon = s.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == s.size())
+        throw std::invalid_argument("'" + s + "': expected HOST:PORT");
+    std::string host = s.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    const std::string port = s.substr(colon + 1);
+    if (host.empty() || port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 ||
+        std::stoul(port) == 0 || std::stoul(port) > 65535)
+        throw std::invalid_argument("'" + s + "': expected HOST:PORT with a port 1..65535");
+    return {host, static_cast<std::uint16_t>(std::stoul(port))};
+}
+
 struct Stats {
     std::uint64_t written = 0;  // samples saved: in flushes that reached the log file
     std::uint64_t dropped = 0;  // samples a full queue dropped (all are logged as drop records)
     std::uint64_t bytes = 0;    // bytes written to the log
     std::uint64_t lost = 0;     // samples the writer could not save (a full disk), logged as loss records once it can write
+    std::uint64_t stream_dropped = 0;  // samples the stream to the collector dropped (slow or absent collector), logged
 };
 
 inline Config Config::from_env(Config c) {
@@ -94,6 +117,14 @@ inline Config Config::from_env(Config c) {
         if (s == "0" || s == "false") c.enabled = false;
         else if (s == "1" || s == "true") c.enabled = true;
         else bad("HASHTRACE_ENABLED", v, "0 or 1");
+    }
+    if (const char* v = get("HASHTRACE_STREAM")) {
+        try {
+            parse_stream_address(v);
+        } catch (const std::invalid_argument&) {
+            bad("HASHTRACE_STREAM", v, "HOST:PORT with a port 1..65535");
+        }
+        c.stream_to = v;
     }
     return c;
 }

@@ -31,6 +31,15 @@
 
 namespace hashtrace::detail {
 
+class LogFile;
+// Receives every binary block as it is flushed, whether or not the disk took
+// it (the stream to a collector, detail/stream.hpp). Called on the writer thread.
+class BlockCopy {
+public:
+    virtual ~BlockCopy() = default;
+    virtual void block(const LogFile& log, const char* bytes, std::size_t n) = 0;
+};
+
 class LogFile {
 public:
     // `header` must hold "node" and "instance"; the binary format stores all of it.
@@ -66,6 +75,50 @@ public:
     bool failing() const noexcept { return failing_; }               // the last flush could not write
     bool failed() const noexcept { return !error_.empty(); }         // some flush could not write
     const std::string& error() const noexcept { return error_; }     // why the first one could not
+
+    struct Tally {
+        std::uint64_t count = 0;
+        std::int64_t first = 0, last = 0;
+        void add(std::int64_t t) { add({1, t, t}); }
+        void add(const Tally& o) {
+            first = count ? std::min(first, o.first) : o.first;
+            last = count ? std::max(last, o.last) : o.last;
+            count += o.count;
+        }
+    };
+    struct Definition {
+        std::string node, instance, name, input_type, output_type;
+        HashFunction hash_function;
+        bool typed_hashing;
+    };
+    struct Drop {
+        std::uint32_t tracepoint;
+        std::int64_t time_ns;
+        std::uint64_t count;
+    };
+    struct Thread {
+        std::int64_t os_tid;
+        std::string name;
+    };
+
+    // What a copy of the blocks needs to stand alone after a gap.
+    void copy_blocks_to(BlockCopy* copy) noexcept { copy_ = copy; }
+    const std::string& header_bytes() const noexcept { return header_; }
+    std::size_t definitions_before_block() const noexcept { return definitions_flushed_; }
+    std::size_t definitions() const noexcept { return definitions_.size(); }
+    const std::vector<Tally>& block_samples() const noexcept { return pending_; }  // by tracepoint
+    const std::vector<Drop>& block_drops() const noexcept { return pending_drops_; }
+    std::int64_t last_time() const noexcept { return last_time_; }
+    void encode_definitions(BinaryEncoder& e, std::size_t from, std::size_t to) const {
+        for (std::size_t i = from; i < to; ++i) {
+            const Definition& d = definitions_[i];
+            e.tracepoint(static_cast<std::uint32_t>(i),
+                         {d.node, d.instance, d.name, d.input_type, d.output_type, d.hash_function, d.typed_hashing});
+        }
+    }
+    void encode_threads(BinaryEncoder& e) const {
+        for (const auto& [id, t] : threads_) e.thread(id, t.os_tid, t.name);
+    }
 
     void tracepoint(std::uint32_t index, const EncodedTracepoint& tp, std::int64_t time_hint_ns) {
         definitions_.push_back({std::string(tp.node), std::string(tp.instance), std::string(tp.name),
@@ -109,6 +162,7 @@ public:
     void flush() {
         if (fd_ < 0) return;
         if (binary_ && binary_->in_block()) binary_->end_block();
+        if (copy_ && binary_ && !buf_.empty()) copy_->block(*this, buf_.data(), buf_.size());
         if (failing_) encode_repair();
         if (header_unsaved_ + repair_.size() + buf_.size() == 0) return;
         const std::uint64_t start = bytes_;
@@ -134,6 +188,7 @@ public:
             definitions_lost_end_ = definitions_.size();
         }
         unsaved_ = 0;
+        definitions_flushed_ = definitions_.size();
         for (auto& t : pending_) t = {};
         pending_drops_.clear();
         repair_.clear();
@@ -153,31 +208,6 @@ public:
     }
 
 private:
-    struct Tally {
-        std::uint64_t count = 0;
-        std::int64_t first = 0, last = 0;
-        void add(std::int64_t t) { add({1, t, t}); }
-        void add(const Tally& o) {
-            first = count ? std::min(first, o.first) : o.first;
-            last = count ? std::max(last, o.last) : o.last;
-            count += o.count;
-        }
-    };
-    struct Definition {
-        std::string node, instance, name, input_type, output_type;
-        HashFunction hash_function;
-        bool typed_hashing;
-    };
-    struct Drop {
-        std::uint32_t tracepoint;
-        std::int64_t time_ns;
-        std::uint64_t count;
-    };
-    struct Thread {
-        std::int64_t os_tid;
-        std::string name;
-    };
-
     // Writes all of [p, p + n) at the file's offset, or returns false with the reason kept.
     bool write_all(const char* p, std::size_t n) {
         while (n > 0) {
@@ -199,12 +229,8 @@ private:
         if (binary_) {
             BinaryEncoder e(repair_);
             e.begin_block(last_time_);
-            for (std::size_t i = definitions_saved_; i < definitions_lost_end_; ++i) {
-                const Definition& d = definitions_[i];
-                e.tracepoint(static_cast<std::uint32_t>(i),
-                             {d.node, d.instance, d.name, d.input_type, d.output_type, d.hash_function, d.typed_hashing});
-            }
-            for (const auto& [id, t] : threads_) e.thread(id, t.os_tid, t.name);
+            encode_definitions(e, definitions_saved_, definitions_lost_end_);
+            encode_threads(e);
             for (const Drop& d : carried_drops_) e.drop(d.tracepoint, d.time_ns, d.count);
             for (const auto& [tp, t] : lost_tally_) e.loss(tp, t.first, t.last, t.count);
             e.end_block();
@@ -244,6 +270,8 @@ private:
     std::size_t definitions_lost_end_ = 0;  // [saved, this) were in lost flushes
     std::map<std::uint32_t, Thread> threads_;
     ByteBuffer repair_;
+    std::size_t definitions_flushed_ = 0;  // definitions [0, this) precede the open block
+    BlockCopy* copy_ = nullptr;
 };
 
 }  // namespace hashtrace::detail

@@ -9,6 +9,7 @@
 #include "hashtrace/detail/runtime.hpp"
 #include "hashtrace/detail/signals.hpp"
 #include "hashtrace/detail/stamp_converter.hpp"
+#include "hashtrace/detail/stream.hpp"
 #include "hashtrace/detail/thread_queues.hpp"
 #include "hashtrace/detail/tracepoint.hpp"
 
@@ -27,6 +28,10 @@
 
 namespace hashtrace::detail {
 
+// The name of the tracepoint whose drop records count the samples the stream
+// to the collector dropped (not the disk log: its samples are all there).
+inline constexpr const char* kStreamDropsTracepoint = "hashtrace.stream_dropped";
+
 class Writer {
 public:
     Writer(const Config& config, std::string path, std::unique_ptr<LogFile> file)
@@ -35,10 +40,16 @@ public:
         CallSiteRegistry& sites = call_sites();
         drops_logged_.resize(sites.size());
         for (std::uint32_t id = 0; id < drops_logged_.size(); ++id) drops_logged_[id] = sites.dropped(id).load();
+        if (!config.stream_to.empty()) {
+            stream_ = std::make_unique<Stream>(config.stream_to);
+            file_->copy_blocks_to(stream_.get());
+        }
     }
 
     const std::string& path() const noexcept { return path_; }
-    Stats stats() const noexcept { return {written_.load(), dropped_.load(), bytes_.load(), lost_.load()}; }
+    Stats stats() const noexcept {
+        return {written_.load(), dropped_.load(), bytes_.load(), lost_.load(), stream_dropped_.load()};
+    }
 
     void start(SampleQueue& queue, StampConverter stamps) {
         stamps_ = stamps;
@@ -168,6 +179,19 @@ private:
         }
     }
 
+    // The disk log records what the stream dropped as drop records of a
+    // tracepoint of its own (docs/log-formats.md), defined at the first.
+    void log_stream_drops(std::int64_t time_ns) {
+        if (!stream_ || stream_->dropped() == stream_drops_logged_) return;
+        if (stream_index_ == kNotLogged) {
+            stream_index_ = next_index_++;
+            file_->tracepoint(stream_index_, {{}, {}, kStreamDropsTracepoint, {}, {}, HashFunction::md5, false}, time_ns);
+        }
+        file_->drop(stream_index_, time_ns, stream_->dropped() - stream_drops_logged_);
+        stream_drops_logged_ = stream_->dropped();
+        stream_dropped_.store(stream_drops_logged_, std::memory_order_relaxed);
+    }
+
     // A flush that cannot write (a full disk) loses its samples, counted; the
     // next flush tries again. The first failure is reported at once, so the
     // user hears of it while it happens, and so is the recovery.
@@ -203,6 +227,7 @@ private:
             const std::int64_t now = now_ns();
             if (now - last_drop_check >= 10'000'000 || n == 0) {
                 log_drops(now);
+                log_stream_drops(now);
                 redescribe_renamed_threads(now);
                 last_drop_check = now;
             }
@@ -217,6 +242,7 @@ private:
                     return;
                 }
             }
+            if (stream_) stream_->pump(now);
             if (file_->buffered() >= (1u << 20) || (now - last_flush >= flush_every && file_->buffered() > 0)) {
                 flush();
                 last_flush = now;
@@ -239,6 +265,11 @@ private:
             write_batch(batch.data(), n);
         }
         log_drops(now_ns());
+        if (stream_) {  // the collector gets a moment for the rest; what it does not take is in the log
+            file_->flush();
+            stream_->finish(kStreamPatienceNs);
+            log_stream_drops(now_ns());
+        }
         file_->close(true);
         bytes_.store(file_->bytes_written(), std::memory_order_relaxed);
         written_.store(file_->samples_saved(), std::memory_order_relaxed);
@@ -250,10 +281,14 @@ private:
 
     const Config config_;
     const std::string path_;
+    std::unique_ptr<Stream> stream_;  // declared before file_, which copies its blocks to it: outlives it
     std::unique_ptr<LogFile> file_;
     std::thread thread_;
     std::atomic<bool> stop_requested_{false};
-    std::atomic<std::uint64_t> written_{0}, dropped_{0}, bytes_{0}, lost_{0};
+    std::atomic<std::uint64_t> written_{0}, dropped_{0}, bytes_{0}, lost_{0}, stream_dropped_{0};
+    std::uint32_t stream_index_ = ~std::uint32_t{0};
+    static constexpr std::int64_t kStreamPatienceNs = 1'000'000'000;  // how long stop() waits for a slow collector
+    std::uint64_t stream_drops_logged_ = 0;
     bool reported_failing_ = false;
 
     // Writer-thread state.
