@@ -221,6 +221,28 @@ TEST(Session, RuntimeSwitchStopsAndResumesRecording) {
     TRACEPOINT("NoSession", hashtrace::inout("i", 1));
 }
 
+// A tracepoint evaluates its arguments once per call, as a function call
+// would, its first call included (which also reads the hash types from
+// them), and not at all while nothing records.
+TEST(Session, ArgumentsAreEvaluatedOncePerCallTheFirstIncluded) {
+    const auto dir = fresh_dir("evaluated_once");
+    int evaluated = 0;
+    std::string path;
+    {
+        hashtrace::Session s(test_config(dir));
+        path = s.log_path();
+        for (int i = 0; i < 3; ++i) TRACEPOINT("Counted", hashtrace::inout("n", ++evaluated));
+        int outputs = 0;
+        for (int i = 0; i < 3; ++i) TRACEPOINT_DEFERRED("CountedDeferred", hashtrace::in("n", ++evaluated), hashtrace::out("n", ++outputs));
+        evaluated += outputs;
+        hashtrace::set_enabled(false);
+        TRACEPOINT("Counted", hashtrace::inout("n", ++evaluated));
+        hashtrace::set_enabled(true);
+    }
+    EXPECT_EQ(evaluated, 9);
+    EXPECT_EQ(hashtrace::logio::load_log(path).samples.size(), 6u);
+}
+
 // Samples are dated in CLOCK_REALTIME whichever stamp the tracepoint took
 // (TSC converted by the writer, or clock_gettime): each lies between the
 // clock readings taken just before and after its tracepoint, over 60 ms in

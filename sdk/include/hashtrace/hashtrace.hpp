@@ -134,12 +134,17 @@ inline Stats stats() { return detail::runtime().stats(); }
 
 #else
 
+// The arguments are evaluated once, as a function's would be: the site's
+// first call reads their hash types from the same values it records (an
+// argument such as `id++` must not count twice). The lambda inlines away.
 #define HASHTRACE_TRACEPOINT_(fn, deferred, name, ...)                                                   \
     do {                                                                                                 \
         if (::hashtrace::detail::is_recording()) {                                                       \
-            static const ::hashtrace::detail::CallSite hashtrace_site_(                                  \
-                name, ::hashtrace::detail::types_of(__VA_ARGS__), fn, deferred);                         \
-            ::hashtrace::detail::record(hashtrace_site_, __VA_ARGS__);                                   \
+            [&](const auto&... hashtrace_args_) {                                                        \
+                static const ::hashtrace::detail::CallSite hashtrace_site_(                              \
+                    name, ::hashtrace::detail::types_of(hashtrace_args_...), fn, deferred);              \
+                ::hashtrace::detail::record(hashtrace_site_, hashtrace_args_...);                        \
+            }(__VA_ARGS__);                                                                              \
         }                                                                                                \
     } while (0)
 
