@@ -143,6 +143,11 @@ int run_analyze(hashtrace::cli::Args& args) {
     if (by_edges) {
         base = cli::estimate_clocks_stage(samples, spec, pipeline, estimate, /*keep_hash_ids=*/true);  // relinked below
         graph::correct_times(samples, clock_analysis::edge_time_correction(*base, samples, correction_warnings));
+        // The corrected times are right within the bounds only: a link whose gap is inside them is no violation.
+        if (samples.size()) {
+            const auto tolerance = clock_analysis::corrected_link_tolerance_ns(*base, samples.time_ns.front(), samples.time_ns.back());
+            pipeline.tolerance_ms = std::max(pipeline.tolerance_ms, static_cast<double>(tolerance) * 1e-6);
+        }
         timings.mark("estimate");
     }
     const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
@@ -172,7 +177,8 @@ int run_analyze(hashtrace::cli::Args& args) {
     if (base) {
         result.warnings.insert(result.warnings.end(), correction_warnings.begin(), correction_warnings.end());
         const auto faults = clock_analysis::check_recorded_clocks(*base, samples, clocks, result.first_time_ns, result.last_time_ns);
-        clock_analysis::add_edge_clock_report(*base, samples, faults, result);
+        const auto links = clock_analysis::count_corrected_links(samples, graph, std::llround(pipeline.tolerance_ms * 1e6));
+        clock_analysis::add_edge_clock_report(*base, samples, faults, links, result);
     }
     timings.mark("metrics");
 

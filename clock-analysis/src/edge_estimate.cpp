@@ -165,6 +165,29 @@ graph::TimeCorrection edge_time_correction(const TimeBase& base, const graph::Sa
     };
 }
 
+std::int64_t corrected_link_tolerance_ns(const TimeBase& base, std::int64_t first_ns, std::int64_t last_ns) {
+    long double largest = -1, second = -1;
+    for (std::uint32_t i = 0; i < base.clocks.size(); ++i) {
+        const auto bound = base.error_bound(i, first_ns, last_ns);
+        if (!bound) continue;
+        if (*bound > largest) second = largest, largest = *bound;
+        else if (*bound > second) second = *bound;
+    }
+    return second < 0 ? 0 : static_cast<std::int64_t>(std::ceil(largest + second));
+}
+
+CorrectedLinks count_corrected_links(const graph::SampleSet& samples, const graph::Graph& graph, std::int64_t tolerance_ns) {
+    CorrectedLinks links;
+    links.tolerance_ns = tolerance_ns;
+    for (const graph::Edge& e : graph.edges) {
+        const std::int64_t gap = samples.time_ns[e.to] - samples.time_ns[e.from];
+        if (gap >= 0) continue;
+        ++links.admitted;
+        links.most_negative_ns = std::min(links.most_negative_ns, gap);
+    }
+    return links;
+}
+
 std::vector<ClockFault> check_recorded_clocks(const TimeBase& base, const graph::SampleSet& samples, const clocksync::ClockAnalysis& records,
                                               std::int64_t first_ns, std::int64_t last_ns, std::int64_t step_ns) {
     const auto of = instance_of_files(samples);
@@ -212,7 +235,7 @@ std::vector<ClockFault> check_recorded_clocks(const TimeBase& base, const graph:
 }
 
 void add_edge_clock_report(const TimeBase& base, const graph::SampleSet& samples, const std::vector<ClockFault>& faults,
-                           metrics::AnalysisResult& result) {
+                           const CorrectedLinks& links, metrics::AnalysisResult& result) {
     metrics::ExtraSection section;
     section.key = "clock_edges";
     section.title = "Clocks estimated from the messages (times corrected onto " + instance_name(samples, base.reference) + "'s clock)";
@@ -232,6 +255,11 @@ void add_edge_clock_report(const TimeBase& base, const graph::SampleSet& samples
         auto [it, fresh] = node_bound.emplace(node, bound);
         if (!fresh) it->second = it->second && bound ? std::optional<long double>(std::max(*it->second, *bound)) : std::nullopt;
     }
+    section.text_lines.push_back("linked with receives admitted up to " + duration(links.tolerance_ns) +
+                                 " before their sends (the clocks' bounds): " + std::to_string(links.admitted) +
+                                 " links so admitted" + (links.admitted ? ", the largest gap " + signed_duration(links.most_negative_ns) : ""));
+    json += ",\"link_tolerance_ns\":" + std::to_string(links.tolerance_ns) + ",\"links_admitted_within_bounds\":" +
+            std::to_string(links.admitted) + ",\"most_negative_gap_ns\":" + std::to_string(links.most_negative_ns);
     json += ",\"latencies\":[";
     section.text_lines.push_back("cross-node latencies (node latency matrix) with their clock error bound:");
     bool first = true;

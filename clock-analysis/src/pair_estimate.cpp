@@ -199,9 +199,6 @@ PairFit fit_pair(std::span<const Point> upper, std::span<const Point> lower, std
         }
         return forward ? anchor + good : anchor - good;
     };
-    const auto add_piece = [&](std::size_t first, std::size_t last) {
-        fit.pieces.push_back(make_piece(within(upper, merged[first], merged[last]), within(lower, merged[first], merged[last]), origin_ns));
-    };
     // A run is feasible from any single instant unless a message each way at
     // that very nanosecond contradict each other.
     for (std::size_t u = 0, l = 0; u < upper.size() && l < lower.size();) {
@@ -213,6 +210,12 @@ PairFit fit_pair(std::span<const Point> upper, std::span<const Point> lower, std
         } else ++u;
     }
     std::size_t start = 0, end = longest(0, true);
+    std::int64_t change_lo = 0, change_hi = 0;  // of the piece to be added next
+    const auto add_piece = [&](std::size_t first, std::size_t last) {
+        fit.pieces.push_back(make_piece(within(upper, merged[first], merged[last]), within(lower, merged[first], merged[last]), origin_ns));
+        fit.pieces.back().change_lo_ns = change_lo;
+        fit.pieces.back().change_hi_ns = change_hi;
+    };
     while (end + 1 < merged.size()) {
         if (fit.pieces.size() + 1 == options.max_pieces) {
             fit.problem = {"more than " + std::to_string(options.max_pieces) + " pieces (a clock jumping back and forth, or wrong links)",
@@ -223,6 +226,9 @@ PairFit fit_pair(std::span<const Point> upper, std::span<const Point> lower, std
         const std::size_t next_start = longest(next_end, false);  // > start, or the first piece would reach next_end
         const std::size_t boundary = std::max(start, (next_start + end) / 2);
         add_piece(start, boundary);
+        // [start, end + 1] and [next_start - 1, next_end] fit no line: the change lies in both.
+        change_lo = merged[next_start - 1];
+        change_hi = merged[end + 1];
         start = boundary + 1;
         end = next_end;
     }

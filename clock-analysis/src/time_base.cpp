@@ -1,5 +1,7 @@
 #include "hashtrace/clock_analysis/time_base.hpp"
 
+#include "hop_envelope.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,17 +44,26 @@ std::vector<std::uint32_t> path_back(const Lists& lists, std::size_t n, std::uin
     return {};
 }
 
+using Envelopes = std::map<std::pair<std::uint32_t, std::uint32_t>, detail::HopEnvelope>;
+
+// Cones only (hop_envelope.hpp): true whatever the clocks do.
+Envelopes cone_envelopes(const Lists& lists) {
+    Envelopes envelopes;
+    for (const auto& [key, list] : lists) envelopes.emplace(key, detail::HopEnvelope(upper_points(*list)));
+    return envelopes;
+}
+
 // Virtual messages along a path of instances: each message of the first hop,
-// carried over the later hops by their upper envelopes (see time_base.hpp).
-std::vector<Message> compose(const Lists& lists, const std::vector<std::uint32_t>& path) {
+// carried over the later hops by their envelopes (see time_base.hpp).
+std::vector<Message> compose(const Lists& lists, const Envelopes& envelopes, const std::vector<std::uint32_t>& path) {
     std::vector<Message> carried = *lists.at({path[0], path[1]});
     for (std::size_t i = 1; i + 1 < path.size(); ++i) {
-        const auto envelope = lower_chain(upper_points(*lists.at({path[i], path[i + 1]})));
+        const detail::HopEnvelope& envelope = envelopes.at({path[i], path[i + 1]});
         std::vector<Message> next;
         next.reserve(carried.size());
         for (const Message& m : carried)
-            // Rounded up: an upper envelope stays an upper bound.
-            if (const auto theta = chain_at(envelope, m.receive_ns)) next.push_back({m.send_ns, m.receive_ns + static_cast<std::int64_t>(std::ceil(*theta))});
+            // Rounded up: an upper bound stays an upper bound.
+            if (const auto theta = envelope.at(m.receive_ns)) next.push_back({m.send_ns, m.receive_ns + static_cast<std::int64_t>(std::ceil(*theta))});
         carried = std::move(next);
     }
     return carried;
@@ -148,6 +159,41 @@ ClockAt along_path(const std::vector<DirectedFit>& fits, const std::vector<std::
     return out;
 }
 
+// Every pair with messages, fitted on either clock; a direction without
+// messages gets the virtual ones of the shortest cycle that closes it.
+std::vector<DirectedFit> fit_pairs(const Lists& lists, const Envelopes& envelopes, std::size_t n, std::int64_t origin_ns,
+                                   const EstimateOptions& options) {
+    std::vector<DirectedFit> fits;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, bool> done;
+    for (const auto& [key, list] : lists) {
+        const auto [x, y] = std::minmax(key.first, key.second);
+        if (done[{x, y}]) continue;
+        done[{x, y}] = true;
+        const std::vector<Message>* to_y = lists.count({x, y}) ? lists.at({x, y}) : nullptr;
+        const std::vector<Message>* to_x = lists.count({y, x}) ? lists.at({y, x}) : nullptr;
+        const auto virtual_list = [&](std::uint32_t from, std::uint32_t to) {
+            const auto p = path_back(lists, n, from, to, options.max_cycle_hops);
+            return p.empty() ? std::vector<Message>{} : compose(lists, envelopes, p);
+        };
+        const std::vector<Message> xy = to_y ? std::vector<Message>{} : virtual_list(x, y);
+        const std::vector<Message> yx = to_x ? std::vector<Message>{} : virtual_list(y, x);
+        for (const auto& [axis, other] : {std::pair{x, y}, std::pair{y, x}}) {
+            const bool from_x = axis == x;
+            const auto& out = from_x ? (to_y ? *to_y : xy) : (to_x ? *to_x : yx);
+            const auto& in = from_x ? (to_x ? *to_x : yx) : (to_y ? *to_y : xy);
+            DirectedFit d;
+            d.axis = axis;
+            d.other = other;
+            d.fit = fit_messages(out, in, origin_ns, options.fit);
+            const bool out_direct = (from_x ? to_y : to_x) != nullptr, in_direct = (from_x ? to_x : to_y) != nullptr;
+            (out_direct ? d.direct_upper : d.cycle_upper) = out.size();
+            (in_direct ? d.direct_lower : d.cycle_lower) = in.size();
+            fits.push_back(std::move(d));
+        }
+    }
+    return fits;
+}
+
 }  // namespace
 
 ClockAt TimeBase::at(std::uint32_t instance, std::int64_t reference_ns) const {
@@ -208,42 +254,22 @@ TimeBase estimate_time_base(const std::vector<InstanceMessages>& messages, const
                                        : static_cast<std::uint32_t>(std::max_element(links.begin(), links.end()) - links.begin());
     base.origin_ns = first_sample.at(base.reference);
 
-    // Fit every pair with messages, on either clock.
-    std::map<std::pair<std::uint32_t, std::uint32_t>, bool> done;
-    for (const auto& [key, list] : lists) {
-        const auto [x, y] = std::minmax(key.first, key.second);
-        if (done[{x, y}]) continue;
-        done[{x, y}] = true;
-        std::vector<Message> xy, yx;  // virtual lists where a direction has none
-        const std::vector<Message>* to_y = lists.count({x, y}) ? lists.at({x, y}) : nullptr;
-        const std::vector<Message>* to_x = lists.count({y, x}) ? lists.at({y, x}) : nullptr;
-        if (!to_y) {
-            if (const auto p = path_back(lists, n, x, y, options.max_cycle_hops); !p.empty()) xy = compose(lists, p);
-        }
-        if (!to_x) {
-            if (const auto p = path_back(lists, n, y, x, options.max_cycle_hops); !p.empty()) yx = compose(lists, p);
-        }
-        const std::vector<Message>& x_to_y = to_y ? *to_y : xy;
-        const std::vector<Message>& y_to_x = to_x ? *to_x : yx;
-        for (const auto& [axis, other] : {std::pair{x, y}, std::pair{y, x}}) {
-            const bool from_x = axis == x;
-            const auto& out = from_x ? x_to_y : y_to_x;
-            const auto& in = from_x ? y_to_x : x_to_y;
-            DirectedFit d;
-            d.axis = axis;
-            d.other = other;
-            d.fit = fit_messages(out, in, base.origin_ns, options.fit);
-            const bool out_direct = from_x ? to_y != nullptr : to_x != nullptr, in_direct = from_x ? to_x != nullptr : to_y != nullptr;
-            (out_direct ? d.direct_upper : d.cycle_upper) = out.size();
-            (in_direct ? d.direct_lower : d.cycle_lower) = in.size();
-            if (from_x && d.fit.problem)
-                base.warnings.push_back("instances " + names[x] + " and " + names[y] + ": " + d.fit.problem->reason + ", between " +
-                                        format_s(d.fit.problem->first_ns, base.origin_ns) + " and " +
-                                        format_s(d.fit.problem->last_ns, base.origin_ns) +
-                                        " (on " + names[x] + "'s clock, from the reference's first sample): not estimated");
-            base.fits.push_back(std::move(d));
-        }
+    // Cycles carry messages by cones first; the pairs fitted so show where
+    // clocks change, and the envelopes cut there carry them tighter.
+    Envelopes envelopes = cone_envelopes(lists);
+    base.fits = fit_pairs(lists, envelopes, n, base.origin_ns, options);
+    const bool cycles = std::any_of(base.fits.begin(), base.fits.end(), [](const DirectedFit& d) { return d.cycle_upper + d.cycle_lower > 0; });
+    if (cycles) {
+        for (const DirectedFit& d : base.fits)
+            if (const auto e = envelopes.find({d.axis, d.other}); e != envelopes.end()) e->second.cut(d.fit);
+        base.fits = fit_pairs(lists, envelopes, n, base.origin_ns, options);
     }
+    for (const DirectedFit& d : base.fits)
+        if (d.axis < d.other && d.fit.problem)
+            base.warnings.push_back("instances " + names[d.axis] + " and " + names[d.other] + ": " + d.fit.problem->reason + ", between " +
+                                    format_s(d.fit.problem->first_ns, base.origin_ns) + " and " +
+                                    format_s(d.fit.problem->last_ns, base.origin_ns) + " (on " + names[d.axis] +
+                                    "'s clock, from the reference's first sample): not estimated");
 
     // Dijkstra from the reference over fits bounded both ways; a path's
     // cost is the sum of its bound widths at the origin.

@@ -43,6 +43,21 @@ std::string render_estimate_json(const TimeBase& base, const graph::SampleSet& s
 // a warning each.
 graph::TimeCorrection edge_time_correction(const TimeBase& base, const graph::SampleSet& samples, std::vector<std::string>& warnings);
 
+// Linking the corrected run: a receive may still precede its send by as much
+// as the two instances' error bounds together, so links are admitted that
+// far back (the two largest bounds over [first_ns, last_ns], rounded up).
+// 0 when fewer than two instances are placed with bounds.
+std::int64_t corrected_link_tolerance_ns(const TimeBase& base, std::int64_t first_ns, std::int64_t last_ns);
+
+// The links of the corrected run whose consumer is stamped before its
+// producer: admitted because the gap lies inside the clocks' bounds.
+struct CorrectedLinks {
+    std::int64_t tolerance_ns = 0;
+    std::uint64_t admitted = 0;           // links with a negative gap
+    std::int64_t most_negative_ns = 0;    // the largest such gap (<= 0)
+};
+CorrectedLinks count_corrected_links(const graph::SampleSet& samples, const graph::Graph& graph, std::int64_t tolerance_ns);
+
 // A recorded (PTP/PPS) correction that disagrees with the messages: over
 // [first_ns, last_ns] the records' offset of the instance from the reference
 // lies outside the bounds the messages allow, so correcting by the records
@@ -64,6 +79,6 @@ std::vector<ClockFault> check_recorded_clocks(const TimeBase& base, const graph:
 // its clock error bound, and the faults; warnings for latencies not larger
 // than their bound and for the faults.
 void add_edge_clock_report(const TimeBase& base, const graph::SampleSet& samples, const std::vector<ClockFault>& faults,
-                           metrics::AnalysisResult& result);
+                           const CorrectedLinks& links, metrics::AnalysisResult& result);
 
 }  // namespace hashtrace::clock_analysis

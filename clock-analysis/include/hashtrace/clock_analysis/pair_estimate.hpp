@@ -50,6 +50,10 @@ struct RegionVertex {
 struct PairPiece {
     std::int64_t first_ns = 0, last_ns = 0;  // span of its constraints on the axis clock
     std::size_t upper_count = 0, lower_count = 0;
+    // A piece after the first: the change that starts it (a step, a new
+    // rate) lies in [change_lo_ns, change_hi_ns], the span where neither its
+    // line nor the one before fits every constraint (one change between them).
+    std::int64_t change_lo_ns = 0, change_hi_ns = 0;
     std::vector<Point> ceiling, floor;       // theta <= ceiling (convex chain), theta >= floor (concave chain)
     std::vector<RegionVertex> region;        // convex polygon, empty when infeasible
     std::optional<Line> estimate;            // the region's centroid; nullopt unless bounded on both sides

@@ -9,10 +9,12 @@
 // Each pair of instances with messages both ways is fitted (pair_estimate.hpp)
 // on either clock. Where messages go one way only, a path of messages back
 // (a cycle A -> B -> C -> A) bounds the other side: a message from A received
-// at r on B's clock, then B's clock at r mapped to C's clock by the upper
-// envelope of B -> C's constraints, is a virtual message A -> C that is
+// at r on B's clock, then B's clock at r mapped to C's clock by an upper
+// bound of B -> C's theta there, is a virtual message A -> C that is
 // received no earlier than it really was (clocks run forward), so it is as
-// safe a constraint as a direct one. Instances are placed by the paths from
+// safe a constraint as a direct one. That bound holds across steps: cones
+// first, then each hop's convex envelope per piece of its pair as the cones
+// fitted it (src/hop_envelope.hpp). Instances are placed by the paths from
 // the reference whose summed bound widths are smallest (Dijkstra).
 #pragma once
 
