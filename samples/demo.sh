@@ -2,7 +2,7 @@
 # The hashtrace demo: the paper's case studies 1 and 2 on a real distributed
 # system (docs/samples.md).
 #
-#   samples/demo.sh [--duration S] [--out DIR] [--build-dir DIR] [--no-build]
+#   samples/demo.sh [--duration S] [--out DIR] [--build-dir DIR] [--no-build] [--live [PORT]]
 #
 # 1. builds hashtrace and the sample system (haptics 1 kHz, physics 250 Hz,
 #    render 60 Hz, router) - incremental, nothing is downloaded;
@@ -20,6 +20,15 @@
 #    slower, predicted from the baseline alone, then run for real
 #    (--extra-work) and measured, with the error.
 #
+# With --live, every node also streams its samples (HASHTRACE_STREAM) to
+# `hashtrace live`, started first (streams on 127.0.0.1:PORT, default 7400;
+# the page on PORT+1): open the page it prints and watch the bug run's L4
+# link (haptics queued -> processed) grow and turn red while it happens. The
+# collector saves what it received in OUT/live and stays up at the end until
+# Enter when run from a terminal. The remote router runs in its own network
+# namespace, whose loopback does not reach the collector: it says so, and its
+# log counts its samples as stream drops.
+#
 # Stops every process it started and removes its namespace on any exit,
 # including Ctrl-C. The remote router needs root (ip netns); without it that
 # configuration is skipped, and said so.
@@ -31,12 +40,17 @@ duration=${DEMO_DURATION:-10}
 build_dir=${DEMO_BUILD_DIR:-$root/build-demo}
 out=""
 build=1
+live_port=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=${2:?--duration needs seconds}; shift 2 ;;
     --out) out=${2:?--out needs a folder}; shift 2 ;;
     --build-dir) build_dir=${2:?--build-dir needs a folder}; shift 2 ;;
     --no-build) build=0; shift ;;  # use what --build-dir already holds
+    --live)
+      live_port=7400
+      if [[ "${2:-}" =~ ^[0-9]+$ ]]; then live_port=$2; shift; fi
+      shift ;;
     -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "demo.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -45,6 +59,13 @@ done
 out=${out:-$root/demo-output/$(date -u +%Y%m%dT%H%M%SZ)}
 
 child=""
+live_pid=""
+stop_live() {  # the collector settles what it holds, prints its last state, and exits
+  [ -n "$live_pid" ] || return 0
+  kill -INT "$live_pid" 2>/dev/null || true
+  wait "$live_pid" 2>/dev/null || true
+  live_pid=""
+}
 on_signal() {
   echo >&2
   echo "demo.sh: interrupted; stopping the running configuration" >&2
@@ -52,9 +73,11 @@ on_signal() {
     kill -TERM "$child" 2>/dev/null || true
     wait "$child" 2>/dev/null || true  # run-system.sh stops its processes and removes its namespace
   fi
+  stop_live
   exit 130
 }
 trap on_signal INT TERM
+trap stop_live EXIT
 
 section() { printf '\n==== %s ====\n' "$*"; }
 
@@ -74,6 +97,18 @@ build_dir=$(cd "$build_dir" && pwd)  # absolute: the comparisons run from the ou
 hashtrace=$build_dir/app/hashtrace
 export SAMPLE_BIN_DIR=$build_dir/samples/node
 spec=$here/spec.toml
+
+if [ -n "$live_port" ]; then
+  section "live view: every node streams to hashtrace live"
+  mkdir -p "$out/live"
+  # A margin of 3 s: the bug's queue waits grow past a second within the run.
+  "$hashtrace" live --spec "$spec" --listen "127.0.0.1:$live_port" --http "127.0.0.1:$((live_port + 1))" \
+    --save "$out/live" --margin-ms 3000 >"$out/live/collector-output.txt" &
+  live_pid=$!
+  export HASHTRACE_STREAM=127.0.0.1:$live_port
+  echo "open http://127.0.0.1:$((live_port + 1))/ now: the runs below appear as they happen; in the last one"
+  echo "(local-router-bug) the L4 link, haptics queued -> processed, grows and is drawn red."
+fi
 
 run() {  # run NAME CONFIG [BUG]: one configuration, in the background so a signal is handled at once
   local name=$1 config=$2 bug=${3:-0}
@@ -148,3 +183,10 @@ PY
 
 section "done"
 echo "runs, logs, analyses and tables: $out"
+if [ -n "$live_pid" ]; then
+  if [ -t 0 ]; then
+    read -r -p "the live page stays up at http://127.0.0.1:$((live_port + 1))/ - press Enter to stop it " _ || true
+  fi
+  stop_live
+  echo "live: what the collector received is saved in $out/live (hashtrace analyze $out/live --spec $spec)"
+fi

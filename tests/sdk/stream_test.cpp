@@ -116,6 +116,7 @@ struct Server {
 struct Outcome {
     Count disk, stream;
     hashtrace::Stats stats;
+    bool stream_closed_cleanly = false;  // the last connection ended with the log's end record
 };
 
 // The node's disk log and the last connection's bytes, each read as a log.
@@ -123,7 +124,7 @@ Outcome read_both(const std::string& path, const std::vector<std::string>& conne
     Outcome o;
     o.stats = hashtrace::stats();
     read_log(std::filesystem::path(path), o.disk);
-    if (!connections.empty()) read_log(std::string_view(connections.back()), "stream", o.stream);
+    if (!connections.empty()) o.stream_closed_cleanly = !read_log(std::string_view(connections.back()), "stream", o.stream).closed_uncleanly();
     return o;
 }
 
@@ -148,11 +149,34 @@ TEST(Stream, ReceivedBytesReadAsTheDiskLog) {
     ASSERT_EQ(server.connections.size(), 1u);
     EXPECT_EQ(o.disk.samples, 20000u);
     ASSERT_GT(o.stream.samples, 0u);
+    EXPECT_TRUE(o.stream_closed_cleanly);
     // The first blocks may be dropped while the connection is made: counted, in the stream and in the log.
     EXPECT_EQ(o.stream.samples + o.stats.stream_dropped, o.disk.samples);
     EXPECT_EQ(o.stream.lost, o.stats.stream_dropped);
     EXPECT_EQ(o.disk.stream_drops, o.stats.stream_dropped);
     EXPECT_EQ(o.disk.lost, 0u);
+}
+
+// A session that ends before its connection is made (its few samples in the
+// one block written at stop) still waits for it: the collector gets them all,
+// and the log's end record.
+TEST(Stream, AShortSessionStillReachesTheCollector) {
+    Server server;
+    server.listen();
+    auto config = test_config(fresh_dir("stream_short"));
+    config.stream_to = server.address();
+    std::string path;
+    {
+        hashtrace::Session s(config);
+        trace(10);
+        path = s.log_path();
+    }
+    const Outcome o = read_both(path, server.finish());
+    ASSERT_EQ(server.connections.size(), 1u);
+    EXPECT_EQ(o.disk.samples, 10u);
+    EXPECT_EQ(o.stream.samples, 10u);
+    EXPECT_EQ(o.stats.stream_dropped, 0u);
+    EXPECT_TRUE(o.stream_closed_cleanly);
 }
 
 TEST(Stream, AnAbsentCollectorIsReachedWhenItAppears) {

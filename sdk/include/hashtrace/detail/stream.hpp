@@ -64,13 +64,20 @@ public:
     }
 
     // At the session's end: gives the collector up to `patience_ns` to take
-    // what waits, then closes the connection; whatever is left is counted.
-    void finish(std::int64_t patience_ns) {
+    // what waits; the connection stays open for the log's last block.
+    void drain(std::int64_t patience_ns) {
         const std::int64_t give_up = now_ns() + patience_ns;
-        for (pump(now_ns()); fd_ >= 0 && !connecting_ && !backlog_.empty() && now_ns() < give_up; pump(now_ns())) {
+        // A connection still being made is waited for too: a short session's blocks may all come before it.
+        for (pump(now_ns()); fd_ >= 0 && (connecting_ || !backlog_.empty()) && now_ns() < give_up; pump(now_ns())) {
             pollfd p{fd_, POLLOUT, 0};
             ::poll(&p, 1, 10);
         }
+    }
+
+    // Then the last block (the end record) goes the same way and the
+    // connection closes; whatever is left is counted.
+    void finish(std::int64_t patience_ns) {
+        drain(patience_ns);
         disconnect();
         next_attempt_ = INT64_MAX;  // no new connection for what remains
     }

@@ -267,10 +267,11 @@ private:
         log_drops(now_ns());
         if (stream_) {  // the collector gets a moment for the rest; what it does not take is in the log
             file_->flush();
-            stream_->finish(kStreamPatienceNs);
+            stream_->drain(kStreamPatienceNs);
             log_stream_drops(now_ns());
         }
-        file_->close(true);
+        file_->close(true);  // the end record: to the disk, and to a stream still connected
+        if (stream_) stream_->finish(kStreamPatienceNs / 10);  // the end block holds no samples: nothing more to count
         bytes_.store(file_->bytes_written(), std::memory_order_relaxed);
         written_.store(file_->samples_saved(), std::memory_order_relaxed);
         lost_.store(file_->samples_lost(), std::memory_order_relaxed);
