@@ -20,8 +20,11 @@ void print_log(const hashtrace::logio::SampleLog& log, long long head) {
     std::vector<std::uint64_t> samples(log.tracepoints.size()), drops(log.tracepoints.size());
     for (const auto& s : log.samples) ++samples[s.tracepoint];
     for (const auto& d : log.drops) drops[d.tracepoint] += d.count;
-    std::printf("   %zu tracepoints, %zu samples, %llu dropped, %llu lost\n", log.tracepoints.size(), log.samples.size(),
+    std::printf("   %zu tracepoints, %zu samples, %llu dropped, %llu lost", log.tracepoints.size(), log.samples.size(),
                 static_cast<unsigned long long>(log.report.dropped_samples), static_cast<unsigned long long>(log.report.lost_samples));
+    if (log.report.stream_dropped)
+        std::printf(", %llu not sent to the live collector (held here)", static_cast<unsigned long long>(log.report.stream_dropped));
+    std::printf("\n");
     for (const auto& l : log.losses)
         std::printf("   LOST %llu samples of tracepoint %u between %s and %s: the writer could not write them (disk full)\n",
                     static_cast<unsigned long long>(l.count), unsigned(l.tracepoint), logio::format_time_ns(l.first_time_ns).c_str(),

@@ -536,6 +536,7 @@ private:
 void add_input_health(AnalysisResult& r, const std::string& path, const logio::ReadReport& report) {
     r.bad_records += report.bad_records;
     r.dropped_samples += report.dropped_samples;
+    r.stream_dropped_samples += report.stream_dropped;
     r.lost_samples += report.lost_samples;
     r.torn_files += report.torn;
     if (report.closed_uncleanly()) r.unclean_files.push_back(path);

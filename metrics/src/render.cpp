@@ -59,6 +59,9 @@ std::string header_text(const AnalysisResult& r) {
     if (r.lost_samples)
         out += format("%llu samples lost by writers that could not write (a full disk: the logs' loss records)\n",
                       (unsigned long long)r.lost_samples);
+    if (r.stream_dropped_samples)
+        out += format("%llu samples in the logs that their nodes' streams to a live collector dropped (the logs hold them)\n",
+                      (unsigned long long)r.stream_dropped_samples);
     if (!r.unclean_files.empty())
         out += format("%zu of %zu logs not closed cleanly (killed or crashed: samples of their last flush interval may be missing)\n",
                       r.unclean_files.size(), r.files);
@@ -199,6 +202,7 @@ std::string render_json(const AnalysisResult& r) {
     j["bad_records"] = r.bad_records;
     j["dropped_samples"] = r.dropped_samples;
     j["lost_samples"] = r.lost_samples;
+    j["stream_dropped_samples"] = r.stream_dropped_samples;
     j["torn_files"] = r.torn_files;
     j["unclean_files"] = r.unclean_files;
     j["first_time_ns"] = r.first_time_ns;

@@ -16,7 +16,7 @@ using json = nlohmann::ordered_json;
 constexpr int kFormat = 1;
 
 json health_json(const logio::ReadReport& r) {
-    return json{{"bad_records", r.bad_records}, {"dropped_samples", r.dropped_samples}, {"lost_samples", r.lost_samples},
+    return json{{"bad_records", r.bad_records}, {"dropped_samples", r.dropped_samples}, {"lost_samples", r.lost_samples}, {"stream_dropped", r.stream_dropped},
                 {"torn", r.torn},           {"torn_at", r.torn_tail.offset},         {"torn_reason", r.torn_tail.reason},
                 {"clean_close", r.clean_close}, {"binary", r.format == logio::LogFormat::binary}};
 }
@@ -26,6 +26,7 @@ logio::ReadReport health_of(const json& j) {
     r.bad_records = j.at("bad_records").get<std::uint64_t>();
     r.dropped_samples = j.at("dropped_samples").get<std::uint64_t>();
     r.lost_samples = j.at("lost_samples").get<std::uint64_t>();
+    r.stream_dropped = j.value("stream_dropped", std::uint64_t{0});  // absent from plans written before it was counted
     r.torn = j.at("torn").get<bool>();
     r.torn_tail.offset = j.at("torn_at").get<std::uint64_t>();
     r.torn_tail.reason = j.at("torn_reason").get<std::string>();

@@ -117,13 +117,14 @@ struct Outcome {
     Count disk, stream;
     hashtrace::Stats stats;
     bool stream_closed_cleanly = false;  // the last connection ended with the log's end record
+    ReadReport disk_report;
 };
 
 // The node's disk log and the last connection's bytes, each read as a log.
 Outcome read_both(const std::string& path, const std::vector<std::string>& connections) {
     Outcome o;
     o.stats = hashtrace::stats();
-    read_log(std::filesystem::path(path), o.disk);
+    o.disk_report = read_log(std::filesystem::path(path), o.disk);
     if (!connections.empty()) o.stream_closed_cleanly = !read_log(std::string_view(connections.back()), "stream", o.stream).closed_uncleanly();
     return o;
 }
@@ -227,6 +228,9 @@ TEST(Stream, ACollectorThatStopsReadingCostsTheDiskLogNothing) {
     EXPECT_GT(o.stats.stream_dropped, 0u);
     EXPECT_EQ(o.stream.samples + o.stats.stream_dropped, recorded);
     EXPECT_EQ(o.disk.stream_drops, o.stats.stream_dropped);
+    // Read back, the disk log reports them as the stream's, not as samples the node lost.
+    EXPECT_EQ(o.disk_report.stream_dropped, o.stats.stream_dropped);
+    EXPECT_EQ(o.disk_report.dropped_samples, 0u);
 }
 
 TEST(Stream, ACollectorThatClosesMidBlockIsReconnected) {

@@ -10,4 +10,9 @@ enum class LogFormat {
 
 inline const char* file_suffix(LogFormat f) noexcept { return f == LogFormat::csv ? ".csv" : ".htlog"; }
 
+// The tracepoint whose drop records count the samples a node's stream to a
+// collector dropped (docs/log-formats.md): the log itself holds those
+// samples, so readers report them apart from the samples the node lost.
+inline constexpr const char* kStreamDropsTracepoint = "hashtrace.stream_dropped";
+
 }  // namespace hashtrace

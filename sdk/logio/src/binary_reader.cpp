@@ -545,6 +545,7 @@ private:
                 if (tp.instance.empty()) tp.instance = header_value("instance");
                 flush();
                 ++tracepoints_;
+                stream_drops_.push_back(tp.tracepoint_name == kStreamDropsTracepoint);
                 visitor_.on_tracepoint(static_cast<std::uint32_t>(index), tp);
                 return;
             }
@@ -561,14 +562,15 @@ private:
                 d.tracepoint = checked_tracepoint(varint(p, end));
                 d.time_ns = add_delta(detail::unzigzag(varint(p, end)));
                 d.count = varint(p, end);
+                std::uint64_t& sum = stream_drops_[d.tracepoint] ? report_.stream_dropped : report_.dropped_samples;
                 std::uint64_t dropped;
-                if (__builtin_add_overflow(report_.dropped_samples, d.count, &dropped))
+                if (__builtin_add_overflow(sum, d.count, &dropped))
                     throw Corrupt{"drop count " + std::to_string(d.count) + " takes the log's sum of drops past 2^64 - 1"};
                 prev_time_ = d.time_ns;
                 flush();
                 visitor_.on_drop(d);
                 ++report_.drop_records;
-                report_.dropped_samples = dropped;
+                sum = dropped;
                 return;
             }
             case detail::kTagLoss: {
@@ -707,6 +709,7 @@ private:
     std::int64_t times_min_ = INT64_MIN, times_max_ = INT64_MAX;
     std::uint64_t passed_samples_ = 0;  // decoded, outside the time range read
     std::uint64_t tracepoints_ = 0;
+    std::vector<bool> stream_drops_;  // by tracepoint: kStreamDropsTracepoint, whose drops are the stream's
     std::int64_t prev_time_ = 0;
     std::uint64_t prev_thread_ = 0;
     bool have_thread_ = false;

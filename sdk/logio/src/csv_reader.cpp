@@ -337,15 +337,16 @@ private:
         std::uint64_t dropped = 0;
         if (!field(kDropped).empty() && !parse_uint(field(kDropped), dropped))
             field_error(kDropped, "dropped '" + std::string(field(kDropped)) + "' is not a 64-bit unsigned integer");
+        std::uint64_t& sum = field(kTracepoint) == kStreamDropsTracepoint ? report_.stream_dropped : report_.dropped_samples;
         std::uint64_t dropped_sum;
-        if (__builtin_add_overflow(report_.dropped_samples, dropped, &dropped_sum))
+        if (__builtin_add_overflow(sum, dropped, &dropped_sum))
             field_error(kDropped, "dropped " + std::to_string(dropped) + " takes the log's sum of drops past 2^64 - 1");
         s.tracepoint = tracepoint_index(fn, typed);
         if (dropped > 0) {
             flush();
             visitor_.on_drop({s.time_ns, s.tracepoint, dropped});
             ++report_.drop_records;
-            report_.dropped_samples = dropped_sum;
+            sum = dropped_sum;
             return;
         }
         if (!options_.wants(s.time_ns)) return;  // outside the time range read: checked, not delivered

@@ -85,6 +85,7 @@ struct AnalysisResult {
     std::uint64_t samples = 0, edges = 0, message_edges = 0, local_edges = 0;
     std::uint64_t unlinked_inputs = 0, unconsumed_outputs = 0;
     std::uint64_t bad_records = 0, dropped_samples = 0, lost_samples = 0, torn_files = 0;
+    std::uint64_t stream_dropped_samples = 0;  // in the logs, not sent to a live collector (logio::ReadReport::stream_dropped)
     std::vector<std::string> unclean_files;  // binary logs without their end marker (logio::ReadReport::closed_uncleanly)
     std::size_t files = 0, nodes = 0, instances = 0;
     std::int64_t first_time_ns = 0, last_time_ns = 0;

@@ -30,7 +30,6 @@ namespace hashtrace::detail {
 
 // The name of the tracepoint whose drop records count the samples the stream
 // to the collector dropped (not the disk log: its samples are all there).
-inline constexpr const char* kStreamDropsTracepoint = "hashtrace.stream_dropped";
 
 class Writer {
 public:

@@ -101,7 +101,8 @@ struct ReadReport {
     std::string file;
     std::uint64_t samples = 0;
     std::uint64_t drop_records = 0;
-    std::uint64_t dropped_samples = 0;  // sum of the drop records' counts
+    std::uint64_t dropped_samples = 0;  // sum of the drop records' counts: samples the node lost (stream drops apart)
+    std::uint64_t stream_dropped = 0;   // drops of kStreamDropsTracepoint: samples the log holds that the node's stream dropped
     std::uint64_t loss_records = 0;
     std::uint64_t lost_samples = 0;     // sum of the loss records' counts: samples a full disk cost
     std::uint64_t bad_records = 0;      // skipped in lenient mode
