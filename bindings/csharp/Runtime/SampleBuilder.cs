@@ -115,7 +115,7 @@ namespace HashTrace
                 return false;
             }
             ThreadRing ring = _thread.Ring;
-            int tail = ring.Tail;
+            int tail = ring.At.Tail;
             ulong seq = _thread.Seq++;  // also on a drop: the gap tells readers where samples are missing
             while (ring.Full(tail))
             {
