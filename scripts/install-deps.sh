@@ -13,6 +13,7 @@ packages=(
   clang libclang-rt-14-dev
   python3 python3-pandas python3-distributed sqlite3
   mono-mcs mono-devel python3-dev python3-pip
+  mono-xbuild nuget libnunit-cil-dev   # the C# project built alone, its NuGet package, the Unity tests under Mono
   protobuf-compiler chromium nlohmann-json3-dev
   liblttng-ust-dev lttng-tools
   libcpp-httplib-dev chromium-driver python3-selenium

@@ -1,9 +1,40 @@
 // The writer's output buffer: records are appended in place and reach the
 // file in one write per flush.
 using System;
+using System.Runtime.CompilerServices;
 
 namespace HashTrace
 {
+    internal static class Bytes
+    {
+        // Buffer.BlockCopy and Array.Clear are runtime calls: under Mono each one
+        // crosses into native code with a memory barrier, which costs more than
+        // copying the few bytes a tracepoint's state usually has. Larger copies
+        // still go to BlockCopy.
+        const int LoopLimit = 32;
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public static void Copy(byte[] from, int fromOffset, byte[] to, int toOffset, int count)
+        {
+            if (count > LoopLimit)
+            {
+                System.Buffer.BlockCopy(from, fromOffset, to, toOffset, count);
+                return;
+            }
+            for (int i = 0; i < count; ++i) to[toOffset + i] = from[fromOffset + i];
+        }
+
+        public static void Clear(byte[] bytes, int offset, int count)
+        {
+            if (count > 128)  // zeroing needs no read: a loop wins for longer (MD5's padding is at most 119)
+            {
+                System.Array.Clear(bytes, offset, count);
+                return;
+            }
+            for (int i = 0; i < count; ++i) bytes[offset + i] = 0;
+        }
+    }
+
     internal sealed class ByteBuffer
     {
         byte[] _bytes = new byte[1 << 16];

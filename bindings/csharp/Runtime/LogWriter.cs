@@ -118,7 +118,8 @@ namespace HashTrace
             {
                 for (;;)
                 {
-                    int n = DrainRings();
+                    bool filling;
+                    int n = DrainRings(out filling);
                     long now = RealtimeNs();
                     if (now - lastDropCheck >= 10000000 || n == 0)
                     {
@@ -139,8 +140,17 @@ namespace HashTrace
                         if (_stopRequested && ++emptyPollsAfterStop >= 2) break;
                         Thread.Sleep(1);
                     }
+                    else if (!filling && !_stopRequested)
+                    {
+                        // A pass a millisecond unless a queue is filling: a writer draining right
+                        // behind a recording thread keeps pulling the lines of the slots it just
+                        // wrote to the other core, and the thread pays for each one (the likely
+                        // cause of benchmark runs where tracepoints cost 1.5-4x the usual).
+                        Thread.Sleep(1);
+                    }
                 }
-                while (DrainRings() > 0) { }
+                bool unused;
+                while (DrainRings(out unused) > 0) { }
                 LogDrops(RealtimeNs());
                 _encoder.EndMarker();
                 Flush();
@@ -157,15 +167,19 @@ namespace HashTrace
             }
         }
 
-        int DrainRings()
+        // filling: some ring was more than half full (its thread records faster than a
+        // pass every millisecond drains).
+        int DrainRings(out bool filling)
         {
             int total = 0;
+            filling = false;
             foreach (ThreadRing ring in Tracing.Rings)
             {
-                int head = ring.Head, tail = Volatile.Read(ref ring.Tail);
+                int head = ring.At.Head, tail = Volatile.Read(ref ring.At.Tail);
                 if (head == tail) continue;
+                if (tail - head > (ring.Mask + 1) / 2) filling = true;
                 for (int t = head; t != tail; ++t) Write(ring, t & ring.Mask);
-                Volatile.Write(ref ring.Head, tail);
+                Volatile.Write(ref ring.At.Head, tail);
                 total += tail - head;
             }
             Interlocked.Add(ref _written, total);

@@ -18,16 +18,17 @@ namespace HashTrace
             for (int p = 0; p < full; p += 64) Block(data, offset + p, ref a, ref b, ref c, ref d);
             // Padding: 0x80, zeros, then the bit length; one or two blocks.
             int rest = count - full;
-            System.Buffer.BlockCopy(data, offset + full, tail, 0, rest);
+            Bytes.Copy(data, offset + full, tail, 0, rest);
             tail[rest] = 0x80;
             int tailLength = rest < 56 ? 64 : 128;
-            System.Array.Clear(tail, rest + 1, tailLength - rest - 9);
+            Bytes.Clear(tail, rest + 1, tailLength - rest - 9);
             ulong bits = (ulong)count * 8;
             for (int i = 0; i < 8; ++i) tail[tailLength - 8 + i] = (byte)(bits >> (8 * i));
             for (int p = 0; p < tailLength; p += 64) Block(tail, p, ref a, ref b, ref c, ref d);
             return new Hash128(a | (ulong)b << 32, c | (ulong)d << 32);
         }
 
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         static uint Word(byte[] p, int o) { return (uint)(p[o] | p[o + 1] << 8 | p[o + 2] << 16 | p[o + 3] << 24); }
 
         static void Block(byte[] p, int o, ref uint ra, ref uint rb, ref uint rc, ref uint rd)

@@ -25,7 +25,9 @@ namespace HashTrace
 
         internal SampleBuilder Start(Tracepoint tp, bool active)
         {
-            _stamp = Stopwatch.GetTimestamp();  // first: the sample marks when the tracepoint was reached
+            // First: the sample marks when the tracepoint was reached. Only when recording:
+            // the clock read is most of what a switched-off tracepoint would cost.
+            _stamp = active ? Stopwatch.GetTimestamp() : 0;
             _tp = tp;
             _active = active;
             _hasIn = _hasOut = _outIsIn = false;
@@ -113,7 +115,7 @@ namespace HashTrace
                 return false;
             }
             ThreadRing ring = _thread.Ring;
-            int tail = ring.Tail;
+            int tail = ring.At.Tail;
             ulong seq = _thread.Seq++;  // also on a drop: the gap tells readers where samples are missing
             while (ring.Full(tail))
             {
@@ -125,30 +127,30 @@ namespace HashTrace
                 Thread.Yield();
             }
             int i = tail & ring.Mask;
-            Slot[] slots = ring.Slots;
-            slots[i].Stamp = _stamp;
-            slots[i].Seq = seq;
-            slots[i].Tracepoint = _tp;
+            ref Slot slot = ref ring.Slots[i];  // one bounds check for the slot's fields
+            slot.Stamp = _stamp;
+            slot.Seq = seq;
+            slot.Tracepoint = _tp;
             byte flags = (byte)((_hasIn ? Slot.HasInput : 0) | (_hasOut ? Slot.HasOutput : 0) | (_outIsIn ? Slot.OutIsInput : 0));
             int inLength = _hasIn ? _in.Length : 0;
             int outLength = _hasOut && !_outIsIn ? _out.Length : 0;
             if (_tp.Deferred && inLength + outLength <= ThreadRing.PayloadCapacity)
             {
                 flags |= Slot.Deferred;
-                slots[i].InputLength = (byte)inLength;
-                slots[i].OutputLength = (byte)outLength;
+                slot.InputLength = (byte)inLength;
+                slot.OutputLength = (byte)outLength;
                 int at = i * ThreadRing.PayloadCapacity;
-                Buffer.BlockCopy(_in.Buffer, 0, ring.Payload, at, inLength);
-                Buffer.BlockCopy(_out.Buffer, 0, ring.Payload, at + inLength, outLength);
+                Bytes.Copy(_in.Buffer, 0, ring.Payload, at, inLength);
+                if (outLength > 0) Bytes.Copy(_out.Buffer, 0, ring.Payload, at + inLength, outLength);
             }
             else
             {
                 // Too large to copy (or not deferred): hashed here, with identical results.
-                if (_hasIn) slots[i].Input = _in.Hash(_tp.Function);
-                if (_outIsIn) slots[i].Output = slots[i].Input;
-                else if (_hasOut) slots[i].Output = _out.Hash(_tp.Function);
+                if (_hasIn) slot.Input = _in.Hash(_tp.Function);
+                if (_outIsIn) slot.Output = slot.Input;
+                else if (_hasOut) slot.Output = _out.Hash(_tp.Function);
             }
-            slots[i].Flags = flags;
+            slot.Flags = flags;
             ring.Publish(tail);
             return true;
         }

@@ -2,6 +2,12 @@
 // of pre-allocated slots. The thread writes a slot and publishes it by
 // advancing Tail; the writer thread reads up to Tail and frees by advancing
 // Head. No lock, no allocation, no interlocked instruction on the way.
+//
+// Head and Tail sit on cache lines of their own, and the thread checks for
+// room against its last look at Head, reading the writer's Head only when
+// that look says full: a line the other core wrote costs the thread a miss,
+// and this way a sample touches no such line of the ring's bookkeeping.
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace HashTrace
@@ -27,8 +33,7 @@ namespace HashTrace
         public readonly byte[] Payload;
         public readonly int Mask;
         public readonly uint ThreadId;
-        public int Head;  // next slot the writer reads (written by the writer only)
-        public int Tail;  // next slot the thread fills (written by the thread only)
+        public Indices At;
 
         public ThreadRing(int capacity, uint threadId)
         {
@@ -40,7 +45,22 @@ namespace HashTrace
             ThreadId = threadId;
         }
 
-        public bool Full(int tail) { return tail - Volatile.Read(ref Head) > Mask; }
-        public void Publish(int tail) { Volatile.Write(ref Tail, tail + 1); }
+        public bool Full(int tail)
+        {
+            if (tail - At.SeenHead <= Mask) return false;
+            At.SeenHead = Volatile.Read(ref At.Head);
+            return tail - At.SeenHead > Mask;
+        }
+
+        public void Publish(int tail) { Volatile.Write(ref At.Tail, tail + 1); }
+    }
+
+    // 64 bytes (a cache line) between Head and Tail, and around them.
+    [StructLayout(LayoutKind.Explicit, Size = 3 * 64)]
+    internal struct Indices
+    {
+        [FieldOffset(64)] public int Head;       // next slot the writer reads (written by the writer only)
+        [FieldOffset(128)] public int Tail;      // next slot the thread fills (written by the thread only)
+        [FieldOffset(132)] public int SeenHead;  // the thread's last look at Head
     }
 }

@@ -21,6 +21,12 @@ namespace HashTrace
         static TraceStats s_lastStats;
         static string s_lastPath = "";
         static bool s_exitHooked;
+        // Not a const: the compiler would call the rest of Start unreachable in WebGL builds.
+#if UNITY_WEBGL && !UNITY_EDITOR
+        static readonly bool NoThreadsNorFiles = true;
+#else
+        static readonly bool NoThreadsNorFiles = false;
+#endif
 
         internal static FullPolicy Policy = FullPolicy.Drop;
         internal static int Capacity = 1 << 14;
@@ -36,9 +42,14 @@ namespace HashTrace
 
         /// <summary>Starts a session writing &lt;LogDir&gt;/&lt;NodeName&gt;-&lt;instance&gt;.htlog (or .csv).
         /// null: TraceConfig.FromEnvironment(). Throws InvalidOperationException when a session
-        /// runs, ArgumentException for a bad config, IOException when the log cannot be created.</summary>
+        /// runs, ArgumentException for a bad config, IOException when the log cannot be created,
+        /// PlatformNotSupportedException in a Unity WebGL player.</summary>
         public static void Start(TraceConfig config = null)
         {
+            // A WebGL player has no threads for the writer and no files for the log: say so
+            // here rather than fail later inside the writer. Tracepoints stay no-ops.
+            if (NoThreadsNorFiles)
+                throw new PlatformNotSupportedException("hashtrace: a WebGL player has no threads and no files: no session can run");
             TraceConfig c = config != null ? config.Clone() : TraceConfig.FromEnvironment();
             if (string.IsNullOrEmpty(c.NodeName)) throw new ArgumentException("hashtrace: NodeName is empty");
             if (c.NodeName.IndexOfAny(new[] { ',', '\r', '\n', '/' }) >= 0)
