@@ -65,10 +65,33 @@ class CanonicalBytes(unittest.TestCase):
     def test_accelerator_encodes_as_the_python_encoder(self):
         if not hashtrace.accelerated():
             self.skipTest("pure-Python run")
-        import hashtrace_speedups
         for name, spec, canonical, _, _ in golden_rows():
             with self.subTest(name):
-                self.assertEqual(hashtrace_speedups.encode(tuple(python_values(spec))).hex(), canonical)
+                self.assertEqual(hashtrace._speedups.encode(tuple(python_values(spec))).hex(), canonical)
+
+    def test_sized_numbers_match_the_python_ones(self):
+        # With the accelerator, u8()..f64() are its C objects: the same bytes and the same
+        # errors as the pure-Python Typed (the fallback), at every width's edges.
+        if not hashtrace.accelerated():
+            self.skipTest("pure-Python run")
+        from hashtrace import _canonical
+        samples = [0, 1, -1, 127, 128, -128, -129, 255, 256, 2 ** 15, -2 ** 15, 2 ** 16, 2 ** 31, -2 ** 31 - 1,
+                   2 ** 32, 2 ** 63 - 1, 2 ** 63, -2 ** 63, -2 ** 63 - 1, 2 ** 64 - 1, 2 ** 64, 10 ** 30,
+                   1.5, -0.0, float("inf"), 3.5e38, 1e39, True, "1", None]
+        for kind in ("u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64"):
+            for value in samples:
+                with self.subTest(kind=kind, value=value):
+                    try:
+                        expected = getattr(_canonical, kind)(value)
+                    except (TypeError, OverflowError) as e:
+                        with self.assertRaises(type(e)):
+                            getattr(hashtrace, kind)(value)
+                        continue
+                    made = getattr(hashtrace, kind)(value)
+                    self.assertIsInstance(made, hashtrace.Typed)
+                    self.assertEqual(made.data, expected.data)
+                    self.assertEqual(hashtrace.canonical_bytes(made), expected.data)
+                    self.assertEqual(repr(made), repr(expected))
 
     def test_plain_numbers_are_int64_and_double(self):
         self.assertEqual(hashtrace.canonical_bytes(42), hashtrace.canonical_bytes(hashtrace.i64(42)))
@@ -201,7 +224,38 @@ class Sessions(unittest.TestCase):
         for t in threads:
             t.join()
         hashtrace.stop()
-        self.assertEqual(hashtrace.stats(), hashtrace.Stats(6000, 0, hashtrace.stats().bytes))
+        self.assertEqual(hashtrace.stats(), hashtrace.Stats(6000, 0, hashtrace.stats().bytes, 6000))
+
+    def test_stats_inside_the_session_count_what_was_recorded(self):
+        # The writer flushes every flush_ms: inside the session `written` lags, `recorded`
+        # does not. A long flush interval makes the lag certain.
+        with hashtrace.session(node="Stats", log_dir=self.dir, read_environment=False, flush_ms=60000) as s:
+            tp = hashtrace.Tracepoint("Counted", "id", "id")
+            for i in range(5):
+                self.assertTrue(tp.inout(i))
+            hashtrace.tracepoint("Counted", hashtrace.inout("id", 5))
+            tp.record_canonical(b"", None)
+            hashtrace.set_enabled(False)
+            self.assertTrue(tp.inout(7))  # accepted while switched off, not recorded
+            hashtrace.set_enabled(True)
+            inside = s.stats()
+            self.assertEqual(inside.recorded, 7)
+            self.assertEqual(inside.written, 0)
+        after = hashtrace.stats()
+        self.assertEqual((after.written, after.recorded), (7, 7))
+        # A new session counts from zero.
+        self.start()
+        self.assertEqual(hashtrace.stats().recorded, 0)
+
+    def test_warning_names_the_callers_line(self):
+        tp = hashtrace.Tracepoint("Nowhere", "id", "id")
+        for record in (lambda: tp.inout(1), lambda: tp.record((1,), None),
+                       lambda: hashtrace.tracepoint("Nowhere", hashtrace.inout("id", 1))):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                self.assertFalse(record())
+            self.assertEqual(len(caught), 1)
+            self.assertEqual(caught[0].filename, __file__)
 
     def test_session_context_manager(self):
         with hashtrace.session(node="Ctx", log_dir=self.dir, read_environment=False) as s:
