@@ -270,18 +270,48 @@ class Sessions(unittest.TestCase):
 
 
 class Install(unittest.TestCase):
-    def test_pip_installs_offline(self):
+    def pip_install(self, target, *settings):
+        source = os.environ["HASHTRACE_PYTHON_SOURCE"]
+        command = [sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--quiet",
+                   "--disable-pip-version-check", "--target", target, source]
+        for setting in settings:
+            command += ["--config-settings", setting]
+        subprocess.run(command, check=True, timeout=300, cwd=target, capture_output=True)
+
+    def run_installed(self, target, code):
+        return subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=target), cwd=target,
+                              check=True, capture_output=True, text=True, timeout=60).stdout
+
+    def test_pip_installs_offline_with_the_accelerator(self):
+        # With no index: the in-tree build backend downloads nothing. The library built
+        # by this build is bundled (the default builds its own: tests/bindings/install_test.sh).
         target = tempfile.mkdtemp(prefix="hashtrace-pip-")
         try:
-            source = os.environ["HASHTRACE_PYTHON_SOURCE"]
-            subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--quiet",
-                            "--disable-pip-version-check", "--target", target, source],
-                           check=True, timeout=120, cwd=target)
-            out = subprocess.run([sys.executable, "-c", "import hashtrace; print(hashtrace.__file__, hashtrace.hash_of(hashtrace.u32(42)).hex())"],
-                                 env=dict(os.environ, PYTHONPATH=target), cwd=target, check=True, capture_output=True,
-                                 text=True, timeout=60).stdout
-            self.assertIn(target, out)
-            self.assertIn("9824a7030ce67cf3f0efe7529f0c6ecc", out)
+            self.pip_install(target, "libhashtrace=" + os.environ["HASHTRACE_LIBRARY"], "werror=on")
+            out = self.run_installed(target, "import hashtrace, os; print(hashtrace.__file__, hashtrace.accelerated(), "
+                                             "hashtrace._native.lib._name, hashtrace.__version__, "
+                                             "os.path.exists(os.path.join(os.path.dirname(hashtrace.__file__), 'py.typed')), "
+                                             "hashtrace.hash_of(hashtrace.u32(42)).hex())").split()
+            package = os.path.join(target, "hashtrace")
+            self.assertEqual(out[0], os.path.join(package, "__init__.py"))
+            self.assertEqual(out[1], "True")  # the accelerator came with the install
+            self.assertEqual(out[2], os.path.join(package, "libhashtrace.so.0"))  # and the library, found beside it
+            self.assertEqual(out[3], hashtrace.__version__)
+            self.assertEqual(out[4], "True")
+            self.assertEqual(out[5], "9824a7030ce67cf3f0efe7529f0c6ecc")
+        finally:
+            shutil.rmtree(target, ignore_errors=True)
+
+    def test_pure_python_wheel_and_a_bad_library_setting(self):
+        target = tempfile.mkdtemp(prefix="hashtrace-pip-")
+        try:
+            self.pip_install(target, "native=off")
+            self.assertFalse(os.path.exists(os.path.join(target, "hashtrace", "libhashtrace.so.0")))
+            out = self.run_installed(target, "import hashtrace; print(hashtrace.accelerated())")
+            self.assertEqual(out.strip(), "False")  # ctypes over HASHTRACE_LIBRARY
+            # A library that is not there fails the build, loudly.
+            with self.assertRaises(subprocess.CalledProcessError):
+                self.pip_install(tempfile.mkdtemp(dir=target), "libhashtrace=" + os.path.join(target, "missing.so"))
         finally:
             shutil.rmtree(target, ignore_errors=True)
 
