@@ -37,12 +37,19 @@ def _import_speedups():
         return None
     try:
         from . import hashtrace_speedups as module
+        return module
+    except ImportError as e:
+        # pip put one here and it does not load (another interpreter's build, a missing
+        # libhashtrace): say so, or the 5x slower ctypes path would go unnoticed.
+        here = os.path.dirname(os.path.abspath(__file__))
+        if any(f.startswith("hashtrace_speedups.") for f in os.listdir(here)):
+            warnings.warn(f"hashtrace: the package's C accelerator did not load ({e}); recording through ctypes",
+                          RuntimeWarning, stacklevel=3)
+    try:
+        import hashtrace_speedups as module
+        return module
     except ImportError:
-        try:
-            import hashtrace_speedups as module
-        except ImportError:
-            return None
-    return module
+        return None
 
 
 _speedups = _import_speedups()
@@ -63,6 +70,7 @@ __all__ = [
 # stats() inside the session already reports them.
 Stats = namedtuple("Stats", "written dropped bytes recorded")
 _FUNCTIONS = {"md5": 0, "xxh3_128": 1}
+
 
 class SessionError(RuntimeError):
     """A session could not be started (one is running, a bad setting, the log cannot be created)."""
