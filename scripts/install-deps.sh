@@ -12,7 +12,7 @@ packages=(
   libzxing-dev libopencv-dev
   clang libclang-rt-14-dev
   python3 python3-pandas python3-distributed sqlite3
-  mono-mcs mono-devel python3-dev python3-pip
+  mono-mcs mono-devel python3-dev python3-pip python3-venv
   mono-xbuild nuget libnunit-cil-dev   # the C# project built alone, its NuGet package, the Unity tests under Mono
   protobuf-compiler chromium nlohmann-json3-dev
   liblttng-ust-dev lttng-tools

@@ -5,6 +5,8 @@ bytes (a 4-byte length, then the bytes: as the C++ benchmark). Times are CPU
 time of the calling thread (time.thread_time_ns), as Google Benchmark's CPU column. A session runs
 throughout; the clock stops while the writer catches up, and drops are an error.
     HASHTRACE_LIBRARY=build/bindings/c/libhashtrace.so.0 PYTHONPATH=bindings/python python3 bench/bindings/py_bench.py
+or, as a user installs the package (docs/sdk.md, Python), in a venv:
+    python3 -m venv /tmp/ht && /tmp/ht/bin/pip install ./bindings/python && /tmp/ht/bin/python bench/bindings/py_bench.py
 """
 import hashlib
 import os
@@ -94,6 +96,39 @@ def main():
         ("Tracepoint.record, deferred MD5", loop_object(tp_deferred), True),
         ("hashtrace.tracepoint(name, inp, out)", loop_function, True),
     ]
+    # The docs' message-id pattern: an int id, plain (hashed as int64) or sized (u64),
+    # through the one-call form and through a defined Tracepoint.
+    tp_id = hashtrace.Tracepoint("Id", "id", "id")
+
+    def loop_u64(n, p):
+        u64 = hashtrace.u64
+        for i in range(n):
+            u64(i)
+
+    def loop_inout_int(n, p):
+        global recorded
+        for i in range(n):
+            hashtrace.tracepoint("Id", hashtrace.inout("id", i))
+        recorded += n
+
+    def loop_inout_u64(n, p):
+        global recorded
+        for i in range(n):
+            hashtrace.tracepoint("Id", hashtrace.inout("id", hashtrace.u64(i)))
+        recorded += n
+
+    def loop_object_inout(n, p):
+        global recorded
+        for i in range(n):
+            tp_id.inout(i)
+        recorded += n
+
+    id_rows = [
+        ("hashtrace.u64(i) alone", loop_u64, False),
+        ("tracepoint(name, inout(\"id\", i))", loop_inout_int, True),
+        ("tracepoint(name, inout(\"id\", u64(i)))", loop_inout_u64, True),
+        ("Tracepoint.inout(i)", loop_object_inout, True),
+    ]
     mode = "C accelerator" if hashtrace.accelerated() else "ctypes only"
     print(f"Python {sys.version.split()[0]} ({mode}): ns of CPU per call, median of {repetitions} runs of {BATCH}")
     print(f"{'benchmark':<40}{'10 B':>10}{'100 B':>10}{'1000 B':>10}")
@@ -103,6 +138,9 @@ def main():
             payload = bytes((i * 131 + 7) & 0xFF for i in range(size))
             cells.append(measure(lambda n: loop(n, payload), repetitions, drain))
         print(f"{name:<40}" + "".join(f"{c:>10.0f}" for c in cells))
+    print(f"{'an int id (inline MD5 of 8 bytes)':<40}{'ns':>10}")
+    for name, loop, drain in id_rows:
+        print(f"{name:<40}{measure(lambda n: loop(n, None), repetitions, drain):>10.0f}")
     hashtrace.stop()
     s = hashtrace.stats()
     print(f"written {s.written}, dropped {s.dropped}")

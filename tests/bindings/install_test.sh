@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the C API and the Python package into a temporary prefix, as a user
-# does, then: builds the C example with pkg-config and with find_package
-# (hashtrace::c), runs it, and traces from Python with the installed package.
+# does, then: builds the installed C example with pkg-config and with
+# find_package (hashtrace::c, also where OpenSSL cannot be found), runs it with
+# no LD_LIBRARY_PATH or ldconfig (pkg-config's rpath, CMake's), and traces from
+# Python with the installed package.
 set -euo pipefail
 build_dir=$1
 source_dir=$2
@@ -12,25 +14,49 @@ trap 'rm -rf "$prefix"' EXIT
 for component in sdk python; do cmake --install "$build_dir" --prefix "$prefix" --component "$component" >/dev/null; done
 test -f "$prefix/include/hashtrace.h"
 
-# pkg-config, a plain C compiler, no C++ anywhere in the user's build.
-cc -std=c99 -Wall -Wextra -Werror -o "$prefix/c_example" "$source_dir/bindings/c/examples/c_example.c" \
+example=$prefix/share/doc/hashtrace/examples/c_example.c
+test -f "$example" || { echo "FAIL: the C example is not installed ($example)"; exit 1; }
+
+# pkg-config, a plain C compiler, no C++ anywhere in the user's build. The
+# program runs as built: the rpath pkg-config gives finds libhashtrace.
+cc -std=c99 -Wall -Wextra -Werror -o "$prefix/c_example" "$example" \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs hashtrace)
-out=$(LD_LIBRARY_PATH="$prefix/lib" HASHTRACE_LOG_DIR="$prefix/logs-c" "$prefix/c_example" 100)
+out=$(env -u LD_LIBRARY_PATH HASHTRACE_LOG_DIR="$prefix/logs-c" "$prefix/c_example" 100 2>&1) ||
+  { echo "FAIL: the C example built with pkg-config does not run by itself: $out"; exit 1; }
 echo "$out" | grep -q "^200 samples (0 dropped)" || { echo "FAIL: C example via pkg-config: $out"; exit 1; }
 
-# find_package(hashtrace) gives hashtrace::c too.
-mkdir -p "$prefix/consumer"
-cat > "$prefix/consumer/CMakeLists.txt" <<CMAKE
+# find_package(hashtrace) gives hashtrace::c too: with no components (the C++
+# SDK loaded beside it) and with COMPONENTS c where OpenSSL cannot be found, as
+# on a machine without its headers (the C API needs none).
+mkdir -p "$prefix/consumer" "$prefix/consumer-c"
+for variant in consumer consumer-c; do
+  components=""
+  [ "$variant" = consumer-c ] && components="COMPONENTS c"
+  cat > "$prefix/$variant/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.16)
-project(c_consumer C CXX)
-find_package(hashtrace REQUIRED)
-add_executable(c_consumer $source_dir/bindings/c/examples/c_example.c)
+project(c_consumer C)
+find_package(hashtrace REQUIRED $components)
+add_executable(c_consumer $example)
 target_link_libraries(c_consumer PRIVATE hashtrace::c)
 CMAKE
+done
 cmake -S "$prefix/consumer" -B "$prefix/consumer/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-cmake --build "$prefix/consumer/build" >/dev/null
-out=$(HASHTRACE_LOG_DIR="$prefix/logs-cmake" "$prefix/consumer/build/c_consumer" 100)
-echo "$out" | grep -q "^200 samples (0 dropped)" || { echo "FAIL: C example via find_package: $out"; exit 1; }
+cmake -S "$prefix/consumer-c" -B "$prefix/consumer-c/build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_DISABLE_FIND_PACKAGE_OpenSSL=TRUE >/dev/null
+for variant in consumer consumer-c; do
+  cmake --build "$prefix/$variant/build" >/dev/null
+  out=$(HASHTRACE_LOG_DIR="$prefix/logs-$variant" "$prefix/$variant/build/c_consumer" 100)
+  echo "$out" | grep -q "^200 samples (0 dropped)" || { echo "FAIL: C example via find_package ($variant): $out"; exit 1; }
+done
+# And the C++ SDK, asked for by name where OpenSSL cannot be found, fails at find_package with the reason.
+mkdir -p "$prefix/consumer-sdk"
+printf 'cmake_minimum_required(VERSION 3.16)\nproject(sdk_consumer CXX)\nfind_package(hashtrace REQUIRED COMPONENTS sdk)\n' \
+  > "$prefix/consumer-sdk/CMakeLists.txt"
+if out=$(cmake -S "$prefix/consumer-sdk" -B "$prefix/consumer-sdk/build" -DCMAKE_PREFIX_PATH="$prefix" \
+           -DCMAKE_DISABLE_FIND_PACKAGE_OpenSSL=TRUE 2>&1); then
+  echo "FAIL: find_package(hashtrace COMPONENTS sdk) succeeded without OpenSSL"; exit 1
+fi
+echo "$out" | grep -q "OpenSSL" || { echo "FAIL: find_package(hashtrace COMPONENTS sdk) without OpenSSL did not say why: $out"; exit 1; }
 
 # The installed Python package finds the installed library by itself.
 out=$(cd "$prefix" && env -u HASHTRACE_LIBRARY PYTHONPATH="$prefix/lib/python3/dist-packages" "$python" -c "

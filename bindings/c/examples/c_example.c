@@ -4,6 +4,11 @@
  *
  *   HASHTRACE_LOG_DIR=/tmp/logs build/bindings/c/hashtrace-c-example 1000
  *   build/app/hashtrace analyze /tmp/logs
+ *
+ * Installed (cmake --install build --component sdk), it is in
+ * <prefix>/share/doc/hashtrace/examples; build it against that prefix with
+ *   cc -std=c99 c_example.c $(pkg-config --cflags --libs hashtrace) -o c_example
+ * (PKG_CONFIG_PATH=<prefix>/lib/pkgconfig outside the system's prefixes).
  */
 #include <hashtrace.h>
 

@@ -1,15 +1,17 @@
 """hashtrace for Python: the C++ SDK's tracepoints, canonical hashing and log
-files, through libhashtrace (the C API) with ctypes.
+files, through libhashtrace (the C API), recorded by the C accelerator
+(hashtrace_speedups) or, without it, through ctypes.
 
     import hashtrace
 
     with hashtrace.session(node="Planner"):
-        hashtrace.tracepoint("MessageReceived", hashtrace.inout("messageid", hashtrace.u64(msg_id)))
-        hashtrace.tracepoint("PlanMade", hashtrace.inp("messageid", hashtrace.u64(msg_id)),
-                             hashtrace.out("plan", hashtrace.u64(msg_id), cost))
+        hashtrace.tracepoint("MessageReceived", hashtrace.inout("messageid", msg_id))
+        hashtrace.tracepoint("PlanMade", hashtrace.inp("messageid", msg_id),
+                             hashtrace.out("plan", msg_id, cost))
 
 Labels and canonical bytes are the C++ SDK's (docs/spec.md section 2): a plain int
 hashes as int64, a float as double; say other widths with u8..u64, i8..i64, f32.
+An id that C++ sends as uint64_t below 2**63 has the same 8 bytes as a plain int.
 
 Errors, the Python way: wrong value types raise TypeError, out-of-range
 numbers OverflowError, text with a lone surrogate UnicodeEncodeError (all
@@ -18,33 +20,55 @@ without a session records nothing, warns (HashtraceWarning) and returns False.
 """
 import ctypes
 import os
+import threading
 import warnings
 from collections import namedtuple
 
 from ._canonical import Typed, canonical_bytes, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 
-# The optional C accelerator (built by CMake beside the package); imported
-# before _native so that both use the same libhashtrace. HASHTRACE_PURE_PYTHON=1
-# runs without it.
-try:
+__version__ = "0.1.0"  # the project's version (CMakeLists.txt); the build backend checks they agree
+
+
+def _import_speedups():
+    """The C accelerator: inside the package when pip built it, else a top-level module beside
+    the package (CMake's build and install). Imported before _native so that both use the same
+    libhashtrace. HASHTRACE_PURE_PYTHON=1 runs without it."""
     if os.environ.get("HASHTRACE_PURE_PYTHON") == "1":
-        raise ImportError("disabled by HASHTRACE_PURE_PYTHON")
-    import hashtrace_speedups as _speedups
-    _speedups.set_typed(Typed)
-except ImportError:
-    _speedups = None
+        return None
+    try:
+        from . import hashtrace_speedups as module
+        return module
+    except ImportError as e:
+        # pip put one here and it does not load (another interpreter's build, a missing
+        # libhashtrace): say so, or the 5x slower ctypes path would go unnoticed.
+        here = os.path.dirname(os.path.abspath(__file__))
+        if any(f.startswith("hashtrace_speedups.") for f in os.listdir(here)):
+            warnings.warn(f"hashtrace: the package's C accelerator did not load ({e}); recording through ctypes",
+                          RuntimeWarning, stacklevel=3)
+    try:
+        import hashtrace_speedups as module
+        return module
+    except ImportError:
+        return None
+
+
+_speedups = _import_speedups()
 
 from . import _native  # noqa: E402  (after the accelerator, see above)
 
 __all__ = [
-    "accelerated",
+    "accelerated", "__version__",
     "session", "start", "stop", "running", "set_enabled", "enabled", "set_thread_name", "stats", "log_path",
     "tracepoint", "Tracepoint", "inp", "out", "inout", "none", "canonical_bytes", "hash_of",
     "u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "Typed",
     "SessionError", "HashtraceWarning", "Stats",
 ]
 
-Stats = namedtuple("Stats", "written dropped bytes")
+# written, dropped, bytes: the writer's counts (what reached the log file; the writer
+# flushes every flush_ms, so inside a session they lag). recorded: the samples this
+# process's Python tracepoints queued this session, counted as they are queued, so
+# stats() inside the session already reports them.
+Stats = namedtuple("Stats", "written dropped bytes recorded")
 _FUNCTIONS = {"md5": 0, "xxh3_128": 1}
 
 
@@ -84,6 +108,7 @@ def start(node="node", log_dir=".", format="binary", queue_capacity=16384, when_
     rc = _native.start(c)
     if rc != _native.OK:
         raise SessionError(_message())
+    _reset_recorded()
     return log_path()
 
 
@@ -132,9 +157,10 @@ def set_thread_name(name):
 
 
 def stats():
+    """Stats(written, dropped, bytes, recorded) of the current (or last) session."""
     s = _native.Stats()
     _native.get_stats(s)
-    return Stats(s.written, s.dropped, s.bytes)
+    return Stats(s.written, s.dropped, s.bytes, _recorded())
 
 
 def log_path():
@@ -160,6 +186,8 @@ def _function(name):
 
 
 # ---- what a tracepoint hashes ----------------------------------------------------
+# The pure-Python forms; with the accelerator, its C versions replace them below
+# (the same rules and errors, without a Python frame or constructor per call).
 
 class _Spec:
     __slots__ = ("label", "values")
@@ -195,26 +223,51 @@ none = _Spec("", None)  # no hash: a source with no input, a sink with no output
 
 # ---- tracepoints ------------------------------------------------------------------
 
-def _not_recorded(rc):
+def _not_recorded(rc, stacklevel=3):
+    """A status other than OK: no session warns and returns False, anything else raises.
+    stacklevel names the user's line: 3 from the Python methods, 2 from the accelerator's."""
     if rc == _native.E_NOT_RUNNING:
-        warnings.warn(_message(), HashtraceWarning, stacklevel=3)
+        warnings.warn(_message(), HashtraceWarning, stacklevel=stacklevel)
         return False
     raise ValueError(_message())
 
 
-# Encode and record: (handle, inp values or None, out values or None) -> status.
 if _speedups is not None:
-    _record = _speedups.record
-    _record_inout = _speedups.record_inout
+    _recorded = _speedups.recorded
+    _reset_recorded = _speedups.reset_recorded
+    _count_recorded = _speedups.count_recorded
 else:
+    # Tracepoints run on many threads; the lock keeps the count exact.
+    _recorded_lock = threading.Lock()
+    _recorded_count = 0
+
+    def _recorded():
+        return _recorded_count
+
+    def _reset_recorded():
+        global _recorded_count
+        with _recorded_lock:
+            _recorded_count = 0
+
+    def _queued(rc):
+        """The status of a record call, counting a queued sample."""
+        global _recorded_count
+        if rc == 0 and _native.enabled():  # switched off: accepted, not recorded
+            with _recorded_lock:
+                _recorded_count += 1
+        return rc
+
+    def _count_recorded():
+        _queued(0)
+
     def _record(handle, inp, out):
         i = None if inp is None else canonical_bytes(*inp)
         o = None if out is None else canonical_bytes(*out)
-        return _native.record_bytes(handle, i, 0 if i is None else len(i), o, 0 if o is None else len(o))
+        return _queued(_native.record_bytes(handle, i, 0 if i is None else len(i), o, 0 if o is None else len(o)))
 
     def _record_inout(handle, values):
         data = canonical_bytes(*values)
-        return _native.record_bytes_inout(handle, data, len(data))
+        return _queued(_native.record_bytes_inout(handle, data, len(data)))
 
 
 def accelerated():
@@ -222,39 +275,44 @@ def accelerated():
     return _speedups is not None
 
 
-class Tracepoint:
+class Tracepoint(object if _speedups is None else _speedups.TracepointBase):
     """A tracepoint defined once, for the cheapest calls:
 
         received = hashtrace.Tracepoint("MessageReceived", "messageid", "messageid")
-        received.inout(hashtrace.u64(msg_id))
+        received.inout(msg_id)
         computed.record((msg_id,), (msg_id, force))
     """
 
-    __slots__ = ("name", "input_type", "output_type", "_handle")
+    # With the accelerator, _handle and the recording methods are its own (TracepointBase).
+    __slots__ = ("name", "input_type", "output_type") + (("_handle",) if _speedups is None else ())
 
     def __init__(self, name, input_type, output_type, deferred=False, hash_function="md5"):
         for what, text in (("name", name), ("input_type", input_type), ("output_type", output_type)):
             if not isinstance(text, str):
                 raise TypeError(f"hashtrace: tracepoint {what} is a str, not {type(text).__name__}")
         self.name, self.input_type, self.output_type = name, input_type, output_type
-        self._handle = _native.define(name.encode("utf-8"), input_type.encode("utf-8"), output_type.encode("utf-8"),
-                                      _function(hash_function), 1 if deferred else 0)
-        if not self._handle:
+        handle = _native.define(name.encode("utf-8"), input_type.encode("utf-8"), output_type.encode("utf-8"),
+                                _function(hash_function), 1 if deferred else 0)
+        if not handle:
             raise ValueError(_message())
+        self._handle = handle
 
-    def inout(self, *values):
-        """Records the same state as input and output. True when queued."""
-        rc = _record_inout(self._handle, values)
-        return True if rc == 0 else _not_recorded(rc)
+    if _speedups is None:
+        def inout(self, *values):
+            """Records the same state as input and output. True when queued."""
+            rc = _record_inout(self._handle, values)
+            return True if rc == 0 else _not_recorded(rc)
 
-    def record(self, inp=None, out=None):
-        """Records a sample: inp and out are tuples of values, or None for no hash."""
-        rc = _record(self._handle, inp, out)
-        return True if rc == 0 else _not_recorded(rc)
+        def record(self, inp=None, out=None):
+            """Records a sample: inp and out are tuples of values, or None for no hash."""
+            rc = _record(self._handle, inp, out)
+            return True if rc == 0 else _not_recorded(rc)
 
     def record_canonical(self, inp, out):
         """Records bytes that are already canonical (bytes, or None for no hash)."""
         rc = _native.record_bytes(self._handle, inp, 0 if inp is None else len(inp), out, 0 if out is None else len(out))
+        if rc == 0:
+            _count_recorded()
         return True if rc == 0 else _not_recorded(rc)
 
 
@@ -277,3 +335,21 @@ def tracepoint(name, inp, out=None, *, deferred=False, hash_function="md5"):
         tp = _defined[key] = Tracepoint(name, inp.label, out.label, deferred, hash_function)
     rc = _record_inout(tp._handle, inp.values) if out is inp else _record(tp._handle, inp.values, out.values)
     return True if rc == 0 else _not_recorded(rc)
+
+
+def _define(name, input_type, output_type, deferred, hash_function):
+    """The accelerator's one-call tracepoint() defines through here, once per definition."""
+    return Tracepoint(name, input_type, output_type, deferred, hash_function)._handle
+
+
+if _speedups is not None:
+    _speedups.set_hooks(Typed, _not_recorded, _define)
+    Typed = _speedups.Typed  # noqa: F811  (the C one: the same bytes, made without a Python frame)
+    u8, u16, u32, u64 = _speedups.u8, _speedups.u16, _speedups.u32, _speedups.u64
+    i8, i16, i32, i64 = _speedups.i8, _speedups.i16, _speedups.i32, _speedups.i64
+    f32, f64 = _speedups.f32, _speedups.f64
+    inp, out, inout, none, tracepoint = _speedups.inp, _speedups.out, _speedups.inout, _speedups.none, _speedups.tracepoint
+
+    def canonical_bytes(*values):  # noqa: F811
+        """The canonical bytes of values, as every hashtrace language computes them."""
+        return _speedups.encode(values)

@@ -2,8 +2,9 @@
 
 With the accelerator (hashtrace_speedups) imported, the library it links is
 used. Else the library is looked for, in order: the HASHTRACE_LIBRARY environment
-variable (a path), the path the CMake install wrote into _install_path.py,
-the system's library search (ldconfig, LD_LIBRARY_PATH).
+variable (a path), the copy a pip-built wheel holds beside this file, the path
+the CMake install wrote into _install_path.py, the system's library search
+(ldconfig, LD_LIBRARY_PATH).
 """
 import ctypes
 import ctypes.util
@@ -33,9 +34,18 @@ class Stats(ctypes.Structure):
     _fields_ = [("written", ctypes.c_uint64), ("dropped", ctypes.c_uint64), ("bytes", ctypes.c_uint64)]
 
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_BUNDLED = os.path.join(_HERE, "libhashtrace.so.0")  # where a pip-built wheel puts it
+
+
 def _candidates():
-    # The accelerator links libhashtrace itself: load that very instance (by its
-    # soname), or the session started through ctypes would not be the one it records into.
+    # The accelerator links libhashtrace itself: load that very instance, or the
+    # session started through ctypes would not be the one it records into. Inside
+    # the package (pip) it is the bundled file; beside it (CMake) the one its soname
+    # names, already loaded.
+    if "hashtrace.hashtrace_speedups" in sys.modules and os.path.exists(_BUNDLED):
+        yield _BUNDLED
+        return
     if "hashtrace_speedups" in sys.modules:
         yield "libhashtrace.so.0"
         return
@@ -43,6 +53,8 @@ def _candidates():
     if env:
         yield env
         return
+    if os.path.exists(_BUNDLED):
+        yield _BUNDLED
     try:
         from ._install_path import LIBRARY
         yield LIBRARY

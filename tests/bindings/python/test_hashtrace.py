@@ -65,10 +65,33 @@ class CanonicalBytes(unittest.TestCase):
     def test_accelerator_encodes_as_the_python_encoder(self):
         if not hashtrace.accelerated():
             self.skipTest("pure-Python run")
-        import hashtrace_speedups
         for name, spec, canonical, _, _ in golden_rows():
             with self.subTest(name):
-                self.assertEqual(hashtrace_speedups.encode(tuple(python_values(spec))).hex(), canonical)
+                self.assertEqual(hashtrace._speedups.encode(tuple(python_values(spec))).hex(), canonical)
+
+    def test_sized_numbers_match_the_python_ones(self):
+        # With the accelerator, u8()..f64() are its C objects: the same bytes and the same
+        # errors as the pure-Python Typed (the fallback), at every width's edges.
+        if not hashtrace.accelerated():
+            self.skipTest("pure-Python run")
+        from hashtrace import _canonical
+        samples = [0, 1, -1, 127, 128, -128, -129, 255, 256, 2 ** 15, -2 ** 15, 2 ** 16, 2 ** 31, -2 ** 31 - 1,
+                   2 ** 32, 2 ** 63 - 1, 2 ** 63, -2 ** 63, -2 ** 63 - 1, 2 ** 64 - 1, 2 ** 64, 10 ** 30,
+                   1.5, -0.0, float("inf"), 3.5e38, 1e39, True, "1", None]
+        for kind in ("u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64"):
+            for value in samples:
+                with self.subTest(kind=kind, value=value):
+                    try:
+                        expected = getattr(_canonical, kind)(value)
+                    except (TypeError, OverflowError) as e:
+                        with self.assertRaises(type(e)):
+                            getattr(hashtrace, kind)(value)
+                        continue
+                    made = getattr(hashtrace, kind)(value)
+                    self.assertIsInstance(made, hashtrace.Typed)
+                    self.assertEqual(made.data, expected.data)
+                    self.assertEqual(hashtrace.canonical_bytes(made), expected.data)
+                    self.assertEqual(repr(made), repr(expected))
 
     def test_plain_numbers_are_int64_and_double(self):
         self.assertEqual(hashtrace.canonical_bytes(42), hashtrace.canonical_bytes(hashtrace.i64(42)))
@@ -201,7 +224,38 @@ class Sessions(unittest.TestCase):
         for t in threads:
             t.join()
         hashtrace.stop()
-        self.assertEqual(hashtrace.stats(), hashtrace.Stats(6000, 0, hashtrace.stats().bytes))
+        self.assertEqual(hashtrace.stats(), hashtrace.Stats(6000, 0, hashtrace.stats().bytes, 6000))
+
+    def test_stats_inside_the_session_count_what_was_recorded(self):
+        # The writer flushes every flush_ms: inside the session `written` lags, `recorded`
+        # does not. A long flush interval makes the lag certain.
+        with hashtrace.session(node="Stats", log_dir=self.dir, read_environment=False, flush_ms=60000) as s:
+            tp = hashtrace.Tracepoint("Counted", "id", "id")
+            for i in range(5):
+                self.assertTrue(tp.inout(i))
+            hashtrace.tracepoint("Counted", hashtrace.inout("id", 5))
+            tp.record_canonical(b"", None)
+            hashtrace.set_enabled(False)
+            self.assertTrue(tp.inout(7))  # accepted while switched off, not recorded
+            hashtrace.set_enabled(True)
+            inside = s.stats()
+            self.assertEqual(inside.recorded, 7)
+            self.assertEqual(inside.written, 0)
+        after = hashtrace.stats()
+        self.assertEqual((after.written, after.recorded), (7, 7))
+        # A new session counts from zero.
+        self.start()
+        self.assertEqual(hashtrace.stats().recorded, 0)
+
+    def test_warning_names_the_callers_line(self):
+        tp = hashtrace.Tracepoint("Nowhere", "id", "id")
+        for record in (lambda: tp.inout(1), lambda: tp.record((1,), None),
+                       lambda: hashtrace.tracepoint("Nowhere", hashtrace.inout("id", 1))):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                self.assertFalse(record())
+            self.assertEqual(len(caught), 1)
+            self.assertEqual(caught[0].filename, __file__)
 
     def test_session_context_manager(self):
         with hashtrace.session(node="Ctx", log_dir=self.dir, read_environment=False) as s:
@@ -216,18 +270,48 @@ class Sessions(unittest.TestCase):
 
 
 class Install(unittest.TestCase):
-    def test_pip_installs_offline(self):
+    def pip_install(self, target, *settings):
+        source = os.environ["HASHTRACE_PYTHON_SOURCE"]
+        command = [sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--quiet",
+                   "--disable-pip-version-check", "--target", target, source]
+        for setting in settings:
+            command += ["--config-settings", setting]
+        subprocess.run(command, check=True, timeout=300, cwd=target, capture_output=True)
+
+    def run_installed(self, target, code):
+        return subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=target), cwd=target,
+                              check=True, capture_output=True, text=True, timeout=60).stdout
+
+    def test_pip_installs_offline_with_the_accelerator(self):
+        # With no index: the in-tree build backend downloads nothing. The library built
+        # by this build is bundled (the default builds its own: tests/bindings/install_test.sh).
         target = tempfile.mkdtemp(prefix="hashtrace-pip-")
         try:
-            source = os.environ["HASHTRACE_PYTHON_SOURCE"]
-            subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--quiet",
-                            "--disable-pip-version-check", "--target", target, source],
-                           check=True, timeout=120, cwd=target)
-            out = subprocess.run([sys.executable, "-c", "import hashtrace; print(hashtrace.__file__, hashtrace.hash_of(hashtrace.u32(42)).hex())"],
-                                 env=dict(os.environ, PYTHONPATH=target), cwd=target, check=True, capture_output=True,
-                                 text=True, timeout=60).stdout
-            self.assertIn(target, out)
-            self.assertIn("9824a7030ce67cf3f0efe7529f0c6ecc", out)
+            self.pip_install(target, "libhashtrace=" + os.environ["HASHTRACE_LIBRARY"], "werror=on")
+            out = self.run_installed(target, "import hashtrace, os; print(hashtrace.__file__, hashtrace.accelerated(), "
+                                             "hashtrace._native.lib._name, hashtrace.__version__, "
+                                             "os.path.exists(os.path.join(os.path.dirname(hashtrace.__file__), 'py.typed')), "
+                                             "hashtrace.hash_of(hashtrace.u32(42)).hex())").split()
+            package = os.path.join(target, "hashtrace")
+            self.assertEqual(out[0], os.path.join(package, "__init__.py"))
+            self.assertEqual(out[1], "True")  # the accelerator came with the install
+            self.assertEqual(out[2], os.path.join(package, "libhashtrace.so.0"))  # and the library, found beside it
+            self.assertEqual(out[3], hashtrace.__version__)
+            self.assertEqual(out[4], "True")
+            self.assertEqual(out[5], "9824a7030ce67cf3f0efe7529f0c6ecc")
+        finally:
+            shutil.rmtree(target, ignore_errors=True)
+
+    def test_pure_python_wheel_and_a_bad_library_setting(self):
+        target = tempfile.mkdtemp(prefix="hashtrace-pip-")
+        try:
+            self.pip_install(target, "native=off")
+            self.assertFalse(os.path.exists(os.path.join(target, "hashtrace", "libhashtrace.so.0")))
+            out = self.run_installed(target, "import hashtrace; print(hashtrace.accelerated())")
+            self.assertEqual(out.strip(), "False")  # ctypes over HASHTRACE_LIBRARY
+            # A library that is not there fails the build, loudly.
+            with self.assertRaises(subprocess.CalledProcessError):
+                self.pip_install(tempfile.mkdtemp(dir=target), "libhashtrace=" + os.path.join(target, "missing.so"))
         finally:
             shutil.rmtree(target, ignore_errors=True)
 
