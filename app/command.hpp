@@ -15,7 +15,7 @@
 // files the same way).
 #pragma once
 
-#include "hashtrace/args/args.hpp"
+#include "hashtrace/cli/args.hpp"
 
 #include <initializer_list>
 #include <string>

@@ -136,8 +136,8 @@ int run_analyze(hashtrace::cli::Args& args) {
     auto samples = cli::load_stage(inputs, pipeline);
     timings.mark("load");
     cli::report_input_health(samples);
-    const auto clocks = clocksync::load_clock_analysis(samples);
-    if (by_records) graph::correct_times(samples, clocksync::time_correction(clocks));
+    const auto clocks = clock_analysis::load_clock_analysis(samples);
+    if (by_records) graph::correct_times(samples, clock_analysis::time_correction(clocks));
     std::optional<clock_analysis::TimeBase> base;  // by_edges: the clocks from the messages
     std::vector<std::string> correction_warnings;
     if (by_edges) {
@@ -173,7 +173,7 @@ int run_analyze(hashtrace::cli::Args& args) {
     if (specless && !html) samples.drop_hash_ids();
     auto result = metrics::analyze(samples, graph, spec, measure);
     result.warnings = warnings;
-    clocksync::add_clock_report(clocks, samples, by_records, result);
+    clock_analysis::add_clock_report(clocks, samples, by_records, result);
     if (base) {
         result.warnings.insert(result.warnings.end(), correction_warnings.begin(), correction_warnings.end());
         const auto faults = clock_analysis::check_recorded_clocks(*base, samples, clocks, result.first_time_ns, result.last_time_ns);

@@ -24,12 +24,12 @@ constexpr const char* kUsage =
     "  --json FILE          write {\"critical_path\": [...]}\n"
     "  --markdown FILE      write the tables as Markdown\n";
 
-void render(const std::vector<hashtrace::critpath::IntervalCriticalPath>& paths, const std::optional<std::string>& json,
+void render(const std::vector<hashtrace::critical_path::IntervalCriticalPath>& paths, const std::optional<std::string>& json,
             const std::optional<std::string>& markdown) {
     using namespace hashtrace;
-    std::fputs(critpath::render_table(paths).c_str(), stdout);
-    if (json) cli::write_file(*json, critpath::render_json(paths));
-    if (markdown) cli::write_file(*markdown, critpath::render_markdown(paths));
+    std::fputs(critical_path::render_table(paths).c_str(), stdout);
+    if (json) cli::write_file(*json, critical_path::render_json(paths));
+    if (markdown) cli::write_file(*markdown, critical_path::render_markdown(paths));
 }
 
 int run_critical_path(hashtrace::cli::Args& args) {
@@ -48,7 +48,7 @@ int run_critical_path(hashtrace::cli::Args& args) {
     const auto spec = cli::spec_stage(pipeline);
     std::vector<const graph::IntervalSpec*> intervals;
     try {
-        intervals = critpath::select_intervals(spec, names);
+        intervals = critical_path::select_intervals(spec, names);
     } catch (const std::invalid_argument& e) {
         throw cli::UsageError(e.what());
     }
@@ -70,12 +70,12 @@ int run_critical_path(hashtrace::cli::Args& args) {
     const auto run = cli::linked_run_stage(inputs, spec, pipeline, timings);
     // The model and the intervals' instances, each from the run alone, are
     // found side by side: each leaves a core idle in its serial steps.
-    std::optional<critpath::DependenceModel> model;
-    std::vector<critpath::IntervalInstances> instances;
-    parallel::both([&] { model.emplace(run.samples, run.graph, pipeline.threads); },
-                   [&] { instances = critpath::InstanceFinder(run.samples, run.graph, pipeline.threads).find(intervals); });
+    std::optional<critical_path::DependenceModel> model;
+    std::vector<critical_path::IntervalInstances> instances;
+    graph::parallel::both([&] { model.emplace(run.samples, run.graph, pipeline.threads); },
+                   [&] { instances = critical_path::InstanceFinder(run.samples, run.graph, pipeline.threads).find(intervals); });
     timings.mark("model, instances");
-    const auto paths = critpath::critical_paths(*model, instances, intervals, {pipeline.threads});
+    const auto paths = critical_path::critical_paths(*model, instances, intervals, {pipeline.threads});
     timings.mark("critical path");
 
     render(paths, json, markdown);

@@ -53,7 +53,7 @@ int run_export(hashtrace::cli::Args& args) {
     const auto perfetto = args.option("--perfetto");
     const double slice_us = args.number("--slice-us", 1.0);
     const bool clock_correct = args.flag("--clock-correct");
-    const bool critical_path = !args.flag("--no-critical-path");
+    const bool with_critical_path = !args.flag("--no-critical-path");
     report::TraceOptions trace;
     trace.hashes = args.flag("--hashes");
     const auto inputs = args.positionals();
@@ -67,14 +67,14 @@ int run_export(hashtrace::cli::Args& args) {
     auto samples = cli::load_stage(inputs, pipeline, /*keep_hash_values=*/true);
     timings.mark("load");
     cli::report_input_health(samples);
-    if (clock_correct) graph::correct_times(samples, clocksync::time_correction(clocksync::load_clock_analysis(samples)));
+    if (clock_correct) graph::correct_times(samples, clock_analysis::time_correction(clock_analysis::load_clock_analysis(samples)));
     for (const auto& warning : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
     const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/true);
     timings.mark("link");
     auto model = report::build_trace_model(samples, graph, std::llround(slice_us * 1000));
     timings.mark("model");
     std::optional<report::MarkedCriticalPaths> marked;
-    if (critical_path && !spec.intervals.empty()) {
+    if (with_critical_path && !spec.intervals.empty()) {
         marked = report::add_critical_paths(model, samples, graph, spec);
         timings.mark("critical path");
     }

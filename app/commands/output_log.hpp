@@ -1,7 +1,7 @@
 // Shared by the collect subcommands: where and how a collector's log is written.
 #pragma once
 
-#include "hashtrace/args/args.hpp"
+#include "hashtrace/cli/args.hpp"
 #include "hashtrace/log_format.hpp"
 #include "hashtrace/logio/reader.hpp"
 

@@ -3,7 +3,7 @@
 // stopped and the last record is whole).
 #pragma once
 
-#include "hashtrace/args/args.hpp"
+#include "hashtrace/cli/args.hpp"
 
 #include <chrono>
 #include <filesystem>

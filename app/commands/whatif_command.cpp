@@ -32,10 +32,10 @@ int run_whatif(hashtrace::cli::Args& args) {
     if (!pipeline.spec_file) throw cli::UsageError("--spec FILE is required (the interval comes from it)");
     if (!name) throw cli::UsageError("--interval NAME is required");
     if (change_texts.empty()) throw cli::UsageError("give at least one --change");
-    std::vector<critpath::Change> changes;
+    std::vector<critical_path::Change> changes;
     for (const auto& text : change_texts) {
         try {
-            changes.push_back(critpath::parse_change(text));
+            changes.push_back(critical_path::parse_change(text));
         } catch (const std::invalid_argument& e) {
             throw cli::UsageError(std::string("--change ") + e.what());
         }
@@ -45,25 +45,25 @@ int run_whatif(hashtrace::cli::Args& args) {
     const auto spec = cli::spec_stage(pipeline);
     std::vector<const graph::IntervalSpec*> selected;
     try {
-        selected = critpath::select_intervals(spec, {*name});
+        selected = critical_path::select_intervals(spec, {*name});
     } catch (const std::invalid_argument& e) {
         throw cli::UsageError(e.what());
     }
     const auto* interval = selected.front();
     pipeline.reuse_freed_memory = true;  // measured by its time, not its peak
     const auto run = cli::linked_run_stage(inputs, spec, pipeline, timings);
-    const critpath::DependenceModel model(run.samples, run.graph, pipeline.threads);
+    const critical_path::DependenceModel model(run.samples, run.graph, pipeline.threads);
     timings.mark("model");
-    critpath::WhatIfResult result;
+    critical_path::WhatIfResult result;
     try {
-        result = critpath::what_if(model, *interval, changes);
+        result = critical_path::what_if(model, *interval, changes);
     } catch (const std::invalid_argument& e) {
         throw cli::UsageError(std::string("--change ") + e.what());
     }
     timings.mark("replay");
 
-    std::fputs(critpath::render_table(result).c_str(), stdout);
-    if (json) cli::write_file(*json, critpath::render_json(result));
+    std::fputs(critical_path::render_table(result).c_str(), stdout);
+    if (json) cli::write_file(*json, critical_path::render_json(result));
     timings.mark("output");
     timings.print();
     return 0;

@@ -7,7 +7,7 @@
 //   if (html) hashtrace::cli::write_html_report(*html, samples, graph, spec, result, evidence, threads);
 #pragma once
 
-#include "hashtrace/args/args.hpp"
+#include "hashtrace/cli/args.hpp"
 #include "hashtrace/report/build.hpp"
 #include "sharding.hpp"
 

@@ -7,7 +7,7 @@
 //   auto graph = link_stage(samples, spec, o, keep_hash_ids);
 #pragma once
 
-#include "hashtrace/args/args.hpp"
+#include "hashtrace/cli/args.hpp"
 #include "hashtrace/clock_analysis/time_base.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"

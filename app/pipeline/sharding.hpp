@@ -8,7 +8,7 @@
 //   if (plan) result = sharded_analysis_stage(*plan, ...);
 #pragma once
 
-#include "hashtrace/args/args.hpp"
+#include "hashtrace/cli/args.hpp"
 #include "hashtrace/critical_path/critical_path.hpp"
 #include "hashtrace/graph/spec.hpp"
 #include "hashtrace/metrics/analysis.hpp"
@@ -81,9 +81,9 @@ ShardedAnalysis sharded_analysis_stage(const ShardPlan& plan, const graph::Analy
 
 // `critical-path` of a run in time shards: each shard's instances (by their
 // `from` sample) walked in its window, the summaries merged into the tables
-// (critpath::path_tables). How the run was cut, and where the margin did not
+// (critical_path::path_tables). How the run was cut, and where the margin did not
 // hold, goes to stderr.
-std::vector<critpath::IntervalCriticalPath> sharded_critical_path_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec,
+std::vector<critical_path::IntervalCriticalPath> sharded_critical_path_stage(const ShardPlan& plan, const graph::AnalysisSpec& spec,
                                                                         const std::vector<const graph::IntervalSpec*>& intervals,
                                                                         const PipelineOptions& pipeline, const ShardingOptions& sharding);
 

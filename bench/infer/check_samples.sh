@@ -11,7 +11,7 @@
 #   bench/infer/check_samples.sh [BUILD_DIR] [OUT_DIR]      (env DURATION, default 5 s a run)
 #
 # BUILD_DIR (default build/) must hold app/hashtrace, bench/infer/infer_check,
-# bench/graph-builder/generate_dataset and samples/node/hashtrace-sample
+# bench/graph/generate_dataset and samples/node/hashtrace-sample
 # (SAMPLE_BIN_DIR overrides the last). Exit status 1 when any run disagrees.
 set -euo pipefail
 
@@ -24,7 +24,7 @@ hashtrace=$build/app/hashtrace
 check=$build/bench/infer/infer_check
 export SAMPLE_BIN_DIR=${SAMPLE_BIN_DIR:-$build/samples/node}
 export DURATION=${DURATION:-5}
-for tool in "$hashtrace" "$check" "$build/bench/graph-builder/generate_dataset" "$SAMPLE_BIN_DIR/hashtrace-sample"; do
+for tool in "$hashtrace" "$check" "$build/bench/graph/generate_dataset" "$SAMPLE_BIN_DIR/hashtrace-sample"; do
   [ -x "$tool" ] || { echo "check_samples.sh: $tool is not built" >&2; exit 2; }
 done
 
@@ -50,7 +50,7 @@ done
 BUG=1 "$root/samples/run-system.sh" local-router "$out/local-router-bug" >"$out/local-router-bug.log" 2>&1
 verify "local-router with the bug" "$out/local-router-bug" "$root/samples/spec.toml"
 
-"$build/bench/graph-builder/generate_dataset" "$out/dataset" 200000 >/dev/null
+"$build/bench/graph/generate_dataset" "$out/dataset" 200000 >/dev/null
 verify "synthetic case study 2 run (200k samples)" "$out/dataset" "$out/dataset/spec.toml"
 
 echo "runs, inferred specs and checks: $out"

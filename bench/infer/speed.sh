@@ -15,7 +15,7 @@ build=$(cd "${1:-$root/build}" && pwd)
 runs=${2:-5}
 data=${3:-${TMPDIR:-/tmp}/hashtrace-bench-graph/binary-4000000}
 hashtrace=$build/app/hashtrace
-[ -d "$data" ] || "$build/bench/graph-builder/generate_dataset" "$data" 4000000 binary >/dev/null
+[ -d "$data" ] || "$build/bench/graph/generate_dataset" "$data" 4000000 binary >/dev/null
 spec_out=$(mktemp "${TMPDIR:-/tmp}/hashtrace-infer-speed.XXXXXX.toml")
 trap 'rm -f "$spec_out"' EXIT
 

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 T=${1:-10000000}
 PAIRS=${2:-5}
 BIN=build/app/hashtrace
-GEN=build/bench/graph-builder/generate_dataset
+GEN=build/bench/graph/generate_dataset
 DATA=${HASHTRACE_BENCH_DATA:-/tmp/hashtrace-bench-shard}
 for n in "$T" "$((4 * T))"; do
   [ -d "$DATA/$n" ] || "$GEN" "$DATA/$n" "$n" binary >/dev/null

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace hashtrace::clocksync {
+namespace hashtrace::clock_analysis {
+
+using namespace clocksync;  // the records this reads: RunClocks, SyncErrorReport, ...
 namespace {
 
 using clock_analysis::detail::json_string;
@@ -143,4 +145,4 @@ void add_clock_report(const ClockAnalysis& analysis, const graph::SampleSet& sam
     for (auto& w : latency_warnings(result.node_latency, nodes)) result.warnings.push_back(std::move(w));
 }
 
-}  // namespace hashtrace::clocksync
+}  // namespace hashtrace::clock_analysis

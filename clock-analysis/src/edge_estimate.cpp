@@ -188,7 +188,7 @@ CorrectedLinks count_corrected_links(const graph::SampleSet& samples, const grap
     return links;
 }
 
-std::vector<ClockFault> check_recorded_clocks(const TimeBase& base, const graph::SampleSet& samples, const clocksync::ClockAnalysis& records,
+std::vector<ClockFault> check_recorded_clocks(const TimeBase& base, const graph::SampleSet& samples, const clock_analysis::ClockAnalysis& records,
                                               std::int64_t first_ns, std::int64_t last_ns, std::int64_t step_ns) {
     const auto of = instance_of_files(samples);
     // The recorded correction of each instance: its files' track (one track for all of them, else none).

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 std::int64_t Change::apply(std::int64_t ns) const {
     const double changed = double(ns) * factor + double(delta_ns);
@@ -63,4 +63,4 @@ Change parse_change(std::string_view text) {
     return c;
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

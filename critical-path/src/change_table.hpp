@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 class ChangeTable {
 public:
@@ -50,4 +50,4 @@ private:
     std::vector<std::vector<std::uint32_t>> table_;
 };
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -14,7 +14,7 @@
 #include <tuple>
 #include <unordered_map>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 namespace {
 
 // A segment's figures over all instances: the shares' sums, and their slacks
@@ -306,7 +306,7 @@ std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, c
 
 std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, const std::vector<IntervalInstances>& instances,
                                                  const std::vector<const graph::IntervalSpec*>& intervals, const CriticalPathOptions& options) {
-    const unsigned threads = parallel::thread_count(options.threads);
+    const unsigned threads = graph::parallel::thread_count(options.threads);
 
     // All intervals' chunks of instances in one list of tasks, and then
     // their summaries, so that no interval's tail leaves a core idle.
@@ -317,7 +317,7 @@ std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, c
         const auto& list = instances[i].list;
         const std::size_t count = std::clamp<std::size_t>(list.size() / 4096, 1, 4 * std::size_t{threads});
         for (std::size_t c = 0; c < count; ++c) {
-            const auto [begin, end] = parallel::chunk(list.size(), c, count);
+            const auto [begin, end] = graph::parallel::chunk(list.size(), c, count);
             chunks.push_back(std::span(list).subspan(begin, end - begin));
         }
     }
@@ -325,14 +325,14 @@ std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, c
     std::vector<PathFinder> finders;
     for (unsigned k = 0; k < threads; ++k) finders.emplace_back(model);
     std::vector<Accumulators> parts(chunks.size());
-    parallel::for_each(chunks.size(), threads, [&](std::size_t c, unsigned worker) { walk_instances(model, chunks[c], finders[worker], parts[c]); });
+    graph::parallel::for_each(chunks.size(), threads, [&](std::size_t c, unsigned worker) { walk_instances(model, chunks[c], finders[worker], parts[c]); });
 
     std::vector<IntervalCriticalPath> out(intervals.size());
-    parallel::for_each(intervals.size(), threads, [&](std::size_t i, unsigned worker) {
+    graph::parallel::for_each(intervals.size(), threads, [&](std::size_t i, unsigned worker) {
         out[i] = summarize_interval(model, *intervals[i], instances[i],
                                     std::span(parts).subspan(first_chunk[i], first_chunk[i + 1] - first_chunk[i]), finders[worker]);
     });
     return out;
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -8,27 +8,27 @@
 #include <span>
 #include <tuple>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
-using metrics::detail::TracepointSet;
+using metrics::TracepointSet;
 constexpr graph::SampleIndex kNoSample = 0xFFFFFFFFu;
 
 // Kept across intervals: each worker's search scratch (its marks the size of
 // the run), and the fallback passes with the run's tracepoint graph (made on
 // first use).
 struct InstanceFinder::Passes {
-    std::vector<metrics::detail::SearchScratch> scratch;  // per worker
-    std::optional<metrics::detail::TracepointGraph> tracepoints;
-    std::optional<metrics::detail::EarliestReach> reach;
+    std::vector<metrics::SearchScratch> scratch;  // per worker
+    std::optional<metrics::TracepointGraph> tracepoints;
+    std::optional<metrics::EarliestReach> reach;
 };
 
 InstanceFinder::InstanceFinder(const graph::SampleSet& samples, const graph::Graph& graph, unsigned threads)
-    : samples_(samples), graph_(graph), threads_(parallel::thread_count(threads)), passes_(std::make_unique<Passes>()) {
+    : samples_(samples), graph_(graph), threads_(graph::parallel::thread_count(threads)), passes_(std::make_unique<Passes>()) {
     // The forward searches are exact unless some edge runs back in time.
     const std::size_t chunks = 4 * std::size_t{threads_};
     std::vector<std::uint8_t> backward(chunks, 0);
-    parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned) {
-        for (auto [e, end] = parallel::chunk(graph.edges.size(), c, chunks); e < end && !backward[c]; ++e)
+    graph::parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned) {
+        for (auto [e, end] = graph::parallel::chunk(graph.edges.size(), c, chunks); e < end && !backward[c]; ++e)
             backward[c] = samples.time_ns[graph.edges[e].from] > samples.time_ns[graph.edges[e].to];
     });
     runs_backward_in_time_ = std::find(backward.begin(), backward.end(), 1) != backward.end();
@@ -40,11 +40,11 @@ namespace {
 // The searches of a chunk of the starts into `found`; false where they
 // visited more than `budget` samples (beyond that the passes are cheaper).
 bool search_chunk(const graph::SampleSet& s, const graph::Graph& g, std::span<const graph::SampleIndex> starts,
-                  const metrics::detail::TargetClasses& classes, std::size_t budget, metrics::detail::SearchScratch& scratch,
-                  std::vector<metrics::detail::Reached>& found) {
+                  const metrics::TargetClasses& classes, std::size_t budget, metrics::SearchScratch& scratch,
+                  std::vector<metrics::Reached>& found) {
     found.clear();
     found.reserve(starts.size() * classes.count);
-    return metrics::detail::search_earliest(s, g, starts, classes, budget, scratch, metrics::detail::AppendReached{found});
+    return metrics::search_earliest(s, g, starts, classes, budget, scratch, metrics::AppendReached{found});
 }
 
 }  // namespace
@@ -85,7 +85,7 @@ void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std
     // Per interval of the group, one class per node instance of its `to`
     // tracepoints, in instance order (as analyze); the group's classes are
     // the intervals' one after another.
-    std::vector<std::vector<std::uint32_t>> class_of_instance(group.size(), std::vector<std::uint32_t>(s.instances.size(), metrics::detail::kNoClass));
+    std::vector<std::vector<std::uint32_t>> class_of_instance(group.size(), std::vector<std::uint32_t>(s.instances.size(), metrics::kNoClass));
     std::vector<std::uint32_t> interval_of_class;
     std::vector<std::vector<std::uint32_t>> classes_of_tracepoint(tracepoints);
     for (std::size_t g = 0; g < group.size(); ++g) {
@@ -99,7 +99,7 @@ void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std
         for (std::size_t t = 0; t < tracepoints; ++t)
             if (to[group[g]][t]) classes_of_tracepoint[t].push_back(class_of_instance[g][s.tracepoints[t].instance_id]);
     }
-    const auto classes = metrics::detail::TargetClasses::from_lists(classes_of_tracepoint, static_cast<std::uint32_t>(interval_of_class.size()));
+    const auto classes = metrics::TargetClasses::from_lists(classes_of_tracepoint, static_cast<std::uint32_t>(interval_of_class.size()));
 
     // The starts, in sample order: a scan of the run's tracepoints per
     // group costs less than sorting the run by tracepoint once.
@@ -109,8 +109,8 @@ void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std
         for (std::size_t t = 0; t < tracepoints; ++t) is_start[t] = from[t];
         const std::size_t chunks = 4 * std::size_t{threads_};
         std::vector<std::vector<graph::SampleIndex>> found(chunks);
-        parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned) {
-            for (auto [v, end] = parallel::chunk<graph::SampleIndex>(s.size(), c, chunks); v < end; ++v)
+        graph::parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned) {
+            for (auto [v, end] = graph::parallel::chunk<graph::SampleIndex>(s.size(), c, chunks); v < end; ++v)
                 if (is_start[s.tracepoint[v]]) found[c].push_back(v);
         });
         std::size_t total = 0;
@@ -122,7 +122,7 @@ void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std
     // Forward searches from the starts, a chunk per task, as analyze
     // answers its intervals; exact unless an edge runs back in time.
     bool searched = !runs_backward_in_time_;
-    std::vector<std::vector<metrics::detail::Reached>> parts;
+    std::vector<std::vector<metrics::Reached>> parts;
     if (searched) {
         const std::size_t chunks = std::min<std::size_t>(4 * threads_, std::max<std::size_t>(1, starts.size() / 4096));
         // analyze's budget (two passes' worth of visits), each chunk its share.
@@ -130,8 +130,8 @@ void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std
         parts.resize(chunks);
         std::vector<std::uint8_t> complete(chunks);
         if (passes_->scratch.size() < threads_) passes_->scratch.resize(threads_);
-        parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned worker) {
-            const auto [begin, end] = parallel::chunk(starts.size(), c, chunks);
+        graph::parallel::for_each(chunks, threads_, [&](std::size_t c, unsigned worker) {
+            const auto [begin, end] = graph::parallel::chunk(starts.size(), c, chunks);
             complete[c] = search_chunk(s, graph_, std::span(starts).subspan(begin, end - begin), classes,
                                        budget * (end - begin) / std::max<std::size_t>(starts.size(), 1) + 1, passes_->scratch[worker], parts[c]);
         });
@@ -147,12 +147,12 @@ void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std
         }
         for (std::size_t g = 0; g < group.size(); ++g)
             for (std::uint32_t instance = 0; instance < s.instances.size(); ++instance) {
-                if (class_of_instance[g][instance] == metrics::detail::kNoClass) continue;
+                if (class_of_instance[g][instance] == metrics::kNoClass) continue;
                 TracepointSet to_here(tracepoints);
                 for (std::size_t t = 0; t < tracepoints; ++t) to_here[t] = to[group[g]][t] && s.tracepoints[t].instance_id == instance;
                 passes_->reach->run(from, to_here);
                 for (const graph::SampleIndex v : starts)
-                    if (const graph::SampleIndex target = passes_->reach->earliest(v); target != metrics::detail::kUnreached)
+                    if (const graph::SampleIndex target = passes_->reach->earliest(v); target != metrics::kUnreached)
                         reached.push_back({v, class_of_instance[g][instance], target});
             }
         std::sort(reached.begin(), reached.end(), [](const auto& a, const auto& b) { return std::tie(a.from, a.target_class) < std::tie(b.from, b.target_class); });
@@ -175,4 +175,4 @@ void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std
     for (std::size_t g = 0; g < group.size(); ++g) out[group[g]].unreached_starts = starts.size() - reaching[g];
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

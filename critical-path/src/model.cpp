@@ -6,7 +6,7 @@
 #include <limits>
 #include <utility>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 std::string_view to_string(SegmentKind kind) {
     switch (kind) {
@@ -96,7 +96,7 @@ DependenceModel::DependenceModel(const graph::SampleSet& samples, const graph::G
         if (added) labels_.push_back(it->first);
         label_of_tracepoint_[t] = it->second;
     }
-    threads = parallel::thread_count(threads);
+    threads = graph::parallel::thread_count(threads);
     link_threads(threads);
     find_floors_and_determining(threads);
 }
@@ -111,8 +111,8 @@ void DependenceModel::link_threads(unsigned threads) {
     std::vector<std::uint64_t> instance_of(samples_.tracepoints.size());
     for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = std::uint64_t{samples_.tracepoints[t].instance_id} << 32;
     std::vector<ThreadEnds> ends(threads);
-    parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
-        const auto [begin, end] = parallel::chunk<SampleIndex>(n, c, threads);
+    graph::parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
+        const auto [begin, end] = graph::parallel::chunk<SampleIndex>(n, c, threads);
         for (SampleIndex x = begin; x < end; ++x) {
             ThreadEnds::Entry& e = ends[c].of(instance_of[samples_.tracepoint[x]] | samples_.thread[x]);
             thread_prev_[x] = e.last;
@@ -154,8 +154,8 @@ void DependenceModel::find_floors_and_determining(unsigned threads) {
     std::vector<LeastPerKey> least;
     for (unsigned c = 0; c < threads; ++c) least.emplace_back(keys, dense);
     std::vector<std::vector<SampleIndex>> by_queue(threads);  // samples a queue input determined, per chunk
-    parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
-        const auto [begin, end] = parallel::chunk<SampleIndex>(n, c, threads);
+    graph::parallel::for_each(threads, threads, [&](std::size_t c, unsigned) {
+        const auto [begin, end] = graph::parallel::chunk<SampleIndex>(n, c, threads);
         for (SampleIndex x = begin; x < end; ++x) {
             for (std::uint32_t i = graph_.in_offset[x]; i < graph_.in_offset[x + 1]; ++i)
                 edge_kind_[graph_.in_edges[i]] = kind_of_hash_edge(graph_.edges[graph_.in_edges[i]].from, x);
@@ -209,4 +209,4 @@ SegmentKind DependenceModel::kind_of_hash_edge(SampleIndex y, SampleIndex x) con
     return samples_.thread[y] == samples_.thread[x] ? SegmentKind::local : SegmentKind::queue;
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

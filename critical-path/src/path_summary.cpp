@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 namespace {
 
 SegmentKey key_of(const DependenceModel& model, std::uint32_t c) {
@@ -92,7 +92,7 @@ void IntervalPathSummary::append(const IntervalPathSummary& later) {
 std::vector<IntervalPathSummary> summarize_paths(const DependenceModel& model, const std::vector<IntervalInstances>& instances,
                                                  const std::vector<const graph::IntervalSpec*>& intervals, SampleIndex begin, SampleIndex end,
                                                  const CriticalPathOptions& options) {
-    const unsigned threads = parallel::thread_count(options.threads);
+    const unsigned threads = graph::parallel::thread_count(options.threads);
     std::vector<PathFinder> finders;
     for (unsigned k = 0; k < threads; ++k) finders.emplace_back(model);
     std::vector<IntervalPathSummary> out(intervals.size());
@@ -105,8 +105,8 @@ std::vector<IntervalPathSummary> summarize_paths(const DependenceModel& model, c
             summary.latency.add(graph::elapsed_ns(model.samples().time_ns[instance.from], model.samples().time_ns[instance.to]));
         const std::size_t count = std::clamp<std::size_t>(mine.size() / 4096, 1, 4 * std::size_t{threads});
         std::vector<Accumulators> parts(count);
-        parallel::for_each(count, threads, [&](std::size_t c, unsigned worker) {
-            const auto [from, to] = parallel::chunk(mine.size(), c, count);
+        graph::parallel::for_each(count, threads, [&](std::size_t c, unsigned worker) {
+            const auto [from, to] = graph::parallel::chunk(mine.size(), c, count);
             walk_instances(model, mine.subspan(from, to - from), finders[worker], parts[c]);
         });
         for (const Accumulators& part : parts) add_walks(model, part, summary);
@@ -159,4 +159,4 @@ std::vector<IntervalCriticalPath> path_tables(const std::vector<IntervalPathSumm
     return out;
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -6,7 +6,7 @@
 #include <queue>
 #include <unordered_map>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 namespace {
 
 constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
@@ -320,4 +320,4 @@ PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_n
     return out;
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -58,7 +58,7 @@
 #include <string>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 class PollingLoops {
 public:
@@ -149,4 +149,4 @@ private:
     SampleBits simulated_;  // the samples of the simulated loops
 };
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -144,4 +144,4 @@ std::string render_json(const WhatIfResult& r) {
     return out.dump(2) + "\n";
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

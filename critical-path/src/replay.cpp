@@ -16,7 +16,7 @@
 #include <queue>
 #include <unordered_map>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 namespace {
 
 constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
@@ -74,8 +74,8 @@ public:
         emptied_ = slots.emptied_as_recorded();
         const std::size_t chunks = 4 * std::size_t{threads};
         std::vector<std::uint64_t> backward(chunks, 0);
-        parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-            const auto [first_word, end_word] = parallel::chunk(again_.words(), c, chunks);
+        graph::parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
+            const auto [first_word, end_word] = graph::parallel::chunk(again_.words(), c, chunks);
             for (std::size_t w = first_word; w < end_word; ++w)
                 for (auto x = SampleIndex(w * 64); x < std::min(n, (w + 1) * 64); ++x) {
                     r.time_ns[x] = s_.time_ns[x];
@@ -84,10 +84,10 @@ public:
                     const SampleIndex by = model.determined_by(x);
                     if (changed_end[s_.tracepoint[x]] || (by != kNone && by >= x)) again_.word(w) |= SampleBits::bit(x);
                 }
-            const auto [first, last] = parallel::chunk(served_edge_.size(), c, chunks);
+            const auto [first, last] = graph::parallel::chunk(served_edge_.size(), c, chunks);
             std::copy(slots.input_edges().begin() + std::ptrdiff_t(first), slots.input_edges().begin() + std::ptrdiff_t(last),
                       served_edge_.begin() + std::ptrdiff_t(first));
-            for (auto [e, end] = parallel::chunk(g_.edges.size(), c, chunks); e < end; ++e) backward[c] += g_.edges[e].from >= g_.edges[e].to;
+            for (auto [e, end] = graph::parallel::chunk(g_.edges.size(), c, chunks); e < end; ++e) backward[c] += g_.edges[e].from >= g_.edges[e].to;
         });
         for (const std::uint64_t b : backward) r.backward_constraints += b;
         served_again_.assign(pending_.size(), false);
@@ -402,7 +402,7 @@ private:
 // the second pass has begun, where there is one, or the first pass has told
 // whether any input was served by another slot).
 Replay replay_with(const DependenceModel& model, const std::vector<Change>& changes, const Beside& beside) {
-    const unsigned threads = parallel::thread_count(0);
+    const unsigned threads = graph::parallel::thread_count(0);
     const ChangeTable table(model, changes);
     const Slots slots(model, table, threads);
     PollingLoops loops(model, slots);
@@ -414,7 +414,7 @@ Replay replay_with(const DependenceModel& model, const std::vector<Change>& chan
     bool paths_needed = false;
     std::vector<std::uint64_t> loop_changes(changes.size(), 0);
     PollingLoops::Outcome outcome;
-    parallel::for_each(walks + beside.parts, threads, [&](std::size_t k, unsigned) {
+    graph::parallel::for_each(walks + beside.parts, threads, [&](std::size_t k, unsigned) {
         if (k < find) {
             const CountDown done(replayed, failed);
             if (k == 0) replayer.first_pass();
@@ -467,4 +467,4 @@ Replay replay(const DependenceModel& model, const std::vector<Change>& changes) 
     return replay_with(model, changes, Beside{});
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 // Work from the recording alone that the replay's threads take on between
 // their own: find() once, then walk(part) for each of `parts` parts of what
@@ -25,4 +25,4 @@ struct Beside {
 // The replay of the run with `changes`, `beside`'s work among its tasks.
 Replay replay_with(const DependenceModel& model, const std::vector<Change>& changes, const Beside& beside);
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

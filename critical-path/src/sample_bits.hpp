@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 class SampleBits {
 public:
@@ -37,4 +37,4 @@ private:
     std::vector<std::uint64_t> words_;
 };
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

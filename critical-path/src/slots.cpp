@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 // What one chunk of the samples (whole words of the sample bits) found,
 // numbering the queues it meets in order.
@@ -48,7 +48,7 @@ void Slots::tie_if_tied(SampleIndex a, SampleIndex b) {
 }
 
 std::pair<SampleIndex, SampleIndex> Slots::samples_of_chunk(std::size_t c, std::size_t chunks) const {
-    const auto [first_word, end_word] = parallel::chunk(slot_bits_.words(), c, chunks);
+    const auto [first_word, end_word] = graph::parallel::chunk(slot_bits_.words(), c, chunks);
     return {SampleIndex(first_word * 64), SampleIndex(std::min(end_word * 64, model_.samples().size()))};
 }
 
@@ -59,7 +59,7 @@ std::vector<Slots::ChunkQueues> Slots::find_slots(const ChangeTable& table, std:
     const auto& s = model_.samples();
     const auto& g = model_.graph();
     std::vector<ChunkQueues> found(chunks);
-    parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
+    graph::parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
         ChunkQueues& q = found[c];
         for (auto [x, end] = samples_of_chunk(c, chunks); x < end; ++x) {
             SampleIndex taken = kNone;
@@ -132,7 +132,7 @@ std::vector<std::vector<SampleIndex>> Slots::lay_out_slots(const std::vector<Chu
     input_edge_of_slot_.resize(numbering.first_slot_of_chunk[chunks]);
     slots_before_word_.resize(words);
     std::vector<std::vector<SampleIndex>> earliest_input(chunks, std::vector<SampleIndex>(queues_.size(), kNone));
-    parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
+    graph::parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
         const auto& local = found[c].queue_of_slot;
         const std::size_t first = numbering.first_slot_of_chunk[c];
         for (std::size_t k = 0; k < local.size(); ++k) {
@@ -142,7 +142,7 @@ std::vector<std::vector<SampleIndex>> Slots::lay_out_slots(const std::vector<Chu
             earliest_input[c][queue] = std::min(earliest_input[c][queue], g.edges[found[c].input_edge_of_slot[k]].from);
         }
         auto before = std::uint32_t(first);
-        for (auto [w, end] = parallel::chunk(words, c, chunks); w < end; ++w) {
+        for (auto [w, end] = graph::parallel::chunk(words, c, chunks); w < end; ++w) {
             slots_before_word_[w] = before;
             before += bits_set(slot_bits_.word(w));
         }
@@ -158,11 +158,11 @@ void Slots::mark_emptied_as_recorded(std::vector<std::vector<SampleIndex>> earli
     const std::size_t chunks = earliest_input.size();
     for (std::size_t c = chunks - 1; c > 0; --c)
         for (std::size_t q = 0; q < queues_.size(); ++q) earliest_input[c - 1][q] = std::min(earliest_input[c - 1][q], earliest_input[c][q]);
-    parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
+    graph::parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
         std::vector<SampleIndex> earliest_later(queues_.size(), kNone);
         if (c + 1 < chunks) earliest_later = earliest_input[c + 1];
         auto k = std::uint32_t(numbering.first_slot_of_chunk[c + 1]);  // the rank after the slot at hand
-        const auto [first_word, end_word] = parallel::chunk(slot_bits_.words(), c, chunks);
+        const auto [first_word, end_word] = graph::parallel::chunk(slot_bits_.words(), c, chunks);
         for (std::size_t w = end_word; w-- > first_word;)
             for (std::uint64_t bits = slot_bits_.word(w); bits != 0;) {
                 const int b = 63 - std::countl_zero(bits);
@@ -183,4 +183,4 @@ void Slots::keep_polling_threads(const std::vector<ChunkQueues>& found) {
             if (polling_threads.insert(thread).second) first_polling_takes_.push_back(take);
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

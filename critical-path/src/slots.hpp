@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 class Slots {
 public:
@@ -101,4 +101,4 @@ private:
     std::vector<SampleIndex> first_polling_takes_;
 };
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 // One segment class's figures over a share of the instances.
 struct Accumulator {
@@ -31,4 +31,4 @@ void walk_instances(const DependenceModel& model, std::span<const IntervalInstan
 // A table's segments in the order the tables show them: by mean contribution, then least slack, then name.
 void sort_segments(std::vector<SegmentSummary>& segments);
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

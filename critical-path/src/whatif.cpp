@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 namespace {
 
 RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_edges, std::int64_t window_ns) {
@@ -21,7 +21,7 @@ RunFigures figures_of(std::vector<double> latencies_ms, std::uint64_t message_ed
 }
 
 // The queue steps (from, to) on the critical paths of part `part` of
-// `parts` of the instances (parallel::chunk's), from the recording alone:
+// `parts` of the instances (graph::parallel::chunk's), from the recording alone:
 // those of the part's k-th instance are steps[first[k] .. first[k + 1]).
 struct QueueStepsOnPaths {
     std::vector<std::uint32_t> first;
@@ -31,7 +31,7 @@ QueueStepsOnPaths queue_steps_on_paths(const DependenceModel& model, const std::
     PathFinder finder(model);
     std::vector<PathStep> path;
     QueueStepsOnPaths out;
-    const auto [begin, end] = parallel::chunk(list.size(), part, parts);
+    const auto [begin, end] = graph::parallel::chunk(list.size(), part, parts);
     out.first.reserve(end - begin + 1);
     for (std::size_t k = begin; k < end; ++k) {
         out.first.push_back(std::uint32_t(out.steps.size()));
@@ -56,7 +56,7 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     // The interval's instances, and their paths (for inputs served by
     // another slot), from the recording alone: found beside the replay.
     IntervalInstances instances;
-    std::vector<QueueStepsOnPaths> parts(4 * std::size_t{parallel::thread_count(0)});
+    std::vector<QueueStepsOnPaths> parts(4 * std::size_t{graph::parallel::thread_count(0)});
     const Replay rep = replay_with(model, changes,
                                    {[&] { instances = InstanceFinder(s, model.graph(), 1).find(interval); }, parts.size(),
                                     [&](std::size_t part) { parts[part] = queue_steps_on_paths(model, instances.list, part, parts.size()); }});
@@ -79,7 +79,7 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     // cores (the walks' parts): and the run's message edges and replayed
     // span with them.
     const auto& list = instances.list;
-    const unsigned threads = parallel::thread_count(0);
+    const unsigned threads = graph::parallel::thread_count(0);
     const std::size_t chunks = parts.size();
     std::vector<double> recorded(list.size()), predicted(list.size());
     struct ChunkFigures {
@@ -88,8 +88,8 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     };
     std::vector<ChunkFigures> figures(chunks);
     const auto& edges = model.graph().edges;
-    parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-        const auto [begin, end] = parallel::chunk(list.size(), c, chunks);
+    graph::parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
+        const auto [begin, end] = graph::parallel::chunk(list.size(), c, chunks);
         const QueueStepsOnPaths& on_paths = parts[c];
         for (std::size_t k = begin; k < end; ++k) {
             const IntervalInstance& i = list[k];
@@ -106,9 +106,9 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
         }
         ChunkFigures& f = figures[c];
         // Not local: between threads or node instances (the model's kinds tell).
-        for (auto [e, end] = parallel::chunk(edges.size(), c, chunks); e < end; ++e)
+        for (auto [e, end] = graph::parallel::chunk(edges.size(), c, chunks); e < end; ++e)
             f.message_edges += model.kind_of_edge(std::uint32_t(e)) != SegmentKind::local;
-        for (auto [x, end] = parallel::chunk(s.size(), c, chunks); x < end; ++x) {
+        for (auto [x, end] = graph::parallel::chunk(s.size(), c, chunks); x < end; ++x) {
             f.first = std::min(f.first, rep.time_ns[x]);
             f.last = std::max(f.last, rep.time_ns[x]);
         }
@@ -125,4 +125,4 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     return out;
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -25,8 +25,8 @@ namespace {
 using graph::SampleIndex;
 using graph::SampleSet;
 
-detail::TracepointSet tracepoints_matching(const SampleSet& s, const graph::Selector& selector) {
-    detail::TracepointSet set(s.tracepoints.size());
+TracepointSet tracepoints_matching(const SampleSet& s, const graph::Selector& selector) {
+    TracepointSet set(s.tracepoints.size());
     for (std::size_t t = 0; t < set.size(); ++t) set[t] = selector.matches(s.tracepoints[t].node_name, s.tracepoints[t].tracepoint_name);
     return set;
 }
@@ -41,8 +41,8 @@ double ms_between(const SampleSet& s, SampleIndex a, SampleIndex b) { return dou
 // per start sample serves all of them), each owning a range of its classes.
 struct Question {
     bool from_roots = false;                  // the matrix: starts are the samples without incoming edge
-    detail::TracepointSet start_tracepoints;  // otherwise the samples of these (for the matrix: set by its starts)
-    detail::TargetClasses classes;
+    TracepointSet start_tracepoints;  // otherwise the samples of these (for the matrix: set by its starts)
+    TargetClasses classes;
     struct Part {
         std::size_t interval;
         std::uint32_t first_class, class_count;
@@ -125,11 +125,11 @@ std::vector<SampleIndex> all_starts(const SampleSet& s, const graph::Graph& g, c
 }
 
 // The exact fallback: one EarliestReach pass per class.
-std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question& q, const std::vector<SampleIndex>& starts,
-                                              detail::EarliestReach& reach) {
-    std::vector<detail::Reached> out;
+std::vector<Reached> answer_by_passes(const SampleSet& s, const Question& q, const std::vector<SampleIndex>& starts,
+                                              EarliestReach& reach) {
+    std::vector<Reached> out;
     for (std::uint32_t c = 0; c < q.classes.count; ++c) {
-        detail::TracepointSet to(s.tracepoints.size());
+        TracepointSet to(s.tracepoints.size());
         for (graph::TracepointId t = 0; t < to.size(); ++t) {
             const auto of_t = q.classes.of(t);
             to[t] = std::find(of_t.begin(), of_t.end(), c) != of_t.end();
@@ -137,7 +137,7 @@ std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question
         reach.run(q.start_tracepoints, to);
         for (SampleIndex v : starts) {
             if (q.classes.skip_start_class && !q.classes.of(s.tracepoint[v]).empty() && q.classes.of(s.tracepoint[v]).front() == c) continue;
-            if (const SampleIndex to_sample = reach.earliest(v); to_sample != detail::kUnreached)
+            if (const SampleIndex to_sample = reach.earliest(v); to_sample != kUnreached)
                 out.push_back({v, c, to_sample});
         }
     }
@@ -151,20 +151,20 @@ std::vector<detail::Reached> answer_by_passes(const SampleSet& s, const Question
 // matrix's reached samples as they are.
 struct Answer {
     bool complete = true;  // false where a search gave up: the question is then answered by passes
-    std::vector<detail::LatencyBlock> values_ms;  // per part of the question (intervals)
-    std::vector<detail::Reached> reached;  // the matrix
+    std::vector<LatencyBlock> values_ms;  // per part of the question (intervals)
+    std::vector<Reached> reached;  // the matrix
 
     explicit Answer(const Question& q) : values_ms(q.intervals.size()) {}
-    void add(const SampleSet& s, const Question& q, const std::vector<std::uint32_t>& part_of_class, std::span<const detail::Reached> found) {
+    void add(const SampleSet& s, const Question& q, const std::vector<std::uint32_t>& part_of_class, std::span<const Reached> found) {
         if (q.from_roots) reached.insert(reached.end(), found.begin(), found.end());
         else
-            for (const auto& x : found) detail::AppendLatency{values_ms.data(), part_of_class.data(), s.time_ns.data()}(x.from, x.target_class, x.to);
+            for (const auto& x : found) AppendLatency{values_ms.data(), part_of_class.data(), s.time_ns.data()}(x.from, x.target_class, x.to);
     }
 };
 
 // Per worker: the start samples of one block, and the searches' scratch.
 struct Scratch {
-    detail::SearchScratch search;
+    SearchScratch search;
     std::vector<SampleIndex> any_starts, starts;  // of a group of questions, of each question of the group (kBlock each)
     std::vector<std::uint64_t> start_bits;
     std::vector<std::size_t> start_counts;  // of each question of the group
@@ -173,7 +173,7 @@ struct Scratch {
 // Keep-all mode: every `to` sample reachable from each `from` sample without
 // passing through another `to` sample (a path ends at its first `to`).
 std::vector<double> all_reachable_latencies(const SampleSet& s, const graph::Graph& g, const std::vector<SampleIndex>& from_samples,
-                                            const detail::TracepointSet& to) {
+                                            const TracepointSet& to) {
     std::vector<double> values;
     std::vector<std::uint32_t> stamp(s.size(), 0);
     std::vector<SampleIndex> stack;
@@ -215,8 +215,8 @@ void count_run(const SampleSet& s, const graph::Graph& g, AnalysisResult& r) {
 // interval a part of it with one class per node instance of its `to`
 // tracepoints, in instance order (results come out in (from sample,
 // instance) order).
-std::vector<Question> interval_questions(const SampleSet& s, const std::vector<detail::TracepointSet>& from_sets,
-                                         const std::vector<detail::TracepointSet>& to_sets) {
+std::vector<Question> interval_questions(const SampleSet& s, const std::vector<TracepointSet>& from_sets,
+                                         const std::vector<TracepointSet>& to_sets) {
     std::vector<Question> questions;
     std::vector<std::vector<std::vector<std::uint32_t>>> class_lists;  // per question, per tracepoint
     for (std::size_t i = 0; i < from_sets.size(); ++i) {
@@ -227,7 +227,7 @@ std::vector<Question> interval_questions(const SampleSet& s, const std::vector<d
             class_lists.emplace_back(s.tracepoints.size());
         }
         Question& q = questions[k];
-        std::vector<std::uint32_t> instance_class(s.instances.size(), detail::kNoClass);
+        std::vector<std::uint32_t> instance_class(s.instances.size(), kNoClass);
         for (std::size_t t = 0; t < s.tracepoints.size(); ++t)
             if (to_sets[i][t]) instance_class[s.tracepoints[t].instance_id] = 0;
         Question::Part part{i, q.classes.count, 0};
@@ -239,17 +239,17 @@ std::vector<Question> interval_questions(const SampleSet& s, const std::vector<d
         q.intervals.push_back(part);
     }
     for (std::size_t k = 0; k < questions.size(); ++k)
-        questions[k].classes = detail::TargetClasses::from_lists(class_lists[k], questions[k].classes.count);
+        questions[k].classes = TargetClasses::from_lists(class_lists[k], questions[k].classes.count);
     return questions;
 }
 
 // The node latency matrix's question, for a run of more than one node.
 std::optional<Question> matrix_question(const SampleSet& s) {
     if (s.node_names.size() <= 1) return std::nullopt;
-    Question matrix{true, detail::TracepointSet(s.tracepoints.size()), {}, {}};
+    Question matrix{true, TracepointSet(s.tracepoints.size()), {}, {}};
     std::vector<std::vector<std::uint32_t>> node_of(s.tracepoints.size());
     for (std::size_t t = 0; t < s.tracepoints.size(); ++t) node_of[t] = {s.tracepoints[t].node_id};
-    matrix.classes = detail::TargetClasses::from_lists(node_of, static_cast<std::uint32_t>(s.node_names.size()), true);
+    matrix.classes = TargetClasses::from_lists(node_of, static_cast<std::uint32_t>(s.node_names.size()), true);
     return matrix;
 }
 
@@ -289,7 +289,7 @@ public:
 
     // Runs the questions' tasks, then the keep-all intervals' (`from_sets`,
     // `to_sets`: of every interval) when the options ask for them.
-    void run(unsigned threads, const std::vector<detail::TracepointSet>& from_sets, const std::vector<detail::TracepointSet>& to_sets) {
+    void run(unsigned threads, const std::vector<TracepointSet>& from_sets, const std::vector<TracepointSet>& to_sets) {
         add_edge_task();
         add_counting_tasks();
         add_search_tasks();
@@ -297,7 +297,7 @@ public:
         if (options_.keep_all_targets) add_keep_all_tasks(from_sets, to_sets);
         threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks_.size()));
         std::vector<Scratch> scratch(threads);
-        parallel::for_each(tasks_.size(), threads, [&](std::size_t k, unsigned worker) { tasks_[k](scratch[worker]); });
+        graph::parallel::for_each(tasks_.size(), threads, [&](std::size_t k, unsigned worker) { tasks_[k](scratch[worker]); });
     }
 
 private:
@@ -398,10 +398,10 @@ private:
                 // The answers go straight where they are read (a search that gives up leaves a part, which the passes replace).
                 const std::span<const SampleIndex> starts{scratch.starts.data() + k % kGroup * kBlock, scratch.start_counts[k % kGroup]};
                 answer.complete = asked_[k]->from_roots
-                                      ? detail::search_earliest(s_, g_, starts, asked_[k]->classes, budgets[k], scratch.search,
-                                                                detail::AppendReached{answer.reached})
-                                      : detail::search_earliest(s_, g_, starts, asked_[k]->classes, budgets[k], scratch.search,
-                                                                detail::AppendLatency{answer.values_ms.data(), part_of_class_[k].data(), s_.time_ns.data()});
+                                      ? search_earliest(s_, g_, starts, asked_[k]->classes, budgets[k], scratch.search,
+                                                                AppendReached{answer.reached})
+                                      : search_earliest(s_, g_, starts, asked_[k]->classes, budgets[k], scratch.search,
+                                                                AppendLatency{answer.values_ms.data(), part_of_class_[k].data(), s_.time_ns.data()});
             }
         if (chunks_pending_.fetch_sub(1) == 1) chunks_pending_.notify_all();
     }
@@ -422,7 +422,7 @@ private:
                     double* const first = regions_[k][p].data();
                     double* end = first;
                     for (const Answer& answer : answers_of(k)) {
-                        const detail::LatencyBlock& block = answer.values_ms[p];
+                        const LatencyBlock& block = answer.values_ms[p];
                         if (block.data != end) {
                             std::copy(block.data, block.data + block.size, end);
                             if (block.from_ns) std::copy(block.from_ns, block.from_ns + block.size, times_beside(end));
@@ -437,7 +437,7 @@ private:
         }
     }
 
-    void add_keep_all_tasks(const std::vector<detail::TracepointSet>& from_sets, const std::vector<detail::TracepointSet>& to_sets) {
+    void add_keep_all_tasks(const std::vector<TracepointSet>& from_sets, const std::vector<TracepointSet>& to_sets) {
         for (std::size_t i = 0; i < spec_.intervals.size(); ++i)
             tasks_.emplace_back([this, i, &from_sets, &to_sets](Scratch&) {
                 const Question from{false, from_sets[i], {}, {}};
@@ -460,7 +460,7 @@ private:
             // first question answered by passes.
             std::call_once(tracepoint_graph_built_, [&] { tracepoint_graph_.emplace(s_, g_); });
             Question& q = *asked_[k];
-            detail::EarliestReach reach(s_, g_, *tracepoint_graph_);
+            EarliestReach reach(s_, g_, *tracepoint_graph_);
             const std::vector<SampleIndex> starts = all_starts(s_, g_, q, starts_);
             if (q.from_roots)
                 for (SampleIndex v : starts) q.start_tracepoints[s_.tracepoint[v]] = true;
@@ -528,7 +528,7 @@ private:
 
     std::vector<std::once_flag> by_passes_;  // per question
     std::once_flag tracepoint_graph_built_;
-    std::optional<detail::TracepointGraph> tracepoint_graph_;
+    std::optional<TracepointGraph> tracepoint_graph_;
 };
 
 }  // namespace
@@ -549,13 +549,13 @@ AnalysisResult analyze(const SampleSet& s, const graph::Graph& g, const graph::A
     if (options.release_pooled_memory) graph::release_pooled_memory();
     AnalysisResult r;
     count_run(s, g, r);
-    std::vector<detail::TracepointSet> from_sets, to_sets;
+    std::vector<TracepointSet> from_sets, to_sets;
     for (const auto& interval : spec.intervals) {
         from_sets.push_back(tracepoints_matching(s, interval.from));
         to_sets.push_back(tracepoints_matching(s, interval.to));
     }
     r.intervals.resize(spec.intervals.size());
-    const unsigned threads = parallel::thread_count(options.threads);
+    const unsigned threads = graph::parallel::thread_count(options.threads);
     Measurement measurement(s, g, spec, options, r,
                             options.keep_all_targets ? std::vector<Question>{} : interval_questions(s, from_sets, to_sets),
                             matrix_question(s), threads);

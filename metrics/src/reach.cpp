@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <bit>
 
-namespace hashtrace::metrics::detail {
+namespace hashtrace::metrics {
+
+using detail::Frontier;  // the search's queue (frontier.hpp)
 namespace {
 
 // Tracepoints reachable from `seeds` through `next` (the seeds included only
@@ -247,4 +249,4 @@ template bool search_earliest(const graph::SampleSet&, const graph::Graph&, std:
 template bool search_earliest(const graph::SampleSet&, const graph::Graph&, std::span<const graph::SampleIndex>, const TargetClasses&, std::size_t&,
                               SearchScratch&, AppendLatency);
 
-}  // namespace hashtrace::metrics::detail
+}  // namespace hashtrace::metrics

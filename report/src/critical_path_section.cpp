@@ -9,8 +9,8 @@ std::vector<CriticalPathChart> critical_path_section(const graph::SampleSet& sam
                                                      const graph::AnalysisSpec& spec, unsigned threads) {
     std::vector<CriticalPathChart> out;
     if (spec.intervals.empty()) return out;
-    const critpath::DependenceModel model(samples, graph);
-    for (const auto& p : critpath::critical_paths(model, critpath::select_intervals(spec, {}), {threads})) {
+    const critical_path::DependenceModel model(samples, graph);
+    for (const auto& p : critical_path::critical_paths(model, critical_path::select_intervals(spec, {}), {threads})) {
         CriticalPathChart& chart = out.emplace_back();
         chart.interval = p.name;
         chart.count = p.count;
@@ -21,7 +21,7 @@ std::vector<CriticalPathChart> critical_path_section(const graph::SampleSet& sam
         chart.p95_ms = p.p95_ms;
         chart.p99_ms = p.p99_ms;
         for (const auto& s : p.segments)
-            chart.segments.push_back({s.from, s.to, std::string(critpath::to_string(s.kind)), s.on_path_fraction, s.mean_ms, s.share,
+            chart.segments.push_back({s.from, s.to, std::string(critical_path::to_string(s.kind)), s.on_path_fraction, s.mean_ms, s.share,
                                       s.p50_ms, s.p95_ms, s.p99_ms, s.slack_ms});
     }
     return out;

@@ -16,12 +16,12 @@ MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet
                                     std::to_string(samples.size()) + " samples");
     MarkedCriticalPaths marked;
     if (spec.intervals.empty()) return marked;
-    const critpath::DependenceModel dependence(samples, graph);
-    critpath::InstanceFinder instances(samples, graph);
-    critpath::PathFinder finder(dependence);
+    const critical_path::DependenceModel dependence(samples, graph);
+    critical_path::InstanceFinder instances(samples, graph);
+    critical_path::PathFinder finder(dependence);
     std::unordered_map<std::uint64_t, std::uint32_t> name_of_segment;  // SegmentClass::key() -> index into segment_names
     const auto& labels = dependence.labels();
-    std::vector<critpath::PathStep> path;
+    std::vector<critical_path::PathStep> path;
     for (const auto& interval : spec.intervals) {
         const auto k = std::uint32_t(model.critical_path_intervals.size());
         model.critical_path_intervals.push_back(interval.name);
@@ -34,11 +34,11 @@ MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet
             if (path.empty()) continue;  // `from` is `to`: nothing to mark
             model.critical_paths.push_back({k, std::uint32_t(model.critical_segments.size()), std::uint32_t(path.size())});
             for (const auto& step : path) {
-                const critpath::SegmentClass segment{dependence.label_of(step.from), dependence.label_of(step.to), step.kind};
+                const critical_path::SegmentClass segment{dependence.label_of(step.from), dependence.label_of(step.to), step.kind};
                 const auto [it, added] = name_of_segment.try_emplace(segment.key(), std::uint32_t(model.segment_names.size()));
                 if (added)
                     model.segment_names.push_back(labels[segment.from_label] + " -> " + labels[segment.to_label] + " (" +
-                                                  std::string(critpath::to_string(step.kind)) + ")");
+                                                  std::string(critical_path::to_string(step.kind)) + ")");
                 model.critical_segments.push_back({step.from, step.to, it->second});
             }
             ++marked.instances;

@@ -2,7 +2,7 @@
 // the first argument (haptics, physics, render, router); see options.cpp and
 // docs/samples.md. Built twice: hashtrace-sample (traced) and
 // hashtrace-sample-notrace (-DHASHTRACE_DISABLE), the overhead baseline.
-#include "hashtrace/args/args.hpp"
+#include "hashtrace/cli/args.hpp"
 #include "loop_body.hpp"
 #include "schedule.hpp"
 

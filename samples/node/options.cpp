@@ -1,6 +1,6 @@
 #include "options.hpp"
 
-#include "hashtrace/args/args.hpp"
+#include "hashtrace/cli/args.hpp"
 
 #include <string>
 

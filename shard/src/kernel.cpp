@@ -197,7 +197,7 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     out.nodes.insert(s.node_names.begin(), s.node_names.end());
     for (const metrics::NodeLatency& cell : r.node_latency) out.matrix[{cell.from, cell.to}] = {cell.count, cell.sum_ns, cell.max_ns};
     // Two halves with nothing in common (the kernel's own loops are serial): the links, and the metrics' values.
-    parallel::for_each(2, parallel::thread_count(measure.threads), [&](std::size_t half, unsigned) {
+    graph::parallel::for_each(2, graph::parallel::thread_count(measure.threads), [&](std::size_t half, unsigned) {
         if (half == 0) {
             out.links = link_summaries(s, g, out.bins, begin, end);
             out.link_digest = link_digest(s, g, begin, end);

@@ -43,7 +43,7 @@ RunIndex index_run(const std::vector<std::filesystem::path>& files, bool lenient
     std::vector<std::exception_ptr> errors(files.size());
     logio::ReadOptions options;
     options.lenient = lenient;
-    parallel::for_each(files.size(), parallel::thread_count(threads), [&](std::size_t i, unsigned) {
+    graph::parallel::for_each(files.size(), graph::parallel::thread_count(threads), [&](std::size_t i, unsigned) {
         try {
             run.logs[i] = logio::index_log(files[i], options);
         } catch (...) {

@@ -1,7 +1,7 @@
 // Every command's output is checked: a write that fails, to standard output
 // or to a file it was told to write, is an error naming what could not be
 // written, with a nonzero exit. And --help, answered once for all commands.
-#include "../graph-builder/test_logs.hpp"
+#include "../graph/test_logs.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

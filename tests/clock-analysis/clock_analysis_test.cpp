@@ -16,6 +16,7 @@
 
 namespace hc = hashtrace::clocksync;
 namespace hg = hashtrace::graph;
+namespace hca = hashtrace::clock_analysis;
 namespace hm = hashtrace::metrics;
 namespace fs = std::filesystem;
 
@@ -62,9 +63,9 @@ protected:
 
 TEST_F(ClockAnalysisTest, CorrectionRestoresTheTrueLatency) {
     auto samples = load();
-    const auto analysis = hc::load_clock_analysis(samples);
+    const auto analysis = hca::load_clock_analysis(samples);
     ASSERT_EQ(analysis.clocks.reports.size(), 2u);
-    hg::correct_times(samples, hc::time_correction(analysis));
+    hg::correct_times(samples, hca::time_correction(analysis));
     const auto graph = hg::link(samples, hg::AnalysisSpec{}, hg::LinkOptions{});
     ASSERT_EQ(graph.edges.size(), 20u);
     for (const auto& e : graph.edges) {
@@ -77,12 +78,12 @@ TEST_F(ClockAnalysisTest, CorrectionRestoresTheTrueLatency) {
 
 TEST_F(ClockAnalysisTest, ReportsSyncErrorPerNodeAndWarnsOnUntrustworthyLatency) {
     const auto samples = load();
-    const auto analysis = hc::load_clock_analysis(samples);
+    const auto analysis = hca::load_clock_analysis(samples);
     hm::AnalysisResult result;
     // Uncorrected, the receiver looks 2.5 ms away, its clock error bound is
     // over 2 ms: fine. A 1 ms latency would not be.
     result.node_latency = {{"Sender", "Receiver", 20, 2.5, 2.6}, {"Receiver", "Sender", 3, 1.0, 1.0}};
-    hc::add_clock_report(analysis, samples, false, result);
+    hca::add_clock_report(analysis, samples, false, result);
     ASSERT_EQ(result.extra.size(), 1u);
     const auto json = nlohmann::json::parse(result.extra[0].json);
     EXPECT_FALSE(json["corrected"].get<bool>());
@@ -100,7 +101,7 @@ TEST_F(ClockAnalysisTest, ReportsSyncErrorPerNodeAndWarnsOnUntrustworthyLatency)
     // Corrected, the bound is the residual (nanoseconds): no warning.
     hm::AnalysisResult corrected;
     corrected.node_latency = result.node_latency;
-    hc::add_clock_report(analysis, samples, true, corrected);
+    hca::add_clock_report(analysis, samples, true, corrected);
     EXPECT_TRUE(corrected.warnings.empty()) << corrected.warnings[0];
     ASSERT_EQ(corrected.extra[0].text_lines.size(), 2u);
 }
@@ -108,12 +109,12 @@ TEST_F(ClockAnalysisTest, ReportsSyncErrorPerNodeAndWarnsOnUntrustworthyLatency)
 TEST_F(ClockAnalysisTest, NodeWithoutClockRecordsIsReportedUnknown) {
     fs::remove(hc::clock_file_path(root_ / "fo", "fo"));
     const auto samples = load();
-    const auto analysis = hc::load_clock_analysis(samples);
+    const auto analysis = hca::load_clock_analysis(samples);
     hm::AnalysisResult result;
-    hc::add_clock_report(analysis, samples, false, result);
+    hca::add_clock_report(analysis, samples, false, result);
     ASSERT_EQ(result.warnings.size(), 1u);
     EXPECT_NE(result.warnings[0].find("node Receiver"), std::string::npos) << result.warnings[0];
-    const auto nodes = hc::node_clocks(analysis, samples, false);
+    const auto nodes = hca::node_clocks(analysis, samples, false);
     EXPECT_FALSE(nodes.at("Receiver").bound_ns.has_value());
     EXPECT_EQ(nodes.at("Sender").bound_ns, 0);
 }
@@ -142,9 +143,9 @@ TEST_F(ClockAnalysisTest, AnalyzeCommandReportsAndCorrects) {
 }
 
 TEST(LatencyWarnings, SameClockNeverWarnsAndUnknownIsLeftToTheNodeWarning) {
-    std::map<std::string, hc::NodeClock> nodes{{"A", {100'000, {0}}}, {"B", {100'000, {0}}}, {"C", {50'000, {1}}}, {"D", {{}, {}}}};
+    std::map<std::string, hca::NodeClock> nodes{{"A", {100'000, {0}}}, {"B", {100'000, {0}}}, {"C", {50'000, {1}}}, {"D", {{}, {}}}};
     const std::vector<hm::NodeLatency> latencies{{"A", "B", 1, 0.01, 0.01}, {"A", "C", 1, 0.12, 0.2}, {"C", "A", 1, 0.2, 0.2}, {"A", "D", 1, 0.001, 0.001}};
-    const auto warnings = hc::latency_warnings(latencies, nodes);
+    const auto warnings = hca::latency_warnings(latencies, nodes);
     ASSERT_EQ(warnings.size(), 1u);  // A->C: 120 us <= 150 us
     EXPECT_NE(warnings[0].find("A -> C"), std::string::npos) << warnings[0];
 }

@@ -1,7 +1,7 @@
 // End to end: `hashtrace critical-path` and `hashtrace whatif` on a queue
 // with a backlog (the model tests' Backlog run, 20 messages), their outputs
 // and their errors.
-#include "../graph-builder/test_logs.hpp"
+#include "../graph/test_logs.hpp"
 
 #include "run_command.hpp"
 

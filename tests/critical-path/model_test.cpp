@@ -1,6 +1,6 @@
 // The dependence model, critical paths and the what-if replay on hand-made
 // runs whose answers are worked out in the comments (times in ms).
-#include "../graph-builder/test_logs.hpp"
+#include "../graph/test_logs.hpp"
 #include "hashtrace/critical_path/change.hpp"
 #include "hashtrace/critical_path/critical_path.hpp"
 #include "hashtrace/critical_path/whatif.hpp"
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 namespace {
 
 using graph::testing::CsvLog;
@@ -586,4 +586,4 @@ TEST_F(Backlog, ChangesOnAbsentSegmentsOrTracepointsAreErrors) {
 }
 
 }  // namespace
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

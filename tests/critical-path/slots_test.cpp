@@ -2,7 +2,7 @@
 // worked out here: which samples are slots, their queues, inputs and ranks,
 // the ties, where a queue was left empty, and that finding them in chunks on
 // several threads gives the same as on one.
-#include "../graph-builder/test_logs.hpp"
+#include "../graph/test_logs.hpp"
 #include "change_table.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "slots.hpp"
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 namespace {
 
 using graph::testing::CsvLog;
@@ -125,4 +125,4 @@ TEST(Slots, AChangedQueueHasNoSlots) {
 }
 
 }  // namespace
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -165,7 +165,7 @@ inline Delivery filtered(const Delivery& whole, std::int64_t from, std::int64_t 
 }
 
 // SampleRecord batches. The ring positions are replayed over a ring of
-// hashes as a consumer does (graph-builder's loader reuses what it made of a
+// hashes as a consumer does (graph's loader reuses what it made of a
 // slot): every repeat must name the slot holding its hash, in a read of a
 // time range too, where the sample that filled the slot may not be delivered.
 struct RecordTrace : LogVisitor {

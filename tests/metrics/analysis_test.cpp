@@ -1,6 +1,6 @@
 // docs/spec.md section 5 metrics on a hand-made two-message run whose answers are
 // worked out in the comments.
-#include "../graph-builder/test_logs.hpp"
+#include "../graph/test_logs.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 
 #include <gtest/gtest.h>

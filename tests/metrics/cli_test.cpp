@@ -1,5 +1,5 @@
 // End to end: the `hashtrace` executable on logs in a temporary directory.
-#include "../graph-builder/test_logs.hpp"
+#include "../graph/test_logs.hpp"
 
 #include "run_command.hpp"
 

@@ -4,7 +4,7 @@
 // changing a single result; the edge metrics (M3, M8, M11, M12) likewise,
 // against the definitions of docs/spec.md section 5 evaluated edge by edge. The runs have hash reuse, fan-out, fan-in, equal
 // times and, with a tolerance, edges that run backwards in time.
-#include "../graph-builder/test_logs.hpp"
+#include "../graph/test_logs.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 
 #include <gtest/gtest.h>

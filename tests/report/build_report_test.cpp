@@ -246,8 +246,8 @@ TEST(ComparisonReport, PutsEachRunsTablesSideBySide) {
 TEST(CriticalPathSection, HoldsTheCriticalPathLibrarysFiguresForEveryInterval) {
     const auto run = demo_run();
     const auto section = critical_path_section(run.samples, run.graph, run.spec, 1);
-    const critpath::DependenceModel model(run.samples, run.graph);
-    const auto paths = critpath::critical_paths(model, critpath::select_intervals(run.spec, {}), {1});
+    const critical_path::DependenceModel model(run.samples, run.graph);
+    const auto paths = critical_path::critical_paths(model, critical_path::select_intervals(run.spec, {}), {1});
     ASSERT_EQ(section.size(), 2u);
     ASSERT_EQ(paths.size(), 2u);
     for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -260,7 +260,7 @@ TEST(CriticalPathSection, HoldsTheCriticalPathLibrarysFiguresForEveryInterval) {
         for (std::size_t k = 0; k < paths[i].segments.size(); ++k) {
             const auto& ours = section[i].segments[k];
             const auto& theirs = paths[i].segments[k];
-            EXPECT_EQ(ours.from + ours.to + ours.kind, theirs.from + theirs.to + std::string(critpath::to_string(theirs.kind)));
+            EXPECT_EQ(ours.from + ours.to + ours.kind, theirs.from + theirs.to + std::string(critical_path::to_string(theirs.kind)));
             EXPECT_EQ(ours.share, theirs.share);
             EXPECT_EQ(ours.p95_ms, theirs.p95_ms);
             EXPECT_EQ(ours.slack_ms, theirs.slack_ms);

@@ -77,11 +77,11 @@ using Step = std::tuple<std::int64_t, std::string, std::int64_t, std::string>;
 
 // Per interval, every step of every instance's critical path, as the critical-path library walks them.
 std::map<std::string, std::multiset<Step>> library_steps(const test::DemoRun& run, std::size_t& instances) {
-    const critpath::DependenceModel model(run.samples, run.graph);
-    critpath::InstanceFinder finder(run.samples, run.graph);
-    critpath::PathFinder paths(model);
+    const critical_path::DependenceModel model(run.samples, run.graph);
+    critical_path::InstanceFinder finder(run.samples, run.graph);
+    critical_path::PathFinder paths(model);
     std::map<std::string, std::multiset<Step>> out;
-    std::vector<critpath::PathStep> path;
+    std::vector<critical_path::PathStep> path;
     instances = 0;
     for (const auto& interval : run.spec.intervals)
         for (const auto& instance : finder.find(interval).list) {

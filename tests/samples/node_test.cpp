@@ -5,7 +5,7 @@
 #include "schedule.hpp"
 #include "scene.hpp"
 
-#include "hashtrace/args/args.hpp"
+#include "hashtrace/cli/args.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 // longer than the rest (a margin smaller than that wait must say so).
 #pragma once
 
-#include "../graph-builder/test_logs.hpp"
+#include "../graph/test_logs.hpp"
 
 #include <cmath>
 #include <random>

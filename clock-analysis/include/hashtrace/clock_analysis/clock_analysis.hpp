@@ -1,10 +1,10 @@
 // hashtrace/clock_analysis/clock_analysis.hpp - clock records in `hashtrace analyze`.
 //
 //   auto samples = load_stage(...);
-//   auto clocks = hashtrace::clocksync::load_clock_analysis(samples);       // clock files next to the logs
-//   if (clock_correct) hashtrace::graph::correct_times(samples, hashtrace::clocksync::time_correction(clocks));
+//   auto clocks = hashtrace::clock_analysis::load_clock_analysis(samples);       // clock files next to the logs
+//   if (clock_correct) hashtrace::graph::correct_times(samples, hashtrace::clock_analysis::time_correction(clocks));
 //   ... link, analyze ...
-//   hashtrace::clocksync::add_clock_report(clocks, samples, clock_correct, result);
+//   hashtrace::clock_analysis::add_clock_report(clocks, samples, clock_correct, result);
 //
 // The report (an ExtraSection "clock_sync") gives each clock's sync error over
 // the run; the warnings name node pairs whose latency is smaller than their
@@ -19,10 +19,10 @@
 #include <optional>
 #include <string>
 
-namespace hashtrace::clocksync {
+namespace hashtrace::clock_analysis {
 
 struct ClockAnalysis {
-    RunClocks clocks;  // report_of_log is indexed like SampleSet::files
+    clocksync::RunClocks clocks;  // report_of_log is indexed like SampleSet::files
 };
 
 ClockAnalysis load_clock_analysis(const graph::SampleSet& samples);
@@ -49,4 +49,4 @@ std::vector<std::string> latency_warnings(const std::vector<metrics::NodeLatency
 void add_clock_report(const ClockAnalysis& analysis, const graph::SampleSet& samples, bool corrected,
                       metrics::AnalysisResult& result);
 
-}  // namespace hashtrace::clocksync
+}  // namespace hashtrace::clock_analysis

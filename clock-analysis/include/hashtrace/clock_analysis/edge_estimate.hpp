@@ -71,7 +71,7 @@ struct ClockFault {
 // correction are not checked; the reference's recorded offset (0 for a
 // grandmaster) is subtracted.
 std::vector<ClockFault> check_recorded_clocks(const TimeBase& base, const graph::SampleSet& samples,
-                                              const clocksync::ClockAnalysis& records, std::int64_t first_ns,
+                                              const clock_analysis::ClockAnalysis& records, std::int64_t first_ns,
                                               std::int64_t last_ns, std::int64_t step_ns = 1'000'000'000);
 
 // The "clock_edges" section of `analyze --clock-correct edges`: every

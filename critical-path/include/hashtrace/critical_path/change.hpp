@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 struct Change {
     std::string text;  // as given
@@ -28,4 +28,4 @@ struct Change {
 // Throws std::invalid_argument with the reason (malformed, factor <= 0, no unit...).
 Change parse_change(std::string_view text);
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

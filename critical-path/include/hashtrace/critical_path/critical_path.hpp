@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 struct PathStep {
     SampleIndex from, to;
@@ -159,4 +159,4 @@ std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, c
 std::vector<IntervalCriticalPath> critical_paths(const DependenceModel& model, const std::vector<IntervalInstances>& instances,
                                                  const std::vector<const graph::IntervalSpec*>& intervals, const CriticalPathOptions& options = {});
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 struct IntervalInstance {
     graph::SampleIndex from, to;
@@ -49,4 +49,4 @@ private:
     std::unique_ptr<Passes> passes_;
 };
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -36,7 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 using graph::SampleIndex;
 inline constexpr SampleIndex kNone = 0xFFFFFFFFu;
@@ -163,4 +163,4 @@ template <typename F> void DependenceModel::for_each_dependent(SampleIndex y, F&
     if (next != kNone && !next_is_output) f(next, SegmentKind::thread);
 }
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

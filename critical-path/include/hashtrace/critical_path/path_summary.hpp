@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 struct SegmentKey {  // "node/tracepoint" -> "node/tracepoint", of a kind: as the tables name a segment
     std::string from, to;
@@ -65,4 +65,4 @@ std::vector<IntervalPathSummary> summarize_paths(const DependenceModel& model, c
 // the p50/p95/p99 instance that of the representative of that rank's bucket.
 std::vector<IntervalCriticalPath> path_tables(const std::vector<IntervalPathSummary>& merged);
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

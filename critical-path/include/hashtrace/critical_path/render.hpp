@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 std::string render_table(const std::vector<IntervalCriticalPath>& paths);
 std::string render_markdown(const std::vector<IntervalCriticalPath>& paths);
@@ -19,4 +19,4 @@ std::string render_table(const WhatIfResult& result);
 // {interval, changes, baseline: {count, mean_ms, p50_ms, p95_ms, p99_ms, m8}, predicted: {...}, ...}
 std::string render_json(const WhatIfResult& result);
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -36,7 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace hashtrace::critpath {
+namespace hashtrace::critical_path {
 
 struct RunFigures {
     std::size_t count = 0;  // interval instances
@@ -89,4 +89,4 @@ struct Replay {
 };
 Replay replay(const DependenceModel& model, const std::vector<Change>& changes);
 
-}  // namespace hashtrace::critpath
+}  // namespace hashtrace::critical_path

@@ -29,7 +29,7 @@
 #include <span>
 #include <vector>
 
-namespace hashtrace::metrics::detail {
+namespace hashtrace::metrics {
 
 inline constexpr graph::SampleIndex kUnreached = 0xFFFFFFFFu;
 
@@ -155,4 +155,4 @@ template <typename Sink>
 bool search_earliest(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
                      const TargetClasses& classes, std::size_t& budget, SearchScratch& scratch, Sink sink);
 
-}  // namespace hashtrace::metrics::detail
+}  // namespace hashtrace::metrics

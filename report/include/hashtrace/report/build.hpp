@@ -66,7 +66,7 @@ std::vector<IntervalObservation> interval_observations(const graph::SampleSet& s
                                                        const graph::IntervalSpec& interval);
 
 // Each node's clock error bound (ms) from the "clock_sync" section that
-// clock sync adds to an analysis (clocksync::add_clock_report); nodes whose
+// clock sync adds to an analysis (clock_analysis::add_clock_report); nodes whose
 // bound is unknown are absent. Throws std::invalid_argument if the section is
 // not the JSON documented in docs/clock-sync.md.
 std::map<std::string, double> clock_error_ms_by_node(const metrics::AnalysisResult& result);
