@@ -100,9 +100,12 @@ function chartFor(name) {
 function drawIntervals(state) {
   for (const i of state.intervals) {
     const c = chartFor(i.name);
-    c.title.textContent = `${i.name}: ${i.count} since the start, window p50 ${ms(i.p50_ms)} p95 ${ms(i.p95_ms)} p99 ${ms(i.p99_ms)} ms`;
+    const seg = i.critical_segment;
+    c.title.textContent = `${i.name}: ${i.count} since the start, window p50 ${ms(i.p50_ms)} p95 ${ms(i.p95_ms)} p99 ${ms(i.p99_ms)} ms` +
+      (seg ? `; critical path's top segment ${seg.from} -> ${seg.to} (${seg.kind}), ${ms(seg.mean_ms)} ms a path, ${(100 * seg.share).toFixed(0)} %` : "");
     c.title.dataset.count = i.count;
     c.title.dataset.p50 = i.p50_ms;
+    c.title.dataset.segment = seg ? `${seg.from} -> ${seg.to}` : "";
     c.data[0].push(state.time_ns / 1e9); c.data[1].push(i.p50_ms); c.data[2].push(i.p95_ms); c.data[3].push(i.p99_ms);
     if (c.data[0].length > kChartPoints) c.data.forEach((s) => s.shift());
     c.plot.setData(c.data);

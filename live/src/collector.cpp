@@ -20,7 +20,8 @@ std::string stem(const std::string& node, const std::string& instance, std::size
 
 }  // namespace
 
-Collector::Collector(graph::AnalysisSpec spec, CollectorOptions options) : spec_(std::move(spec)), options_(std::move(options)) {}
+Collector::Collector(graph::AnalysisSpec spec, CollectorOptions options)
+    : spec_(std::move(spec)), options_(std::move(options)), intervals_(critical_path::select_intervals(spec_, {})) {}
 Collector::~Collector() = default;
 
 std::optional<std::size_t> Collector::open(const std::string& peer) {

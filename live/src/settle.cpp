@@ -2,6 +2,7 @@
 #include "hashtrace/live/collector.hpp"
 
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
+#include "hashtrace/critical_path/model.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
 #include "hashtrace/shard/kernel.hpp"
@@ -21,6 +22,13 @@ shard::ShardSummary merged(const std::deque<shard::ShardSummary>& parts) {
     shard::ShardSummary out = parts.front();
     for (std::size_t k = 1; k < parts.size(); ++k) out.append(parts[k]);
     return out;
+}
+
+std::vector<critical_path::IntervalCriticalPath> path_tables(const std::deque<std::vector<critical_path::IntervalPathSummary>>& parts) {
+    std::vector<critical_path::IntervalPathSummary> merged = parts.front();
+    for (std::size_t k = 1; k < parts.size(); ++k)
+        for (std::size_t i = 0; i < merged.size(); ++i) merged[i].append(parts[k][i]);
+    return critical_path::path_tables(merged);
 }
 
 }  // namespace
@@ -43,6 +51,33 @@ void Collector::estimate_clocks(const graph::SampleSet& samples, const graph::Gr
     } catch (const std::exception&) {
         // A window without messages both ways places nobody: the estimates of earlier windows stay.
     }
+}
+
+// The critical paths of the interval instances this part owns, as the
+// sharded `critical-path` walks a shard's (app/pipeline/sharding.cpp).
+std::vector<critical_path::IntervalPathSummary> Collector::summarize_paths(const graph::SampleSet& samples, const graph::Graph& graph,
+                                                                           const shard::ShardWindow& w) const {
+    if (intervals_.empty()) return {};
+    const critical_path::DependenceModel model(samples, graph, 1);
+    const auto instances = critical_path::InstanceFinder(samples, graph, 1).find(intervals_);
+    const auto at = [&](std::int64_t t) {
+        return graph::SampleIndex(std::lower_bound(samples.time_ns.begin(), samples.time_ns.end(), t) - samples.time_ns.begin());
+    };
+    return critical_path::summarize_paths(model, instances, intervals_, at(w.own_from_ns), at(w.own_to_ns), {1});
+}
+
+// The part joins the counts since the start and the window's; parts older than the window leave it.
+void Collector::keep_recent(shard::ShardSummary part, std::vector<critical_path::IntervalPathSummary> paths, std::int64_t settle_to) {
+    if (total_) total_->append(part);
+    else total_ = part;
+    recent_.push_back(std::move(part));
+    recent_paths_.push_back(std::move(paths));
+    while (recent_.size() > 1 && recent_.front().own_to_ns < settle_to - options_.window_ns) {
+        recent_.pop_front();
+        recent_paths_.pop_front();
+    }
+    recent_merged_ = merged(recent_);
+    if (!intervals_.empty()) recent_path_tables_ = path_tables(recent_paths_);
 }
 
 void Collector::settle() {
@@ -96,11 +131,7 @@ void Collector::settle_until(std::int64_t settle_to) {
     for (const graph::SourceFile& f : samples.files) reports.push_back(f.report);
     record_losses(streams, reports);
 
-    if (total_) total_->append(part);
-    else total_ = part;
-    recent_.push_back(std::move(part));
-    while (recent_.size() > 1 && recent_.front().own_to_ns < settle_to - options_.window_ns) recent_.pop_front();
-    recent_merged_ = merged(recent_);
+    keep_recent(std::move(part), summarize_paths(samples, graph, w), settle_to);
     settled_ns_ = settle_to;
     window_.forget_before(settle_to - options_.window_ns - options_.margin_ns);
 }

@@ -64,6 +64,20 @@ json Collector::links_json() const {
     return out;
 }
 
+namespace {
+// The segment that contributes most to the interval's critical paths over
+// the window (critical_path's tables list them by mean contribution); null
+// before any instance was walked.
+json top_segment(const std::vector<critical_path::IntervalCriticalPath>& tables, const std::string& interval) {
+    for (const auto& t : tables) {
+        if (t.name != interval || t.segments.empty()) continue;
+        const critical_path::SegmentSummary& s = t.segments.front();
+        return {{"from", s.from}, {"to", s.to}, {"kind", std::string(critical_path::to_string(s.kind))}, {"mean_ms", s.mean_ms}, {"share", s.share}};
+    }
+    return nullptr;
+}
+}  // namespace
+
 json Collector::intervals_json() const {
     json out = json::array();
     if (!total_) return out;
@@ -71,6 +85,7 @@ json Collector::intervals_json() const {
         const shard::IntervalSummary& i = total_->intervals[k];
         json j = {{"name", i.name}, {"from", i.from}, {"to", i.to}, {"count", i.latency.count}};
         percentiles(j, recent_merged_ && k < recent_merged_->intervals.size() ? &recent_merged_->intervals[k].latency : nullptr);
+        j["critical_segment"] = top_segment(recent_path_tables_, i.name);
         out.push_back(std::move(j));
     }
     return out;

@@ -89,6 +89,13 @@ TEST(Collector, CountsSinceTheStartAreTheWholeRunsByTheSameKernel) {
     ASSERT_EQ(state["intervals"].size(), 1u);
     EXPECT_EQ(state["intervals"][0]["count"], reference.intervals[0].latency.count);
     EXPECT_EQ(state["late_samples"], 0);
+    // The interval is one message: its critical path is that segment, all of the latency.
+    const auto& segment = state["intervals"][0]["critical_segment"];
+    ASSERT_TRUE(segment.is_object()) << state.dump();
+    EXPECT_EQ(segment["from"], "A/Send");
+    EXPECT_EQ(segment["to"], "B/Receive");
+    EXPECT_NEAR(segment["mean_ms"].get<double>(), 3.0, 0.01);
+    EXPECT_NEAR(segment["share"].get<double>(), 1.0, 0.01);
 }
 
 TEST(Collector, TheWindowsPercentilesFollowTheLatestLatency) {

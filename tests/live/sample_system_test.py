@@ -74,6 +74,11 @@ def main():
         assert streamed["unclean_files"] == [], streamed["unclean_files"]  # each stream ended with the log's end record
         assert sum(n["samples"] for n in final["nodes"]) == streamed["samples"]
         assert final["margin_held"] and final["late_samples"] == 0, final
+        # The bug's critical path: the haptics queue decides physics -> haptics, as `critical-path` says of the run.
+        m53 = next(i for i in final["intervals"] if i["name"].startswith("M5.3"))
+        segment = m53["critical_segment"]
+        print(f"live: M5.3's top critical-path segment {segment['from']} -> {segment['to']}, {100 * segment['share']:.0f} %")
+        assert (segment["from"], segment["to"]) == ("Haptics/MessageQueued", "Haptics/MessageProcessed"), segment
         counts = {i["name"]: i["count"] for i in streamed["intervals"]}
         for i in final["intervals"]:
             assert i["count"] == counts[i["name"]], (i, counts[i["name"]])

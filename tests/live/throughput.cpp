@@ -3,13 +3,17 @@
 // the streams' bytes fed in 64 KiB pieces round-robin as the sockets' readers
 // would, settled every 1/5 s of sample time as the command's ticker would.
 //
-//   live_throughput [SECONDS_OF_SAMPLES] [SAMPLES_PER_S_PER_NODE]
+//   live_throughput [SECONDS_OF_SAMPLES] [SAMPLES_PER_S_PER_NODE] [intervals]
+//
+// With `intervals`, the spec also names each pair's interval, so every
+// update also walks their critical paths (the page's top segment).
 #include "hashtrace/live/collector.hpp"
 
 #include "node_logs.hpp"
 
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 int main(int argc, char** argv) {
     using namespace hashtrace;
@@ -18,11 +22,13 @@ int main(int argc, char** argv) {
     const double rate = argc > 2 ? std::stod(argv[2]) : 125'000;
     const auto period = static_cast<std::int64_t>(1e9 / rate);
     const auto messages = static_cast<std::uint64_t>(seconds * rate);
+    const bool intervals = argc > 3 && std::string(argv[3]) == "intervals";
     std::string spec_text;
     std::vector<std::string> logs;
     for (int p = 0; p < 8; ++p) {
         const std::string a = "P" + std::to_string(p), b = "C" + std::to_string(p);
         spec_text += "[[pair]]\nfrom = \"" + a + "/Send\"\nto = \"" + b + "/Receive\"\n";
+        if (intervals) spec_text += "[[interval]]\nname = \"" + a + " to " + b + "\"\nfrom = \"" + a + "/Send\"\nto = \"" + b + "/Receive\"\n";
         const Pair pair = linked_pair(a, b, 1'700'000'000'000'000'000, period, 2'000'000, messages, std::uint64_t(p) << 40,
                                       static_cast<std::size_t>(rate / 100));  // a block per 10 ms
         logs.push_back(pair.producer);

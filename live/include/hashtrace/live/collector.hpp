@@ -9,11 +9,13 @@
 // settle(), the page reads state(); one lock.
 #pragma once
 
+#include "hashtrace/critical_path/path_summary.hpp"
 #include "hashtrace/graph/sample_set.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/spec.hpp"
 #include "hashtrace/live/window.hpp"
 #include "hashtrace/logio/block_stream.hpp"
+#include "hashtrace/shard/kernel.hpp"
 #include "hashtrace/shard/summary.hpp"
 
 #include <nlohmann/json.hpp>
@@ -70,6 +72,9 @@ private:
     void settle_until(std::int64_t ns);  // with the lock held
     void settle_or_skip(std::int64_t ns);
     void estimate_clocks(const graph::SampleSet& samples, const graph::Graph& graph);
+    std::vector<critical_path::IntervalPathSummary> summarize_paths(const graph::SampleSet& samples, const graph::Graph& graph,
+                                                                    const shard::ShardWindow& w) const;
+    void keep_recent(shard::ShardSummary part, std::vector<critical_path::IntervalPathSummary> paths, std::int64_t settle_to);
     void accept_header(Connection& c);
     void take_block(Connection& c, logio::StreamBlock block);
     void refuse(Connection& c, const std::string& why);
@@ -91,6 +96,11 @@ private:
     std::optional<shard::ShardSummary> total_;
     std::deque<shard::ShardSummary> recent_;  // the settled parts of the last window_ns
     std::optional<shard::ShardSummary> recent_merged_;
+    // The critical paths of the intervals owned by each part of recent_
+    // (alike, by their `from` samples), and their tables over the window.
+    std::vector<const graph::IntervalSpec*> intervals_;
+    std::deque<std::vector<critical_path::IntervalPathSummary>> recent_paths_;
+    std::vector<critical_path::IntervalCriticalPath> recent_path_tables_;
     std::map<std::size_t, std::pair<std::uint64_t, std::uint64_t>> losses_;  // connection -> (dropped in the node, lost by the stream)
     std::map<std::pair<std::string, std::string>, std::int64_t> offsets_;  // (node, instance) -> clock offset, the latest estimate
     std::uint64_t late_samples_ = 0, refused_ = 0;
