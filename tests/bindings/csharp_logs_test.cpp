@@ -143,4 +143,58 @@ TEST(CsharpLogs, ExitCompletesTheLog) {
     EXPECT_TRUE(log.report.clean_close);
 }
 
+// The C# writer writes the binary format's current version (3: checksums and
+// the blocks' time index), which the reader checks as it reads.
+TEST(CsharpLogs, BinaryLogIsVersion3) {
+    const fs::path path = log_of("CsTypes");
+    const std::string bytes = slurp(path);
+    ASSERT_GE(bytes.size(), 16u);
+    EXPECT_EQ(static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8, 3);
+    // A time window read passes over blocks by their index: it must give what a
+    // whole read filtered by time gives.
+    const auto whole = hashtrace::logio::load_log(path);
+    ASSERT_EQ(whole.samples.size(), 800u);
+    const std::int64_t from = whole.samples[200].time_ns, to = whole.samples[600].time_ns;
+    hashtrace::logio::ReadOptions window;
+    window.from_ns = from;
+    window.to_ns = to;
+    const auto part = hashtrace::logio::load_log(path, window);
+    std::size_t expected = 0;
+    for (const auto& s : whole.samples) expected += s.time_ns >= from && s.time_ns < to;
+    EXPECT_EQ(part.samples.size(), expected);
+}
+
+// What the C# node streamed to a loopback collector (csharp_tests kept the
+// bytes): a log closed cleanly, with the disk log's samples, none lost.
+TEST(CsharpLogs, StreamReadsAsTheDiskLog) {
+    const auto disk = hashtrace::logio::load_log(log_of("CsStream"));
+    const auto stream = hashtrace::logio::load_log(kDir / "received" / "CsStream.htlog");
+    EXPECT_TRUE(stream.report.clean_close);
+    EXPECT_FALSE(stream.report.torn);
+    EXPECT_EQ(stream.report.lost_samples, 0u);
+    EXPECT_EQ(disk.report.stream_dropped, 0u);
+    EXPECT_EQ(stream.header.at("instance"), disk.header.at("instance"));
+    ASSERT_EQ(disk.samples.size(), 5000u);
+    ASSERT_EQ(stream.samples.size(), disk.samples.size());
+    for (std::size_t i = 0; i < disk.samples.size(); ++i) {
+        const auto& a = disk.samples[i];
+        const auto& b = stream.samples[i];
+        ASSERT_EQ(a.time_ns, b.time_ns) << i;
+        ASSERT_EQ(a.seq, b.seq) << i;
+        ASSERT_EQ(a.input_hash, b.input_hash) << i;
+        ASSERT_EQ(a.output_hash, b.output_hash) << i;
+        ASSERT_EQ(disk.tracepoints[a.tracepoint].tracepoint_name, stream.tracepoints[b.tracepoint].tracepoint_name) << i;
+    }
+}
+
+// No collector: the disk log still holds every sample and closes cleanly, and
+// says how many the stream dropped as drops of hashtrace.stream_dropped.
+TEST(CsharpLogs, AbsentCollectorLeavesACompleteLogWithStreamDrops) {
+    const auto log = hashtrace::logio::load_log(log_of("CsStreamAbsent"));
+    EXPECT_EQ(log.samples.size(), 1000u);
+    EXPECT_TRUE(log.report.clean_close);
+    EXPECT_EQ(log.report.dropped_samples, 0u);
+    EXPECT_EQ(log.report.stream_dropped, 1000u);
+}
+
 }  // namespace

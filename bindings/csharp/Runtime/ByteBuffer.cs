@@ -84,6 +84,11 @@ namespace HashTrace
             for (int i = 0; i < 4; ++i) _bytes[offset + i] = (byte)(v >> (8 * i));
         }
 
+        public void Patch64(int offset, ulong v)
+        {
+            for (int i = 0; i < 8; ++i) _bytes[offset + i] = (byte)(v >> (8 * i));
+        }
+
         void Room(int n)
         {
             if (_length + n <= _bytes.Length) return;

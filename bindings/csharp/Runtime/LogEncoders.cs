@@ -20,7 +20,7 @@ namespace HashTrace
     internal interface ILogEncoder
     {
         void FileHeader(List<KeyValuePair<string, string>> fields);
-        void Tracepoint(uint index, Tracepoint tp, long timeHint);
+        void Tracepoint(uint index, string name, string inputType, string outputType, HashFunction function, long timeHint);
         void Thread(uint id, long osTid, string name, long timeHint);
         void Sample(ref EncodedSample s);
         void Drop(uint tracepoint, long timeNs, ulong count);
@@ -38,15 +38,22 @@ namespace HashTrace
     {
         static readonly byte[] Magic = { 0x89, (byte)'H', (byte)'T', (byte)'L', (byte)'O', (byte)'G', (byte)'\r', (byte)'\n' };
         static readonly byte[] BlockMagic = { (byte)'H', (byte)'T', (byte)'B', (byte)'K' };
-        const byte TagTracepoint = 0x80, TagDrop = 0x81, TagThread = 0x82, TagEnd = 0x83;
+        const byte TagTracepoint = 0x80, TagDrop = 0x81, TagThread = 0x82, TagEnd = 0x83, TagLoss = 0x84;
         const int HashNone = 0, HashLiteral = 1, HashRecent = 2, HashSameAsInput = 3;
         const int ThreadBit = 0x10, SeqBit = 0x20;
         const int RingSize = 256, LookupSize = 4096;
         const ushort EmptySlot = 0xffff;
-        const int BlockHeader = 16;
+        // Version 3 (docs/log-formats.md): magic, u64 checksum, u32 payload length,
+        // i64 base time, then the time index: i64 smallest and largest sample time,
+        // u32 samples, u32 flags. The checksum covers everything after it.
+        const int BlockHeader = 48;
+        const int ChecksumAt = 4, LengthAt = 12, MinTimeAt = 24, MaxTimeAt = 32, SamplesAt = 40, FlagsAt = 44;
+        const uint HoldsRecords = 1;  // the block holds records other than samples: readers never pass over it
 
         readonly ByteBuffer _out;
         int _blockStart = -1;
+        long _minTime, _maxTime;
+        uint _samples, _flags;
         long _prevTime, _lastTime;
         ulong _prevThread;
         bool _havePrevThread;
@@ -62,14 +69,24 @@ namespace HashTrace
         public void FileHeader(List<KeyValuePair<string, string>> fields)
         {
             _out.Add(Magic, 0, 8);
-            _out.AddLittleEndian(1, 2);  // format version
+            int start = _out.Length - 8;
+            _out.AddLittleEndian(3, 2);  // format version
             _out.AddLittleEndian(0, 2);  // flags
             var text = new StringBuilder();
             foreach (var kv in fields) text.Append(kv.Key).Append('=').Append(kv.Value).Append('\n');
             byte[] bytes = Utf8Text.Encoding.GetBytes(text.ToString());
             _out.AddLittleEndian((ulong)bytes.Length, 4);
             _out.Add(bytes, 0, bytes.Length);
+            _out.AddLittleEndian(Xxh3.Hash64(_out.Bytes, start, _out.Length - start), 8);
         }
+
+        public bool InBlock { get { return _blockStart >= 0; } }
+
+        /// <summary>The time of the last record: a catch-up block's base time.</summary>
+        public long LastTime { get { return _lastTime; } }
+
+        /// <summary>Opens a block now, even one that may stay empty (the stream's catch-up block).</summary>
+        public void BeginBlock(long timeNs) { OpenBlock(timeNs); }
 
         void OpenBlock(long timeNs)
         {
@@ -77,8 +94,17 @@ namespace HashTrace
             if (_blockStart >= 0) return;
             _blockStart = _out.Length;
             _out.Add(BlockMagic, 0, 4);
-            _out.AddLittleEndian(0, 4);  // patched by EndOfFlush
+            _out.AddLittleEndian(0, 8);  // checksum, length and time index: patched by EndOfFlush
+            _out.AddLittleEndian(0, 4);
             _out.AddLittleEndian((ulong)timeNs, 8);
+            _out.AddLittleEndian(0, 8);
+            _out.AddLittleEndian(0, 8);
+            _out.AddLittleEndian(0, 4);
+            _out.AddLittleEndian(0, 4);
+            _minTime = long.MaxValue;  // a block without samples says so: an empty range
+            _maxTime = long.MinValue;
+            _samples = 0;
+            _flags = 0;
             _prevTime = timeNs;
             _prevThread = 0;
             _havePrevThread = false;
@@ -90,7 +116,13 @@ namespace HashTrace
         public void EndOfFlush()
         {
             if (_blockStart < 0) return;
-            _out.Patch(_blockStart + 4, (uint)(_out.Length - _blockStart - BlockHeader));
+            _out.Patch(_blockStart + LengthAt, (uint)(_out.Length - _blockStart - BlockHeader));
+            _out.Patch64(_blockStart + MinTimeAt, (ulong)_minTime);
+            _out.Patch64(_blockStart + MaxTimeAt, (ulong)_maxTime);
+            _out.Patch(_blockStart + SamplesAt, _samples);
+            _out.Patch(_blockStart + FlagsAt, _flags);
+            int covered = _blockStart + LengthAt;
+            _out.Patch64(_blockStart + ChecksumAt, Xxh3.Hash64(_out.Bytes, covered, _out.Length - covered));
             _blockStart = -1;
         }
 
@@ -101,15 +133,16 @@ namespace HashTrace
             _out.Add(b, 0, b.Length);
         }
 
-        public void Tracepoint(uint index, Tracepoint tp, long timeHint)
+        public void Tracepoint(uint index, string name, string inputType, string outputType, HashFunction function, long timeHint)
         {
             OpenBlock(timeHint);
+            _flags |= HoldsRecords;
             _out.Add(TagTracepoint);
             _out.AddVarint(index);
-            AddString(tp.Name);
-            AddString(tp.InputType);
-            AddString(tp.OutputType);
-            _out.Add((byte)tp.Function);
+            AddString(name);
+            AddString(inputType);
+            AddString(outputType);
+            _out.Add((byte)function);
             AddString("");  // node: the header's
             AddString("");  // instance: the header's
         }
@@ -117,6 +150,7 @@ namespace HashTrace
         public void Thread(uint id, long osTid, string name, long timeHint)
         {
             OpenBlock(timeHint);
+            _flags |= HoldsRecords;
             _out.Add(TagThread);
             _out.AddVarint(id);
             _out.AddVarint(ZigZag(osTid));
@@ -126,6 +160,7 @@ namespace HashTrace
         public void Drop(uint tracepoint, long timeNs, ulong count)
         {
             OpenBlock(timeNs);
+            _flags |= HoldsRecords;
             _out.Add(TagDrop);
             _out.AddVarint(tracepoint);
             _out.AddVarint(ZigZag(timeNs - _prevTime));
@@ -136,7 +171,22 @@ namespace HashTrace
         public void EndMarker()
         {
             OpenBlock(_lastTime);
+            _flags |= HoldsRecords;
             _out.Add(TagEnd);
+        }
+
+        /// <summary>Samples of a tracepoint that this log's reader will not get (the stream's
+        /// catch-up block says so for the blocks it dropped), first and last time.</summary>
+        public void Loss(uint tracepoint, long firstNs, long lastNs, ulong count)
+        {
+            OpenBlock(firstNs);
+            _flags |= HoldsRecords;
+            _out.Add(TagLoss);
+            _out.AddVarint(tracepoint);
+            _out.AddVarint(ZigZag(firstNs - _prevTime));
+            _prevTime = firstNs;
+            _out.AddVarint((ulong)(lastNs - firstNs));
+            _out.AddVarint(count);
         }
 
         public void Sample(ref EncodedSample s)
@@ -148,6 +198,10 @@ namespace HashTrace
             _out.AddVarint(s.Tracepoint);
             _out.AddVarint(ZigZag(s.TimeNs - _prevTime));
             _prevTime = s.TimeNs;
+            // The block's time index: two compares a sample.
+            if (s.TimeNs < _minTime) _minTime = s.TimeNs;
+            if (s.TimeNs > _maxTime) _maxTime = s.TimeNs;
+            ++_samples;
             ulong threadCode = (ulong)s.Thread + 1;
             if (!_havePrevThread || threadCode != _prevThread)
             {
@@ -210,11 +264,11 @@ namespace HashTrace
 
         public void FileHeader(List<KeyValuePair<string, string>> fields) { _out.AddAscii(Header); }
 
-        public void Tracepoint(uint index, Tracepoint tp, long timeHint)
+        public void Tracepoint(uint index, string name, string inputType, string outputType, HashFunction function, long timeHint)
         {
             while (_prefixes.Count <= index) { _prefixes.Add(null); _functions.Add(null); }
-            _prefixes[(int)index] = Utf8Text.Encoding.GetBytes(_node + "," + _instance + "," + tp.Name + "," + tp.InputType + "," + tp.OutputType + ",");
-            _functions[(int)index] = tp.Function == HashFunction.Xxh3_128 ? "xxh3_128" : "md5";
+            _prefixes[(int)index] = Utf8Text.Encoding.GetBytes(_node + "," + _instance + "," + name + "," + inputType + "," + outputType + ",");
+            _functions[(int)index] = function == HashFunction.Xxh3_128 ? "xxh3_128" : "md5";
         }
 
         public void Thread(uint id, long osTid, string name, long timeHint) { }  // CSV has no place for thread names

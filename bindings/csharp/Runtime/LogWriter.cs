@@ -1,7 +1,9 @@
 // The writer thread of a session: drains every thread's ring, hashes deferred
 // samples, converts time stamps, encodes and writes with one write per flush
 // (when 1 MiB is buffered or the flush interval has passed), and logs the
-// drops the tracepoints counted. Nothing here runs on a tracepoint's path.
+// drops the tracepoints counted; with TraceConfig.StreamTo, also hands each
+// block to the stream to a collector (LogStream.cs) and logs what the stream
+// dropped. Nothing here runs on a tracepoint's path.
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -11,9 +13,13 @@ using System.Threading;
 
 namespace HashTrace
 {
-    internal sealed class LogWriter
+    internal sealed class LogWriter : IStreamedLog
     {
         const int FlushBytes = 1 << 20;
+        const long StreamPatienceNs = 1000000000;  // how long Stop() waits for a slow collector
+        // The tracepoint whose drop records count the samples the stream dropped
+        // (docs/log-formats.md, "Stream drops in the disk log").
+        internal const string StreamDropsTracepoint = "hashtrace.stream_dropped";
         static readonly long EpochTicks = new DateTime(1970, 1, 1, 0, 0, 0, DateTimeKind.Utc).Ticks;
 
         public readonly string Path;
@@ -22,6 +28,19 @@ namespace HashTrace
         readonly FileStream _file;
         readonly ByteBuffer _buffer = new ByteBuffer();
         readonly ILogEncoder _encoder;
+        readonly BinaryEncoder _binary;  // the same encoder, when the log is binary
+        readonly LogStream _stream;      // null: no stream
+        // What the stream's catch-up block needs, kept only while streaming (the C++
+        // LogFile's bookkeeping): every definition, thread name, and this block's
+        // samples by tracepoint and drop records.
+        byte[] _header = new byte[0];
+        readonly List<Definition> _definitions = new List<Definition>();
+        int _definitionsFlushed;
+        Tally[] _blockSamples = new Tally[0];
+        readonly List<DropRecord> _blockDrops = new List<DropRecord>();
+        readonly SortedDictionary<uint, KeyValuePair<long, string>> _threads = new SortedDictionary<uint, KeyValuePair<long, string>>();
+        uint _streamIndex = uint.MaxValue;
+        long _streamDropsLogged;
         readonly StampClock _clock = new StampClock();
         readonly Dictionary<uint, long> _lastTime = new Dictionary<uint, long>();  // per thread: times never go backwards
         readonly HashSet<uint> _described = new HashSet<uint>();
@@ -29,7 +48,7 @@ namespace HashTrace
         volatile bool _stopRequested;
         uint _nextIndex;
         int _namesVersion = -1;
-        long _written, _dropped, _bytes;
+        long _written, _dropped, _bytes, _streamDropped;
         string _error;
 
         public LogWriter(TraceConfig config, long session)
@@ -40,11 +59,13 @@ namespace HashTrace
             int pid = Process.GetCurrentProcess().Id;
             string host = Environment.MachineName;
             string instance = InstanceId(pid, host, start);
+            // Before the file: a bad or unknown address leaves no log behind.
+            if (!string.IsNullOrEmpty(config.StreamTo)) _stream = new LogStream(config.StreamTo);
             Directory.CreateDirectory(config.LogDir);
             Path = System.IO.Path.Combine(config.LogDir, config.NodeName + "-" + instance + (config.Format == LogFormat.Csv ? ".csv" : ".htlog"));
             _file = new FileStream(Path, FileMode.Create, FileAccess.Write, FileShare.ReadWrite, 1);
             if (config.Format == LogFormat.Csv) _encoder = new CsvEncoder(_buffer, config.NodeName, instance);
-            else _encoder = new BinaryEncoder(_buffer);
+            else _encoder = _binary = new BinaryEncoder(_buffer);
             _encoder.FileHeader(new List<KeyValuePair<string, string>> {
                 new KeyValuePair<string, string>("node", config.NodeName),
                 new KeyValuePair<string, string>("instance", instance),
@@ -56,7 +77,9 @@ namespace HashTrace
                 new KeyValuePair<string, string>("hash_functions", "md5,xxh3_128"),
                 new KeyValuePair<string, string>("writer", "hashtrace-csharp 0.1"),
             });
-            Flush();  // a log that exists is readable from its first byte
+            _header = new byte[_buffer.Length];  // each stream connection starts with it
+            Buffer.BlockCopy(_buffer.Bytes, 0, _header, 0, _buffer.Length);
+            Flush(false);  // a log that exists is readable from its first byte
             // Old definitions' drop counts start from here in this log.
             foreach (Tracepoint tp in Tracepoint.Snapshot())
             {
@@ -82,6 +105,7 @@ namespace HashTrace
             return new TraceStats {
                 Written = Interlocked.Read(ref _written), Dropped = Interlocked.Read(ref _dropped),
                 Bytes = Interlocked.Read(ref _bytes), Rejected = rejected,
+                StreamDropped = Interlocked.Read(ref _streamDropped),
             };
         }
 
@@ -124,10 +148,12 @@ namespace HashTrace
                     if (now - lastDropCheck >= 10000000 || n == 0)
                     {
                         LogDrops(now);
+                        LogStreamDrops(now);
                         DescribeRenamedThreads(now);
                         lastDropCheck = now;
                         _clock.Recalibrate();
                     }
+                    if (_stream != null) _stream.Pump();
                     if (_buffer.Length >= FlushBytes || (now - lastFlush >= flushEvery && _buffer.Length > 0))
                     {
                         Flush();
@@ -152,8 +178,16 @@ namespace HashTrace
                 bool unused;
                 while (DrainRings(out unused) > 0) { }
                 LogDrops(RealtimeNs());
+                if (_stream != null)
+                {
+                    // The collector gets a moment for the rest; what it does not take is in the log.
+                    Flush();
+                    _stream.Drain(StreamPatienceNs);
+                    LogStreamDrops(RealtimeNs());
+                }
                 _encoder.EndMarker();
-                Flush();
+                Flush();  // the end record: to the disk, and to a stream still connected
+                if (_stream != null) _stream.Finish(StreamPatienceNs / 10);  // the end block holds no samples: nothing more to count
             }
             catch (Exception e)
             {
@@ -163,6 +197,7 @@ namespace HashTrace
             finally
             {
                 try { _file.Dispose(); } catch (Exception) { }
+                if (_stream != null) _stream.Finish(0);  // closes the connection if an error ended the log early
                 if (_error != null) Console.Error.WriteLine("hashtrace: writing " + Path + " failed: " + _error);
             }
         }
@@ -210,6 +245,7 @@ namespace HashTrace
                 s.Output = slots[i].Output;
             }
             slots[i].Tracepoint = null;  // the definition is not kept alive by an old slot
+            if (_stream != null) _blockSamples[s.Tracepoint].Add(time);
             _encoder.Sample(ref s);
         }
 
@@ -226,7 +262,42 @@ namespace HashTrace
             if (tp.LogSession == _session) return;
             tp.LogSession = _session;
             tp.LogIndex = _nextIndex++;
-            _encoder.Tracepoint(tp.LogIndex, tp, time);
+            Define(tp.LogIndex, tp.Name, tp.InputType, tp.OutputType, tp.Function, time);
+        }
+
+        void Define(uint index, string name, string inputType, string outputType, HashFunction function, long time)
+        {
+            _encoder.Tracepoint(index, name, inputType, outputType, function, time);
+            if (_stream == null) return;
+            _definitions.Add(new Definition { Name = name, InputType = inputType, OutputType = outputType, Function = function });
+            Array.Resize(ref _blockSamples, _definitions.Count);
+        }
+
+        void ThreadRecord(uint id, long osTid, string name, long time)
+        {
+            _encoder.Thread(id, osTid, name, time);
+            if (_stream != null) _threads[id] = new KeyValuePair<long, string>(osTid, name);
+        }
+
+        void Drop(uint tracepoint, long time, ulong count)
+        {
+            _encoder.Drop(tracepoint, time, count);
+            if (_stream != null) _blockDrops.Add(new DropRecord { Tracepoint = tracepoint, TimeNs = time, Count = count });
+        }
+
+        // The disk log records what the stream dropped as drop records of a
+        // tracepoint of its own (docs/log-formats.md), defined at the first.
+        void LogStreamDrops(long time)
+        {
+            if (_stream == null || _stream.Dropped == _streamDropsLogged) return;
+            if (_streamIndex == uint.MaxValue)
+            {
+                _streamIndex = _nextIndex++;
+                Define(_streamIndex, StreamDropsTracepoint, "", "", HashFunction.Md5, time);
+            }
+            Drop(_streamIndex, time, (ulong)(_stream.Dropped - _streamDropsLogged));
+            _streamDropsLogged = _stream.Dropped;
+            Interlocked.Exchange(ref _streamDropped, _streamDropsLogged);
         }
 
         void Describe(uint thread, long time)
@@ -235,7 +306,7 @@ namespace HashTrace
             KeyValuePair<int, string> entry;
             lock (Tracing.ThreadNames)
                 if (!Tracing.ThreadNames.TryGetValue(thread, out entry)) entry = new KeyValuePair<int, string>(0, "");
-            _encoder.Thread(thread, entry.Key, entry.Value, time);
+            ThreadRecord(thread, entry.Key, entry.Value, time);
         }
 
         void DescribeRenamedThreads(long time)
@@ -245,7 +316,7 @@ namespace HashTrace
                 if (Tracing.NamesVersion == _namesVersion) return;
                 _namesVersion = Tracing.NamesVersion;
                 foreach (var kv in Tracing.ThreadNames)
-                    if (_described.Contains(kv.Key)) _encoder.Thread(kv.Key, kv.Value.Key, kv.Value.Value, time);
+                    if (_described.Contains(kv.Key)) ThreadRecord(kv.Key, kv.Value.Key, kv.Value.Value, time);
             }
         }
 
@@ -261,20 +332,36 @@ namespace HashTrace
                 long n = Interlocked.Read(ref tp.Dropped);
                 if (n == tp.DropsLogged) continue;
                 EnsureLogged(tp, time);
-                _encoder.Drop(tp.LogIndex, time, (ulong)(n - tp.DropsLogged));
+                Drop(tp.LogIndex, time, (ulong)(n - tp.DropsLogged));
                 Interlocked.Add(ref _dropped, n - tp.DropsLogged);
                 tp.DropsLogged = n;
             }
         }
 
-        void Flush()
+        void Flush() { Flush(true); }
+
+        // toStream false: the file header, which the stream sends itself at each connection.
+        void Flush(bool toStream)
         {
             _encoder.EndOfFlush();
+            if (toStream && _stream != null && _buffer.Length > 0) _stream.Block(this, _buffer.Bytes, _buffer.Length);
             if (_buffer.Length > 0) _file.Write(_buffer.Bytes, 0, _buffer.Length);
             _file.Flush();
             Interlocked.Add(ref _bytes, _buffer.Length);
             _buffer.Clear();
+            if (_stream == null) return;
+            _definitionsFlushed = _definitions.Count;
+            for (int i = 0; i < _blockSamples.Length; ++i) _blockSamples[i] = default(Tally);
+            _blockDrops.Clear();
         }
+
+        byte[] IStreamedLog.HeaderBytes { get { return _header; } }
+        List<Definition> IStreamedLog.Definitions { get { return _definitions; } }
+        int IStreamedLog.DefinitionsBeforeBlock { get { return _definitionsFlushed; } }
+        Tally[] IStreamedLog.BlockSamples { get { return _blockSamples; } }
+        List<DropRecord> IStreamedLog.BlockDrops { get { return _blockDrops; } }
+        SortedDictionary<uint, KeyValuePair<long, string>> IStreamedLog.Threads { get { return _threads; } }
+        long IStreamedLog.LastTime { get { return _binary != null ? _binary.LastTime : 0; } }
     }
 
     // Stopwatch ticks (the monotonic clock, cheap to read on the recording

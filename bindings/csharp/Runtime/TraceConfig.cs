@@ -25,6 +25,11 @@ namespace HashTrace
         public FullPolicy WhenFull = FullPolicy.Drop;
         public int FlushIntervalMs = 100;
         public bool Enabled = true;
+        /// <summary>HOST:PORT of a collector (`hashtrace live`) the writer thread also streams the
+        /// log's blocks to over TCP; null or empty: no stream. Needs the binary format. The stream
+        /// never blocks a tracepoint nor costs the disk log a sample: what it cannot send is
+        /// dropped from the stream only, counted (TraceStats.StreamDropped) and logged.</summary>
+        public string StreamTo;
 
         public TraceConfig Clone() { return (TraceConfig)MemberwiseClone(); }
 
@@ -60,6 +65,14 @@ namespace HashTrace
                 else if (v == "1" || v == "true") c.Enabled = true;
                 else throw Bad("HASHTRACE_ENABLED", v, "0 or 1");
             }
+            if ((v = Get("HASHTRACE_STREAM")) != null)
+            {
+                string host;
+                int port;
+                try { LogStream.Parse(v, out host, out port); }
+                catch (ArgumentException) { throw Bad("HASHTRACE_STREAM", v, "HOST:PORT with a port 1..65535"); }
+                c.StreamTo = v;
+            }
             return c;
         }
 
@@ -93,5 +106,8 @@ namespace HashTrace
         public long Bytes;
         /// <summary>Samples refused for bad state (a null or invalid string): see Tracing.LastError.</summary>
         public long Rejected;
+        /// <summary>Samples the stream to the collector dropped (slow or absent collector); all are
+        /// in the disk log, which records this count as drops of `hashtrace.stream_dropped`.</summary>
+        public long StreamDropped;
     }
 }

@@ -56,6 +56,14 @@ namespace HashTrace
                 throw new ArgumentException("hashtrace: NodeName '" + c.NodeName + "' contains a comma, a slash or a line break");
             if (c.QueueCapacity < 1 || c.QueueCapacity > (1 << 20)) throw new ArgumentException("hashtrace: QueueCapacity must be 1..1048576");
             if (c.FlushIntervalMs < 0) throw new ArgumentException("hashtrace: FlushIntervalMs must not be negative");
+            if (!string.IsNullOrEmpty(c.StreamTo))
+            {
+                // A stream carries binary blocks (docs/log-formats.md); a CSV log has none to send.
+                if (c.Format != LogFormat.Binary) throw new ArgumentException("hashtrace: StreamTo needs the binary log format");
+                string host;
+                int port;
+                LogStream.Parse(c.StreamTo, out host, out port);  // throws ArgumentException naming the value
+            }
             lock (Gate)
             {
                 if (s_writer != null) throw new InvalidOperationException("hashtrace: a session is already running (" + s_writer.Path + ")");

@@ -1,7 +1,8 @@
 // XXH3-128 (xxHash 0.8, seed 0, the default secret) in managed code, for
 // tracepoints declared with HashFunction.Xxh3_128: the same digests as
 // libxxhash's XXH3_128bits, stored in its canonical (big-endian) byte order as
-// the C++ SDK stores them. A port of the scalar reference code; tests check
+// the C++ SDK stores them. And XXH3-64, the checksum of the binary log's file
+// header and blocks (docs/log-formats.md, version 3), as XXH3_64bits gives it. A port of the scalar reference code; tests check
 // it against the golden vectors (every length class: 0-16, 17-128, 129-240,
 // and the long loop past 240 bytes).
 namespace HashTrace
@@ -41,6 +42,70 @@ namespace HashTrace
             else HashLong(p, offset, length, out low, out high);
             // Canonical form: high64 big-endian, then low64 big-endian.
             return new Hash128(Swap64(high), Swap64(low));
+        }
+
+        /// <summary>XXH3_64bits (seed 0) of p[offset, offset + length): the log's block checksum.</summary>
+        public static ulong Hash64(byte[] p, int offset, int length)
+        {
+            if (length <= 16) return Len0To16Of64(p, offset, length);
+            if (length <= 128)
+            {
+                ulong acc = (ulong)length * Prime64_1;
+                if (length > 32)
+                {
+                    if (length > 64)
+                    {
+                        if (length > 96) acc += Mix16B(p, offset + 48, 96) + Mix16B(p, offset + length - 64, 112);
+                        acc += Mix16B(p, offset + 32, 64) + Mix16B(p, offset + length - 48, 80);
+                    }
+                    acc += Mix16B(p, offset + 16, 32) + Mix16B(p, offset + length - 32, 48);
+                }
+                acc += Mix16B(p, offset, 0) + Mix16B(p, offset + length - 16, 16);
+                return Avalanche(acc);
+            }
+            if (length <= 240)
+            {
+                ulong acc = (ulong)length * Prime64_1;
+                int rounds = length / 16;
+                for (int i = 0; i < 8; ++i) acc += Mix16B(p, offset + 16 * i, 16 * i);
+                acc = Avalanche(acc);
+                for (int i = 8; i < rounds; ++i) acc += Mix16B(p, offset + 16 * i, 16 * (i - 8) + MidsizeStartOffset);
+                acc += Mix16B(p, offset + length - 16, SecretSizeMin - MidsizeLastOffset);
+                return Avalanche(acc);
+            }
+            // The long loop is XXH3-128's; the 64-bit hash is its first merge.
+            ulong[] accs = LongAccumulators(p, offset, length);
+            return MergeAccs(accs, SecretMergeAccsStart, (ulong)length * Prime64_1);
+        }
+
+        static ulong Len0To16Of64(byte[] p, int o, int len)
+        {
+            byte[] s = Secret;
+            if (len > 8)
+            {
+                ulong inputLo = Read64(p, o) ^ (Read64(s, 24) ^ Read64(s, 32));
+                ulong inputHi = Read64(p, o + len - 8) ^ (Read64(s, 40) ^ Read64(s, 48));
+                ulong acc = (ulong)len + Swap64(inputLo) + inputHi + Mul128Fold64(inputLo, inputHi);
+                return Avalanche(acc);
+            }
+            if (len >= 4)
+            {
+                ulong input64 = Read32(p, o + len - 4) + ((ulong)Read32(p, o) << 32);
+                ulong h = input64 ^ (Read64(s, 8) ^ Read64(s, 16));
+                // rrmxmx
+                h ^= Rotl64(h, 49) ^ Rotl64(h, 24);
+                h *= 0x9FB21C651E98DF25UL;
+                h ^= (h >> 35) + (ulong)len;
+                h *= 0x9FB21C651E98DF25UL;
+                return h ^ (h >> 28);
+            }
+            if (len > 0)
+            {
+                uint c1 = p[o], c2 = p[o + (len >> 1)], c3 = p[o + len - 1];
+                uint combined = (c1 << 16) | (c2 << 24) | c3 | ((uint)len << 8);
+                return Avalanche64(combined ^ (ulong)(Read32(s, 0) ^ Read32(s, 4)));
+            }
+            return Avalanche64(Read64(s, 56) ^ Read64(s, 64));
         }
 
         static ulong Read64(byte[] p, int o)
@@ -220,6 +285,14 @@ namespace HashTrace
 
         static void HashLong(byte[] p, int o, int len, out ulong low, out ulong high)
         {
+            ulong[] acc = LongAccumulators(p, o, len);
+            low = MergeAccs(acc, SecretMergeAccsStart, (ulong)len * Prime64_1);
+            high = MergeAccs(acc, SecretSize - 64 - SecretMergeAccsStart, ~((ulong)len * Prime64_2));
+        }
+
+        // The long loop past 240 bytes, shared by both widths: the thread's accumulators after it.
+        static ulong[] LongAccumulators(byte[] p, int o, int len)
+        {
             ulong[] acc = t_acc ?? (t_acc = new ulong[8]);
             acc[0] = Prime32_3; acc[1] = Prime64_1; acc[2] = Prime64_2; acc[3] = Prime64_3;
             acc[4] = Prime64_4; acc[5] = Prime32_2; acc[6] = Prime64_5; acc[7] = Prime32_1;
@@ -236,8 +309,7 @@ namespace HashTrace
             for (int s = 0; s < stripes; ++s)
                 Accumulate512(acc, p, o + blocks * blockLength + s * StripeLength, s * SecretConsumeRate);
             Accumulate512(acc, p, o + len - StripeLength, SecretSize - StripeLength - SecretLastAccStart);
-            low = MergeAccs(acc, SecretMergeAccsStart, (ulong)len * Prime64_1);
-            high = MergeAccs(acc, SecretSize - 64 - SecretMergeAccsStart, ~((ulong)len * Prime64_2));
+            return acc;
         }
     }
 }

@@ -7,6 +7,8 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using System.Net;
+using System.Net.Sockets;
 using System.Reflection;
 using System.Text;
 using System.Threading;
@@ -125,6 +127,26 @@ static class Tests
             }
         }
         return w;
+    }
+
+    // The log's checksum (XXH3-64, seed 0) against libxxhash's XXH3_64bits over
+    // bytes i * 131 + 7, every length class of the algorithm.
+    static void TestXxh3_64MatchesLibxxhash()
+    {
+        var expected = new Dictionary<int, ulong> {
+            { 0, 0x2d06800538d394c2UL }, { 1, 0x4c5cca45d0f4811fUL }, { 2, 0x29c60963cbfa4e6eUL }, { 3, 0x6e3e2670e61106acUL },
+            { 4, 0x5c4c63133443d03fUL }, { 5, 0x49f5eb3111280b63UL }, { 8, 0xf9fd4dd0b04d78f5UL }, { 9, 0x7c20df9712c26edfUL },
+            { 12, 0x16d2dff54dc2ee45UL }, { 16, 0x86abf6baccea0858UL }, { 17, 0xb58bf5dc5022d071UL }, { 32, 0xe3712ed84c04a66eUL },
+            { 33, 0xa4dee99b093e1f73UL }, { 64, 0x1291d2d4042330ddUL }, { 65, 0x97c6bf83217e5ec9UL }, { 96, 0x81296929fc063365UL },
+            { 97, 0xf145a45b658ab9ddUL }, { 128, 0x10d17f72c0ccba41UL }, { 129, 0x1648bdc3db49d1a2UL }, { 200, 0xc0fbc0f4e181c826UL },
+            { 240, 0xb6cfaf343fab81e6UL }, { 241, 0x956cae592c67279eUL }, { 1024, 0x70bd377d9574f4bbUL },
+            { 1025, 0x66c4487c41e127a7UL }, { 4999, 0xc3af6109daa0965bUL },
+        };
+        var data = new byte[5003];
+        for (int i = 0; i < 5000; ++i) data[3 + i] = (byte)(i * 131 + 7);
+        MethodInfo hash64 = typeof(Tracing).Assembly.GetType("HashTrace.Xxh3").GetMethod("Hash64", BindingFlags.Static | BindingFlags.Public);
+        foreach (var kv in expected)  // at an offset: blocks are hashed inside the writer's buffer
+            Check.Equal(kv.Value, (ulong)hash64.Invoke(null, new object[] { data, 3, kv.Key }), "XXH3-64 of " + kv.Key + " bytes");
     }
 
     static void TestGoldenVectors()
@@ -353,5 +375,111 @@ static class Tests
         Check.True(!Tracing.IsRunning, "stopped by Dispose");
         byte[] log = File.ReadAllBytes(path);
         Check.Equal((byte)0x83, log[log.Length - 1], "the end marker closes the log");
+    }
+    // A node streaming to a loopback collector (this TcpListener, which keeps the
+    // bytes in <log dir>/received/CsStream.htlog): the stream is a log closed
+    // cleanly with every sample of the disk log (csharp_logs_test compares them).
+    static void TestStreamToCollector()
+    {
+        var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        int port = ((IPEndPoint)listener.LocalEndpoint).Port;
+        var received = new MemoryStream();
+        var connected = new ManualResetEvent(false);
+        int connections = 0;
+        var server = new Thread(() => {
+            using (TcpClient client = listener.AcceptTcpClient())
+            {
+                ++connections;
+                connected.Set();
+                client.GetStream().CopyTo(received);  // to the node's close
+            }
+        });
+        server.Start();
+        var c = Config("CsStream");
+        c.StreamTo = "127.0.0.1:" + port;
+        c.FlushIntervalMs = 5;  // several blocks, each its own send
+        var tp = new Tracepoint("Streamed", "n", "n");
+        TraceStats stats;
+        using (var session = new Session(c))
+        {
+            // Blocks flushed before the connection is made are dropped from the stream (and
+            // counted): this test wants them all, so it records once the collector has the node.
+            Check.True(connected.WaitOne(5000), "the node connected to the collector");
+            for (int batch = 0; batch < 5; ++batch)
+            {
+                for (int i = 0; i < 1000; ++i) tp.Begin().InOut(batch * 1000 + i).Record();
+                Thread.Sleep(20);
+            }
+        }
+        stats = Tracing.Stats;
+        Check.True(server.Join(5000), "the node closed the connection at Stop");
+        listener.Stop();
+        Check.Equal(5000L, stats.Written, "samples written");
+        Check.Equal(0L, stats.StreamDropped, "stream drops");
+        Check.Equal(1, connections, "connections");
+        byte[] bytes = received.ToArray();
+        Check.True(bytes.Length > 5000 * 3, "the stream carries the samples (" + bytes.Length + " bytes)");
+        Check.Equal((byte)0x89, bytes[0], "the stream starts with the file header");
+        Check.Equal((byte)0x83, bytes[bytes.Length - 1], "the stream ends with the end record");
+        Directory.CreateDirectory(Path.Combine(s_logDir, "received"));
+        File.WriteAllBytes(Path.Combine(s_logDir, "received", "CsStream.htlog"), bytes);
+    }
+
+    // No collector listens: every block is a stream drop, counted, and the disk
+    // log is complete, its drop records of hashtrace.stream_dropped saying how
+    // many (csharp_logs_test reads it); Stop still returns promptly.
+    static void TestStreamWithoutCollectorCountsDrops()
+    {
+        var probe = new TcpListener(IPAddress.Loopback, 0);
+        probe.Start();
+        int port = ((IPEndPoint)probe.LocalEndpoint).Port;
+        probe.Stop();  // a port nobody listens on
+        var c = Config("CsStreamAbsent");
+        c.StreamTo = "127.0.0.1:" + port;
+        c.FlushIntervalMs = 5;
+        var tp = new Tracepoint("NotStreamed", "n", "n");
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        using (new Session(c))
+        {
+            for (int batch = 0; batch < 4; ++batch)
+            {
+                for (int i = 0; i < 250; ++i) tp.Begin().InOut(i).Record();
+                Thread.Sleep(20);
+            }
+        }
+        Check.Equal(1000L, Tracing.Stats.Written, "samples written to the disk log");
+        Check.Equal(1000L, Tracing.Stats.StreamDropped, "samples the stream dropped");
+        Check.Equal(0L, Tracing.Stats.Dropped, "no sample dropped from the disk log");
+        Check.True(watch.ElapsedMilliseconds < 5000, "Stop waited at most about a second for the absent collector");
+    }
+
+    static void TestStreamConfiguration()
+    {
+        string before = Environment.GetEnvironmentVariable("HASHTRACE_STREAM");
+        try
+        {
+            Environment.SetEnvironmentVariable("HASHTRACE_STREAM", "collector.example:7070");
+            Check.Equal("collector.example:7070", TraceConfig.FromEnvironment().StreamTo, "HASHTRACE_STREAM read");
+            Environment.SetEnvironmentVariable("HASHTRACE_STREAM", "[::1]:7070");
+            Check.Equal("[::1]:7070", TraceConfig.FromEnvironment().StreamTo, "a bracketed IPv6 address");
+            foreach (string bad in new[] { "nohost", "host:", ":7070", "host:0", "host:65536", "host:7x" })
+            {
+                Environment.SetEnvironmentVariable("HASHTRACE_STREAM", bad);
+                var e = Check.Throws<ArgumentException>(() => TraceConfig.FromEnvironment(), "HASHTRACE_STREAM=" + bad);
+                Check.True(e.Message.Contains("HASHTRACE_STREAM"), "the message names the variable: " + e.Message);
+            }
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable("HASHTRACE_STREAM", before);
+        }
+        var csv = Config("CsStreamCsv", LogFormat.Csv);
+        csv.StreamTo = "127.0.0.1:7070";
+        Check.Throws<ArgumentException>(() => Tracing.Start(csv), "a stream of a CSV log");
+        var badPort = Config("CsStreamBad");
+        badPort.StreamTo = "127.0.0.1:99999";
+        Check.Throws<ArgumentException>(() => Tracing.Start(badPort), "a bad StreamTo");
+        Check.True(!Tracing.IsRunning, "no session started");
     }
 }
