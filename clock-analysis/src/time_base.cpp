@@ -194,6 +194,125 @@ std::vector<DirectedFit> fit_pairs(const Lists& lists, const Envelopes& envelope
     return fits;
 }
 
+// Every pair fitted. Cycles carry messages by cones first; the pairs fitted
+// so show where clocks change, and the envelopes cut there carry them tighter.
+std::vector<DirectedFit> fit_all_pairs(const Lists& lists, std::size_t n, std::int64_t origin_ns, const EstimateOptions& options) {
+    Envelopes envelopes = cone_envelopes(lists);
+    std::vector<DirectedFit> fits = fit_pairs(lists, envelopes, n, origin_ns, options);
+    const bool cycles = std::any_of(fits.begin(), fits.end(), [](const DirectedFit& d) { return d.cycle_upper + d.cycle_lower > 0; });
+    if (!cycles) return fits;
+    for (const DirectedFit& d : fits)
+        if (const auto e = envelopes.find({d.axis, d.other}); e != envelopes.end()) e->second.cut(d.fit);
+    return fit_pairs(lists, envelopes, n, origin_ns, options);
+}
+
+void warn_refused_fits(TimeBase& base, const std::vector<std::string>& names) {
+    for (const DirectedFit& d : base.fits)
+        if (d.axis < d.other && d.fit.problem)
+            base.warnings.push_back("instances " + names[d.axis] + " and " + names[d.other] + ": " + d.fit.problem->reason + ", between " +
+                                    format_s(d.fit.problem->first_ns, base.origin_ns) + " and " +
+                                    format_s(d.fit.problem->last_ns, base.origin_ns) + " (on " + names[d.axis] +
+                                    "'s clock, from the reference's first sample): not estimated");
+}
+
+// Dijkstra from the reference over fits bounded both ways; a path's cost is
+// the sum of its bound widths at the origin. Per instance, the fit that
+// reaches it (-1: none).
+std::vector<std::int64_t> narrowest_paths(const TimeBase& base, std::size_t n) {
+    std::vector<long double> cost(n, std::numeric_limits<long double>::infinity());
+    std::vector<std::int64_t> via(n, -1);
+    cost[base.reference] = 0;
+    using Entry = std::pair<long double, std::uint32_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    queue.push({0, base.reference});
+    while (!queue.empty()) {
+        const auto [c, u] = queue.top();
+        queue.pop();
+        if (c > cost[u]) continue;
+        for (std::size_t f = 0; f < base.fits.size(); ++f) {
+            const DirectedFit& d = base.fits[f];
+            if (d.axis != u || !d.fit.placed()) continue;
+            const Bounds b = d.fit.piece_at(base.origin_ns).bounds_at(base.origin_ns, base.origin_ns);
+            const long double w = c + (*b.hi - *b.lo) + 1;  // +1 ns a hop: of equal widths, fewer hops
+            if (w < cost[d.other]) {
+                cost[d.other] = w;
+                via[d.other] = static_cast<std::int64_t>(f);
+                queue.push({w, d.other});
+            }
+        }
+    }
+    return via;
+}
+
+// The fits from the reference to instance i, and whether they place it; an
+// instance not placed gets the one-sided bound through a placed neighbour, if any.
+std::vector<std::size_t> path_of(TimeBase& base, const std::vector<std::int64_t>& via, std::uint32_t i) {
+    const auto path_to = [&](std::uint32_t to) {
+        std::vector<std::size_t> path;
+        for (std::uint32_t v = to; v != base.reference; v = base.fits[via[v]].axis) path.push_back(static_cast<std::size_t>(via[v]));
+        std::reverse(path.begin(), path.end());
+        return path;
+    };
+    if (i == base.reference || via[i] >= 0) {
+        base.clocks[i].placed = true;
+        return path_to(i);
+    }
+    for (std::size_t f = 0; f < base.fits.size(); ++f) {
+        const DirectedFit& d = base.fits[f];
+        if (d.other != i || (d.axis != base.reference && via[d.axis] < 0)) continue;
+        if (d.fit.pieces.empty() || d.fit.problem) continue;
+        std::vector<std::size_t> path = path_to(d.axis);
+        path.push_back(f);
+        return path;
+    }
+    return {};
+}
+
+// A placed instance's estimate at the origin, and its pieces: they start
+// where any fit on its path starts one, mapped to the reference's clock.
+void describe_placed(const TimeBase& base, InstanceClock& clock) {
+    const ClockAt c = base.at(clock.instance, base.origin_ns);
+    clock.offset_ns = c.offset_ns;
+    clock.drift_ppm = c.rate * 1e6L;
+    clock.bounds = c.bounds;
+    std::vector<std::int64_t> starts{base.origin_ns};
+    for (std::size_t k = 0; k < clock.path.size(); ++k) {
+        const auto& pieces = base.fits[clock.path[k]].fit.pieces;
+        for (std::size_t p = 1; p < pieces.size(); ++p) {
+            long double t = static_cast<long double>(pieces[p].first_ns);
+            for (int it = 0; it < 4; ++it) t = pieces[p].first_ns - along_path(base.fits, clock.path, k, std::llround(t)).offset_ns.value_or(0);
+            starts.push_back(std::llround(t));
+        }
+    }
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    for (const std::int64_t s : starts) {
+        const ClockAt p = base.at(clock.instance, s);
+        clock.pieces.push_back({s, p.offset_ns.value_or(0), p.rate * 1e6L, p.bounds});
+    }
+}
+
+// Why an instance is not placed: the most telling of its pairs' reasons.
+std::string why_not_placed(const TimeBase& base, std::uint32_t i, const std::vector<std::string>& names) {
+    std::string why;
+    int rank = -1;
+    const auto consider = [&](int r, std::string text) {
+        if (r > rank) rank = r, why = std::move(text);
+    };
+    for (const DirectedFit& d : base.fits) {
+        if (d.axis != i) continue;
+        const std::string& peer = names[d.other];
+        const std::size_t out = d.direct_upper + d.cycle_upper, in = d.direct_lower + d.cycle_lower;
+        if (d.fit.problem) consider(3, "contradictory constraints with " + peer);
+        else if (out == 0 || in == 0)
+            consider(1, std::string("messages go one way only (") + (out ? "to " : "from ") + peer + ") and close no cycle: bounded on one side only");
+        else if (!d.fit.placed())
+            consider(2, "too few messages with " + peer + " to fit a drift (" + std::to_string(out) + " + " + std::to_string(in) + ")");
+        else consider(0, "no chain of instances bounded both ways links it to the reference");
+    }
+    return why;
+}
+
 }  // namespace
 
 ClockAt TimeBase::at(std::uint32_t instance, std::int64_t reference_ns) const {
@@ -253,118 +372,19 @@ TimeBase estimate_time_base(const std::vector<InstanceMessages>& messages, const
     base.reference = options.reference ? *options.reference
                                        : static_cast<std::uint32_t>(std::max_element(links.begin(), links.end()) - links.begin());
     base.origin_ns = first_sample.at(base.reference);
-
-    // Cycles carry messages by cones first; the pairs fitted so show where
-    // clocks change, and the envelopes cut there carry them tighter.
-    Envelopes envelopes = cone_envelopes(lists);
-    base.fits = fit_pairs(lists, envelopes, n, base.origin_ns, options);
-    const bool cycles = std::any_of(base.fits.begin(), base.fits.end(), [](const DirectedFit& d) { return d.cycle_upper + d.cycle_lower > 0; });
-    if (cycles) {
-        for (const DirectedFit& d : base.fits)
-            if (const auto e = envelopes.find({d.axis, d.other}); e != envelopes.end()) e->second.cut(d.fit);
-        base.fits = fit_pairs(lists, envelopes, n, base.origin_ns, options);
-    }
-    for (const DirectedFit& d : base.fits)
-        if (d.axis < d.other && d.fit.problem)
-            base.warnings.push_back("instances " + names[d.axis] + " and " + names[d.other] + ": " + d.fit.problem->reason + ", between " +
-                                    format_s(d.fit.problem->first_ns, base.origin_ns) + " and " +
-                                    format_s(d.fit.problem->last_ns, base.origin_ns) + " (on " + names[d.axis] +
-                                    "'s clock, from the reference's first sample): not estimated");
-
-    // Dijkstra from the reference over fits bounded both ways; a path's
-    // cost is the sum of its bound widths at the origin.
-    std::vector<long double> cost(n, std::numeric_limits<long double>::infinity());
-    std::vector<std::int64_t> via(n, -1);
-    cost[base.reference] = 0;
-    using Entry = std::pair<long double, std::uint32_t>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-    queue.push({0, base.reference});
-    while (!queue.empty()) {
-        const auto [c, u] = queue.top();
-        queue.pop();
-        if (c > cost[u]) continue;
-        for (std::size_t f = 0; f < base.fits.size(); ++f) {
-            const DirectedFit& d = base.fits[f];
-            if (d.axis != u || !d.fit.placed()) continue;
-            const Bounds b = d.fit.piece_at(base.origin_ns).bounds_at(base.origin_ns, base.origin_ns);
-            const long double w = c + (*b.hi - *b.lo) + 1;  // +1 ns a hop: of equal widths, fewer hops
-            if (w < cost[d.other]) {
-                cost[d.other] = w;
-                via[d.other] = static_cast<std::int64_t>(f);
-                queue.push({w, d.other});
-            }
-        }
-    }
-    const auto path_to = [&](std::uint32_t i) {
-        std::vector<std::size_t> path;
-        for (std::uint32_t v = i; v != base.reference; v = base.fits[via[v]].axis) path.push_back(static_cast<std::size_t>(via[v]));
-        std::reverse(path.begin(), path.end());
-        return path;
-    };
-
-    for (std::uint32_t i = 0; i < n; ++i) {
-        InstanceClock& clock = base.clocks[i];
-        if (i == base.reference || via[i] >= 0) {
-            clock.placed = true;
-            clock.path = path_to(i);
-            continue;
-        }
-        // Not placed: the one-sided bound through a placed neighbour, if any.
-        for (std::size_t f = 0; f < base.fits.size(); ++f) {
-            const DirectedFit& d = base.fits[f];
-            if (d.other != i || (d.axis != base.reference && via[d.axis] < 0)) continue;
-            if (d.fit.pieces.empty() || d.fit.problem) continue;
-            clock.path = path_to(d.axis);
-            clock.path.push_back(f);
-            break;
-        }
-    }
+    base.fits = fit_all_pairs(lists, n, base.origin_ns, options);
+    warn_refused_fits(base, names);
+    const std::vector<std::int64_t> via = narrowest_paths(base, n);
+    for (std::uint32_t i = 0; i < n; ++i) base.clocks[i].path = path_of(base, via, i);
     for (std::uint32_t i = 0; i < n; ++i) {
         InstanceClock& clock = base.clocks[i];
         for (const std::size_t f : clock.path) clock.messages_used += base.fits[f].direct_upper + base.fits[f].direct_lower;
         if (clock.placed) {
-            const ClockAt c = base.at(i, base.origin_ns);
-            clock.offset_ns = c.offset_ns;
-            clock.drift_ppm = c.rate * 1e6L;
-            clock.bounds = c.bounds;
-            // Pieces start where any fit on the path starts one, mapped to the reference's clock.
-            std::vector<std::int64_t> starts{base.origin_ns};
-            for (std::size_t k = 0; k < clock.path.size(); ++k) {
-                const auto& pieces = base.fits[clock.path[k]].fit.pieces;
-                for (std::size_t p = 1; p < pieces.size(); ++p) {
-                    long double t = static_cast<long double>(pieces[p].first_ns);
-                    for (int it = 0; it < 4; ++it)
-                        t = pieces[p].first_ns - along_path(base.fits, clock.path, k, std::llround(t)).offset_ns.value_or(0);
-                    starts.push_back(std::llround(t));
-                }
-            }
-            std::sort(starts.begin(), starts.end());
-            starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-            for (const std::int64_t s : starts) {
-                const ClockAt p = base.at(i, s);
-                clock.pieces.push_back({s, p.offset_ns.value_or(0), p.rate * 1e6L, p.bounds});
-            }
+            describe_placed(base, clock);
             continue;
         }
         if (!clock.path.empty()) clock.bounds = base.at(i, base.origin_ns).bounds;
-        // Why not: the most telling of its pairs' reasons.
-        std::string why;
-        int rank = -1;
-        const auto consider = [&](int r, std::string text) {
-            if (r > rank) rank = r, why = std::move(text);
-        };
-        for (const DirectedFit& d : base.fits) {
-            if (d.axis != i) continue;
-            const std::string& peer = names[d.other];
-            const std::size_t out = d.direct_upper + d.cycle_upper, in = d.direct_lower + d.cycle_lower;
-            if (d.fit.problem) consider(3, "contradictory constraints with " + peer);
-            else if (out == 0 || in == 0)
-                consider(1, std::string("messages go one way only (") + (out ? "to " : "from ") + peer + ") and close no cycle: bounded on one side only");
-            else if (!d.fit.placed())
-                consider(2, "too few messages with " + peer + " to fit a drift (" + std::to_string(out) + " + " + std::to_string(in) + ")");
-            else consider(0, "no chain of instances bounded both ways links it to the reference");
-        }
-        clock.note = links[i] == 0 ? "no messages to or from other instances" : why;
+        clock.note = links[i] == 0 ? "no messages to or from other instances" : why_not_placed(base, i, names);
         base.warnings.push_back("instance " + names[i] + " cannot be placed on the reference's clock: " + clock.note);
     }
     return base;
