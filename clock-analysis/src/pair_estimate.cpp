@@ -153,36 +153,42 @@ std::optional<PairFit> fit_one_piece(std::vector<Point> ceiling, std::vector<Poi
     return fit;
 }
 
-PairFit fit_pair(std::span<const Point> upper, std::span<const Point> lower, std::int64_t origin_ns, const FitOptions& options) {
-    PairFit fit;
-    fit.origin_ns = origin_ns;
-    fit.messages = upper.size() + lower.size();
-    if (upper.empty() && lower.empty()) return fit;
-    if (upper.empty() || lower.empty()) {  // one-sided: always feasible, never a piece boundary
-        fit.pieces.push_back(make_piece(upper, lower, origin_ns));
-        return fit;
-    }
-    std::vector<std::int64_t> xs;
-    xs.reserve(upper.size() + lower.size());
-    for (const Point& p : upper) xs.push_back(p.x);
-    std::vector<std::int64_t> lx;
-    lx.reserve(lower.size());
-    for (const Point& p : lower) lx.push_back(p.x);
-    std::vector<std::int64_t> merged(xs.size() + lx.size());
-    std::merge(xs.begin(), xs.end(), lx.begin(), lx.end(), merged.begin());
-    merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+namespace {
 
-    const auto feasible = [&](std::size_t first, std::size_t last) {
-        return !feasible_region(lower_chain(within(upper, merged[first], merged[last])),
-                                upper_chain(within(lower, merged[first], merged[last])), origin_ns).empty();
-    };
-    // Each piece is a longest feasible run of constraints (feasibility only
-    // shrinks as constraints are added), found by galloping then bisection,
-    // so a run without a step costs one check. Where two pieces overlap (a
-    // run feasible with either), the boundary goes to the middle of the
-    // overlap: the change happened somewhere in it.
-    const auto longest = [&](std::size_t anchor, bool forward) {
-        const std::size_t far = forward ? merged.size() - 1 : 0;
+// The constraints' distinct times, in order.
+std::vector<std::int64_t> merged_times(std::span<const Point> upper, std::span<const Point> lower) {
+    std::vector<std::int64_t> merged;
+    merged.reserve(upper.size() + lower.size());
+    std::size_t u = 0, l = 0;
+    while (u < upper.size() || l < lower.size())
+        merged.push_back(l == lower.size() || (u < upper.size() && upper[u].x <= lower[l].x) ? upper[u++].x : lower[l++].x);
+    merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+    return merged;
+}
+
+// A run is feasible from any single instant unless a message each way at
+// that very nanosecond contradict each other: that instant, if any.
+std::optional<std::int64_t> contradiction_at_one_instant(std::span<const Point> upper, std::span<const Point> lower) {
+    for (std::size_t u = 0, l = 0; u < upper.size() && l < lower.size();) {
+        if (upper[u].x < lower[l].x) ++u;
+        else if (lower[l].x < upper[u].x) ++l;
+        else if (upper[u].y < lower[l].y) return upper[u].x;
+        else ++u;
+    }
+    return std::nullopt;
+}
+
+// Each piece is a longest feasible run of constraints (feasibility only
+// shrinks as constraints are added), found by galloping then bisection, so a
+// run without a step costs one check.
+class PieceSearch {
+public:
+    PieceSearch(std::span<const Point> upper, std::span<const Point> lower, std::int64_t origin_ns)
+        : upper_(upper), lower_(lower), origin_ns_(origin_ns), merged_(merged_times(upper, lower)) {}
+    const std::vector<std::int64_t>& times() const { return merged_; }
+    // The farthest index from `anchor` (forward or back) that one line still fits with it.
+    std::size_t longest(std::size_t anchor, bool forward) const {
+        const std::size_t far = forward ? merged_.size() - 1 : 0;
         const auto span = [&](std::size_t other) { return forward ? feasible(anchor, other) : feasible(other, anchor); };
         if (span(far)) return far;
         std::size_t good = 0, bad = forward ? far - anchor : anchor - far;  // distances from the anchor
@@ -198,21 +204,31 @@ PairFit fit_pair(std::span<const Point> upper, std::span<const Point> lower, std
             (span(forward ? anchor + mid : anchor - mid) ? good : bad) = mid;
         }
         return forward ? anchor + good : anchor - good;
-    };
-    // A run is feasible from any single instant unless a message each way at
-    // that very nanosecond contradict each other.
-    for (std::size_t u = 0, l = 0; u < upper.size() && l < lower.size();) {
-        if (upper[u].x < lower[l].x) ++u;
-        else if (lower[l].x < upper[u].x) ++l;
-        else if (upper[u].y < lower[l].y) {
-            fit.problem = {"a receive before its send on any line at one instant", upper[u].x, upper[u].x};
-            return fit;
-        } else ++u;
     }
-    std::size_t start = 0, end = longest(0, true);
+    PairPiece piece(std::size_t first, std::size_t last) const {
+        return make_piece(within(upper_, merged_[first], merged_[last]), within(lower_, merged_[first], merged_[last]), origin_ns_);
+    }
+
+private:
+    bool feasible(std::size_t first, std::size_t last) const {
+        return !feasible_region(lower_chain(within(upper_, merged_[first], merged_[last])),
+                                upper_chain(within(lower_, merged_[first], merged_[last])), origin_ns_).empty();
+    }
+    std::span<const Point> upper_, lower_;
+    std::int64_t origin_ns_;
+    std::vector<std::int64_t> merged_;
+};
+
+// Pieces, in time order. Where two overlap (a run feasible with either), the
+// boundary goes to the middle of the overlap: the change happened somewhere
+// in it, and the later piece says where it may lie. Sets fit.problem past
+// max_pieces.
+void split_into_pieces(const PieceSearch& search, const FitOptions& options, PairFit& fit) {
+    const auto& merged = search.times();
+    std::size_t start = 0, end = search.longest(0, true);
     std::int64_t change_lo = 0, change_hi = 0;  // of the piece to be added next
     const auto add_piece = [&](std::size_t first, std::size_t last) {
-        fit.pieces.push_back(make_piece(within(upper, merged[first], merged[last]), within(lower, merged[first], merged[last]), origin_ns));
+        fit.pieces.push_back(search.piece(first, last));
         fit.pieces.back().change_lo_ns = change_lo;
         fit.pieces.back().change_hi_ns = change_hi;
     };
@@ -220,10 +236,10 @@ PairFit fit_pair(std::span<const Point> upper, std::span<const Point> lower, std
         if (fit.pieces.size() + 1 == options.max_pieces) {
             fit.problem = {"more than " + std::to_string(options.max_pieces) + " pieces (a clock jumping back and forth, or wrong links)",
                            merged[start], merged.back()};
-            return fit;
+            return;
         }
-        const std::size_t next_end = longest(end + 1, true);
-        const std::size_t next_start = longest(next_end, false);  // > start, or the first piece would reach next_end
+        const std::size_t next_end = search.longest(end + 1, true);
+        const std::size_t next_start = search.longest(next_end, false);  // > start, or the first piece would reach next_end
         const std::size_t boundary = std::max(start, (next_start + end) / 2);
         add_piece(start, boundary);
         // [start, end + 1] and [next_start - 1, next_end] fit no line: the change lies in both.
@@ -233,16 +249,38 @@ PairFit fit_pair(std::span<const Point> upper, std::span<const Point> lower, std
         end = next_end;
     }
     add_piece(start, end);
-    if (fit.problem) return fit;
+}
+
+// Pieces between contradictions need messages both ways to fit a rate: a
+// short one means the clock jumped back and forth, or links are wrong.
+void refuse_short_pieces(const FitOptions& options, PairFit& fit) {
+    if (fit.pieces.size() < 2) return;
     for (const PairPiece& p : fit.pieces) {
-        if (fit.pieces.size() > 1 && (p.upper_count < options.min_piece_constraints || p.lower_count < options.min_piece_constraints)) {
-            fit.problem = {"the constraints contradict each other and a piece between them would hold only " +
-                               std::to_string(p.upper_count) + " + " + std::to_string(p.lower_count) +
-                               " messages (a clock jumping back and forth, or wrong links)",
-                           p.first_ns, p.last_ns};
-            break;
-        }
+        if (p.upper_count >= options.min_piece_constraints && p.lower_count >= options.min_piece_constraints) continue;
+        fit.problem = {"the constraints contradict each other and a piece between them would hold only " + std::to_string(p.upper_count) +
+                           " + " + std::to_string(p.lower_count) + " messages (a clock jumping back and forth, or wrong links)",
+                       p.first_ns, p.last_ns};
+        return;
     }
+}
+
+}  // namespace
+
+PairFit fit_pair(std::span<const Point> upper, std::span<const Point> lower, std::int64_t origin_ns, const FitOptions& options) {
+    PairFit fit;
+    fit.origin_ns = origin_ns;
+    fit.messages = upper.size() + lower.size();
+    if (upper.empty() && lower.empty()) return fit;
+    if (upper.empty() || lower.empty()) {  // one-sided: always feasible, never a piece boundary
+        fit.pieces.push_back(make_piece(upper, lower, origin_ns));
+        return fit;
+    }
+    if (const auto at = contradiction_at_one_instant(upper, lower)) {
+        fit.problem = {"a receive before its send on any line at one instant", *at, *at};
+        return fit;
+    }
+    split_into_pieces(PieceSearch(upper, lower, origin_ns), options, fit);
+    if (!fit.problem) refuse_short_pieces(options, fit);
     return fit;
 }
 
