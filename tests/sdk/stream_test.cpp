@@ -134,19 +134,25 @@ void trace(std::uint32_t n) {
     for (std::uint32_t i = 0; i < n; ++i) TRACEPOINT("Send", hashtrace::inout("messageid", g_next++));
 }
 
-TEST(Stream, ReceivedBytesReadAsTheDiskLog) {
-    Server server;
+// A session of `samples` tracepoints streaming to a listening server; what
+// the disk and the one connection hold.
+Outcome stream_session(const std::string& dir, std::uint32_t samples, Server& server) {
     server.listen();
-    auto config = test_config(fresh_dir("stream_whole"));
+    auto config = test_config(fresh_dir(dir));
     config.stream_to = server.address();
     config.when_full = hashtrace::FullPolicy::block;
     std::string path;
     {
         hashtrace::Session s(config);
-        trace(20000);
+        trace(samples);
         path = s.log_path();
     }
-    const Outcome o = read_both(path, server.finish());
+    return read_both(path, server.finish());
+}
+
+TEST(Stream, ReceivedBytesReadAsTheDiskLog) {
+    Server server;
+    const Outcome o = stream_session("stream_whole", 20000, server);
     ASSERT_EQ(server.connections.size(), 1u);
     EXPECT_EQ(o.disk.samples, 20000u);
     ASSERT_GT(o.stream.samples, 0u);
@@ -163,16 +169,7 @@ TEST(Stream, ReceivedBytesReadAsTheDiskLog) {
 // and the log's end record.
 TEST(Stream, AShortSessionStillReachesTheCollector) {
     Server server;
-    server.listen();
-    auto config = test_config(fresh_dir("stream_short"));
-    config.stream_to = server.address();
-    std::string path;
-    {
-        hashtrace::Session s(config);
-        trace(10);
-        path = s.log_path();
-    }
-    const Outcome o = read_both(path, server.finish());
+    const Outcome o = stream_session("stream_short", 10, server);
     ASSERT_EQ(server.connections.size(), 1u);
     EXPECT_EQ(o.disk.samples, 10u);
     EXPECT_EQ(o.stream.samples, 10u);
