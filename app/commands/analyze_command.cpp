@@ -84,120 +84,166 @@ std::optional<InferredSpec> infer_from_first_shard(const std::vector<std::string
     return infer_spec_stage(samples, specless, pipeline, why_not);
 }
 
-int run_analyze(hashtrace::cli::Args& args) {
+// What the command line asks for.
+struct AnalyzeOptions {
+    hashtrace::cli::PipelineOptions pipeline;
+    hashtrace::cli::ResultFiles files;
+    std::optional<hashtrace::cli::HtmlReportRequest> html;
+    hashtrace::metrics::MetricOptions measure;
+    std::optional<std::string> clock_correct;  // "records" or "edges" (a bare --clock-correct: records)
+    hashtrace::cli::ClockEstimateOptions estimate;
+    hashtrace::cli::ShardingOptions sharding;
+    bool infer_links = false;  // no spec: link as the inferred spec would
+    std::vector<std::string> inputs;
+    bool by_records() const { return clock_correct && *clock_correct != "edges"; }
+    bool by_edges() const { return clock_correct && *clock_correct == "edges"; }
+};
+
+AnalyzeOptions read_analyze_options(hashtrace::cli::Args& args) {
     using namespace hashtrace;
-    auto pipeline = cli::read_pipeline_options(args);
-    const auto files = cli::read_result_files(args);
-    const auto html = cli::read_html_option(args);
-    metrics::MetricOptions measure;
-    measure.keep_all_targets = args.flag("--keep-all-targets");
-    const auto clock_correct = args.flag_or_word("--clock-correct", {"records", "edges"});
-    const bool by_records = clock_correct && *clock_correct != "edges", by_edges = clock_correct && *clock_correct == "edges";
-    const auto estimate = by_edges ? cli::read_clock_estimate_options(args) : cli::ClockEstimateOptions{};
-    measure.threads = pipeline.threads;
-    const auto sharding = cli::read_sharding_options(args);
+    AnalyzeOptions o;
+    o.pipeline = cli::read_pipeline_options(args);
+    o.files = cli::read_result_files(args);
+    o.html = cli::read_html_option(args);
+    o.measure.keep_all_targets = args.flag("--keep-all-targets");
+    o.clock_correct = args.flag_or_word("--clock-correct", {"records", "edges"});
+    if (o.by_edges()) o.estimate = cli::read_clock_estimate_options(args);
+    o.measure.threads = o.pipeline.threads;
+    o.sharding = cli::read_sharding_options(args);
     const bool all_pairs = args.flag("--all-pairs");
-    const auto inputs = args.positionals();
+    o.inputs = args.positionals();
     args.finish();
-    if (inputs.empty()) throw cli::UsageError("give the logs to analyze (files or directories)");
-    if (all_pairs && pipeline.spec_file) throw cli::UsageError("--all-pairs is for a run without --spec: the spec says which pairs link");
+    if (o.inputs.empty()) throw cli::UsageError("give the logs to analyze (files or directories)");
+    if (all_pairs && o.pipeline.spec_file) throw cli::UsageError("--all-pairs is for a run without --spec: the spec says which pairs link");
     // Without a spec the run is linked as the inferred spec would link it,
     // unless every pair is asked for (--all-pairs, or --keep-all: infer takes
     // the latest producer per source, as a spec does).
-    const bool infer_links = !pipeline.spec_file && !all_pairs && !pipeline.keep_all;
+    o.infer_links = !o.pipeline.spec_file && !all_pairs && !o.pipeline.keep_all;
+    return o;
+}
 
-    cli::StageTimings timings(pipeline.timings);
-    auto spec = cli::spec_stage(pipeline);
-    // A run that does not fit is analysed in time shards (a range of one, --since/--until, is analysed whole).
-    const bool ranged = pipeline.since || pipeline.until;
-    if (const auto plan = ranged ? std::nullopt : cli::plan_stage(cli::find_log_files(inputs), sharding, pipeline)) {
-        cli::refuse_unsharded_options({{"--keep-all", pipeline.keep_all},
-                                       {"--keep-all-targets", measure.keep_all_targets},
-                                       {"--clock-correct", clock_correct.has_value()}});
-        cli::report_input_health(plan->run);
-        timings.mark("index");
-        std::string why_not;
-        const auto inferred = infer_links ? infer_from_first_shard(inputs, *plan, pipeline, why_not) : std::nullopt;
-        if (inferred) spec = inferred->spec;
-        timings.mark("infer");
-        const auto analysis = cli::sharded_analysis_stage(*plan, spec, pipeline, sharding);
-        timings.mark("shards");
-        cli::output_stage(analysis.result, files);
-        if (html) cli::write_sharded_html_report(*html, *plan, analysis, spec, pipeline);
-        timings.mark("output");
-        timings.print();
-        if (inferred)
-            print_inferred_note(*inferred, analysis.result.edges, &*plan);
-        else if (infer_links)
-            std::fprintf(stderr, "note: no --spec, and %s: every pair of tracepoints may link\n", why_not.c_str());
-        return 0;
+// A run that does not fit, in time shards.
+int run_sharded(const AnalyzeOptions& o, const hashtrace::cli::ShardPlan& plan, hashtrace::graph::AnalysisSpec spec,
+                hashtrace::cli::StageTimings& timings) {
+    using namespace hashtrace;
+    cli::refuse_unsharded_options({{"--keep-all", o.pipeline.keep_all},
+                                   {"--keep-all-targets", o.measure.keep_all_targets},
+                                   {"--clock-correct", o.clock_correct.has_value()}});
+    cli::report_input_health(plan.run);
+    timings.mark("index");
+    std::string why_not;
+    const auto inferred = o.infer_links ? infer_from_first_shard(o.inputs, plan, o.pipeline, why_not) : std::nullopt;
+    if (inferred) spec = inferred->spec;
+    timings.mark("infer");
+    const auto analysis = cli::sharded_analysis_stage(plan, spec, o.pipeline, o.sharding);
+    timings.mark("shards");
+    cli::output_stage(analysis.result, o.files);
+    if (o.html) cli::write_sharded_html_report(*o.html, plan, analysis, spec, o.pipeline);
+    timings.mark("output");
+    timings.print();
+    if (inferred)
+        print_inferred_note(*inferred, analysis.result.edges, &plan);
+    else if (o.infer_links)
+        std::fprintf(stderr, "note: no --spec, and %s: every pair of tracepoints may link\n", why_not.c_str());
+    return 0;
+}
+
+// --clock-correct edges: the clocks from the messages, the samples moved onto
+// the reference's clock, and the linking tolerance their bounds allow.
+struct EdgeClocks {
+    hashtrace::clock_analysis::TimeBase base;
+    std::vector<std::string> warnings;
+};
+EdgeClocks correct_by_edges(hashtrace::graph::SampleSet& samples, const hashtrace::graph::AnalysisSpec& spec, const AnalyzeOptions& o,
+                            hashtrace::cli::PipelineOptions& pipeline) {
+    using namespace hashtrace;
+    EdgeClocks c{cli::estimate_clocks_stage(samples, spec, pipeline, o.estimate, /*keep_hash_ids=*/true), {}};  // relinked after
+    graph::correct_times(samples, clock_analysis::edge_time_correction(c.base, samples, c.warnings));
+    // The corrected times are right within the bounds only: a link whose gap is inside them is no violation.
+    if (samples.size()) {
+        const auto tolerance = clock_analysis::corrected_link_tolerance_ns(c.base, samples.time_ns.front(), samples.time_ns.back());
+        pipeline.tolerance_ms = std::max(pipeline.tolerance_ms, static_cast<double>(tolerance) * 1e-6);
     }
-    if (!ranged) pipeline.budget_checked = true;  // the plan found that it fits
-    auto samples = cli::load_stage(inputs, pipeline);
+    return c;
+}
+
+void print_specless_note(const std::string& why_not, const std::optional<hashtrace::infer::Evidence>& evidence, std::uint64_t edges) {
+    if (!why_not.empty()) std::fprintf(stderr, "note: no --spec, and %s\n", why_not.c_str());
+    std::fprintf(stderr, "note: no --spec, so every pair of tracepoints may link");
+    if (evidence)
+        std::fprintf(stderr, "; %llu of these %llu links join tracepoints a spec would not pair, or would keep within a thread or instance",
+                     (unsigned long long)evidence->links_a_spec_removes(), (unsigned long long)edges);
+    std::fputs(".\n      `hashtrace infer LOGS -o spec.toml` writes a spec from the logs, with the evidence; then\n"
+               "      hashtrace analyze LOGS --spec spec.toml\n", stderr);
+}
+
+// A run that fits (or a range of one), in memory.
+int run_whole(const AnalyzeOptions& o, hashtrace::cli::PipelineOptions pipeline, hashtrace::graph::AnalysisSpec spec,
+              hashtrace::cli::StageTimings& timings) {
+    using namespace hashtrace;
+    auto samples = cli::load_stage(o.inputs, pipeline);
     timings.mark("load");
     cli::report_input_health(samples);
     const auto clocks = clock_analysis::load_clock_analysis(samples);
-    if (by_records) graph::correct_times(samples, clock_analysis::time_correction(clocks));
-    std::optional<clock_analysis::TimeBase> base;  // by_edges: the clocks from the messages
-    std::vector<std::string> correction_warnings;
-    if (by_edges) {
-        base = cli::estimate_clocks_stage(samples, spec, pipeline, estimate, /*keep_hash_ids=*/true);  // relinked below
-        graph::correct_times(samples, clock_analysis::edge_time_correction(*base, samples, correction_warnings));
-        // The corrected times are right within the bounds only: a link whose gap is inside them is no violation.
-        if (samples.size()) {
-            const auto tolerance = clock_analysis::corrected_link_tolerance_ns(*base, samples.time_ns.front(), samples.time_ns.back());
-            pipeline.tolerance_ms = std::max(pipeline.tolerance_ms, static_cast<double>(tolerance) * 1e-6);
-        }
+    if (o.by_records()) graph::correct_times(samples, clock_analysis::time_correction(clocks));
+    std::optional<EdgeClocks> edge_clocks;
+    if (o.by_edges()) {
+        edge_clocks = correct_by_edges(samples, spec, o, pipeline);
         timings.mark("estimate");
     }
     const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
     timings.mark("checks");
     // Only the HTML report, and the hint below, read the hash ids after linking (8 bytes a sample).
     const bool specless = !pipeline.spec_file;
-    auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/html.has_value() || specless);
+    auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/o.html.has_value() || specless);
     timings.mark("link");
     // Without a spec: linked again as the inferred spec would, or (--all-pairs,
     // or nothing to infer) every pair may link, with a note on how much of
     // that a spec would undo; the report draws the system either way.
     std::string why_not;
-    auto inferred = infer_links ? infer_spec_stage(samples, graph, pipeline, why_not) : std::nullopt;
+    auto inferred = o.infer_links ? infer_spec_stage(samples, graph, pipeline, why_not) : std::nullopt;
     if (inferred) {
         spec = inferred->spec;
         graph = {};  // the spec-less graph is done with: not held beside the new one
-        graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/html.has_value());
+        graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/o.html.has_value());
         timings.mark("infer");
     }
     std::optional<infer::Evidence> evidence;
     if (inferred) evidence = std::move(inferred->evidence);
     else if (specless && !pipeline.keep_all) evidence = infer::gather_evidence(samples, graph);
-    if (specless && !html) samples.drop_hash_ids();
-    auto result = metrics::analyze(samples, graph, spec, measure);
+    if (specless && !o.html) samples.drop_hash_ids();
+    auto result = metrics::analyze(samples, graph, spec, o.measure);
     result.warnings = warnings;
-    clock_analysis::add_clock_report(clocks, samples, by_records, result);
-    if (base) {
-        result.warnings.insert(result.warnings.end(), correction_warnings.begin(), correction_warnings.end());
-        const auto faults = clock_analysis::check_recorded_clocks(*base, samples, clocks, result.first_time_ns, result.last_time_ns);
+    clock_analysis::add_clock_report(clocks, samples, o.by_records(), result);
+    if (edge_clocks) {
+        result.warnings.insert(result.warnings.end(), edge_clocks->warnings.begin(), edge_clocks->warnings.end());
+        const auto faults = clock_analysis::check_recorded_clocks(edge_clocks->base, samples, clocks, result.first_time_ns, result.last_time_ns);
         const auto links = clock_analysis::count_corrected_links(samples, graph, std::llround(pipeline.tolerance_ms * 1e6));
-        clock_analysis::add_edge_clock_report(*base, samples, faults, links, result);
+        clock_analysis::add_edge_clock_report(edge_clocks->base, samples, faults, links, result);
     }
     timings.mark("metrics");
 
-    cli::output_stage(result, files);
-    if (html) cli::write_html_report(*html, samples, graph, spec, result, evidence ? &*evidence : nullptr, pipeline.threads);
+    cli::output_stage(result, o.files);
+    if (o.html) cli::write_html_report(*o.html, samples, graph, spec, result, evidence ? &*evidence : nullptr, pipeline.threads);
     timings.mark("output");
     timings.print();
-    if (inferred) {
-        print_inferred_note(*inferred, result.edges, nullptr);
-    } else if (specless) {
-        if (!why_not.empty()) std::fprintf(stderr, "note: no --spec, and %s\n", why_not.c_str());
-        std::fprintf(stderr, "note: no --spec, so every pair of tracepoints may link");
-        if (evidence)
-            std::fprintf(stderr, "; %llu of these %llu links join tracepoints a spec would not pair, or would keep within a thread or instance",
-                         (unsigned long long)evidence->links_a_spec_removes(), (unsigned long long)result.edges);
-        std::fputs(".\n      `hashtrace infer LOGS -o spec.toml` writes a spec from the logs, with the evidence; then\n"
-                   "      hashtrace analyze LOGS --spec spec.toml\n", stderr);
-    }
+    if (inferred) print_inferred_note(*inferred, result.edges, nullptr);
+    else if (specless) print_specless_note(why_not, evidence, result.edges);
     return 0;
+}
+
+int run_analyze(hashtrace::cli::Args& args) {
+    using namespace hashtrace;
+    const AnalyzeOptions o = read_analyze_options(args);
+    cli::StageTimings timings(o.pipeline.timings);
+    auto spec = cli::spec_stage(o.pipeline);
+    // A run that does not fit is analysed in time shards (a range of one, --since/--until, is analysed whole).
+    const bool ranged = o.pipeline.since || o.pipeline.until;
+    if (const auto plan = ranged ? std::nullopt : cli::plan_stage(cli::find_log_files(o.inputs), o.sharding, o.pipeline))
+        return run_sharded(o, *plan, std::move(spec), timings);
+    cli::PipelineOptions pipeline = o.pipeline;
+    if (!ranged) pipeline.budget_checked = true;  // the plan found that it fits
+    return run_whole(o, pipeline, std::move(spec), timings);
 }
 
 }  // namespace
