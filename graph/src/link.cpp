@@ -333,14 +333,49 @@ private:
     std::vector<Column<Edge>> lists_;
 };
 
+// What every unit of a join shares: the run, the plan, the pairs allowed,
+// the degree columns the units count into, and the progress counters.
+struct JoinContext {
+    const SampleSet& s;
+    const JoinPlan& plan;
+    const detail::PairTable& pairs;
+    const LinkOptions& options;
+    std::uint32_t* out_degree;
+    std::uint32_t* in_degree;
+    std::atomic<std::uint64_t>& done;
+    std::atomic<std::uint64_t>& edges_found;
+};
+
+// A unit's edges into the degree columns, grouped first where the unit
+// spans more samples than the cache holds counters and rows for (hashes used
+// all over the run would scatter the degrees' and later the rows' writes by
+// hash; grouped by block of consumers they go a block at a time in sample
+// order, as the producer of almost every edge is a recent sample; the other
+// units' samples are close together anyway). Returns the producers with no edge.
+std::size_t count_degrees(const JoinContext& ctx, const JoinUnit& unit, std::span<Edge> unit_edges, Gathered& records) {
+    constexpr SampleIndex kGroupedSpan = SampleIndex{1} << 16;
+    if (unit.sample_end - unit.sample_first > kGroupedSpan)
+        detail::group_by_consumer_block(unit_edges, unit.sample_first, unit.sample_end - unit.sample_first, records.sorted, records.block_start);
+    std::size_t consumed = 0;  // producers with an edge
+    for (const Edge& e : unit_edges) {
+        ++ctx.in_degree[e.to];
+        consumed += ctx.out_degree[e.from]++ == 0;
+    }
+    return records.producers.size() - consumed;
+}
+
 // Links the consumers of a unit's hashes, appending the edges to the
 // worker's list `edges`; counts each sample's edges into the out- and
 // in-degree columns (only the unit's producers and consumers are written).
 // The unit's edges stay grouped by consumer, each producer's in consumer
 // order.
-void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable& pairs, const LinkOptions& options,
-               const JoinUnit& unit, Gathered& records, Column<Edge>& edges, LinkRange& out, std::uint32_t* out_degree,
-               std::uint32_t* in_degree, std::atomic<std::uint64_t>& done, std::atomic<std::uint64_t>& edges_found, bool reports) {
+void link_unit(const JoinContext& ctx, const JoinUnit& unit, Gathered& records, Column<Edge>& edges, LinkRange& out, bool reports) {
+    const SampleSet& s = ctx.s;
+    const JoinPlan& plan = ctx.plan;
+    const detail::PairTable& pairs = ctx.pairs;
+    const LinkOptions& options = ctx.options;
+    std::atomic<std::uint64_t>& done = ctx.done;
+    std::atomic<std::uint64_t>& edges_found = ctx.edges_found;
     const std::size_t first_hash = unit.first_hash, last_hash = unit.last_hash;
     gather(s, plan, unit, records);
     Column<Endpoint>& producers = records.producers;
@@ -429,22 +464,8 @@ void link_unit(const SampleSet& s, const JoinPlan& plan, const detail::PairTable
             if (reports && options.progress) options.progress(done.load(), edges_found.load());
         }
     }
-    // A unit spanning more samples than the cache holds counters and rows for
-    // (hashes used all over the run) would scatter the degrees' and later the
-    // rows' writes by hash; grouped by block of consumers they go a block at a
-    // time in sample order, as the producer of almost every edge is a recent
-    // sample. The other units' samples are close together anyway.
     out.end = edges.size();
-    const std::span<Edge> unit_edges(edges.data() + out.begin, edges.data() + out.end);
-    constexpr SampleIndex kGroupedSpan = SampleIndex{1} << 16;
-    if (unit.sample_end - unit.sample_first > kGroupedSpan)
-        detail::group_by_consumer_block(unit_edges, unit.sample_first, unit.sample_end - unit.sample_first, records.sorted, records.block_start);
-    std::size_t consumed = 0;  // producers with an edge
-    for (const Edge& e : unit_edges) {
-        ++in_degree[e.to];
-        consumed += out_degree[e.from]++ == 0;
-    }
-    out.unconsumed = producers.size() - consumed;
+    out.unconsumed = count_degrees(ctx, unit, std::span<Edge>(edges.data() + out.begin, edges.data() + out.end), records);
     done.fetch_add(consumers_done, std::memory_order_relaxed);
     edges_found.fetch_add(edges.size() - reported_edges, std::memory_order_relaxed);
 }
@@ -528,13 +549,13 @@ JoinedEdges join(const SampleSet& s, const AnalysisSpec& spec, const LinkOptions
     const detail::PairTable pairs(s, spec);
     std::vector<Gathered> records(workers);
     std::atomic<std::uint64_t> done{0}, edges_found{0};
+    const JoinContext context{s, plan, pairs, options, g.out_offset.data(), g.in_offset.data(), done, edges_found};
     graph::parallel::for_each(units, threads, [&](std::size_t k, unsigned w) {
         const JoinUnit& unit = plan.units[k];
         const auto [edges, list] = out.edges_of_worker[w].for_unit(plan.consumer_offset[unit.last_hash] - plan.consumer_offset[unit.first_hash]);
         out.ranges[k].worker = w;
         out.ranges[k].list = list;
-        link_unit(s, plan, pairs, options, unit, records[w], edges, out.ranges[k], g.out_offset.data(), g.in_offset.data(), done,
-                  edges_found, w == 0);
+        link_unit(context, unit, records[w], edges, out.ranges[k], w == 0);
     });
     return joined;
 }
