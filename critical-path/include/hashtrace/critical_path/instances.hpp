@@ -10,6 +10,7 @@
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/sample_set.hpp"
 #include "hashtrace/graph/spec.hpp"
+#include "hashtrace/metrics/reach.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -40,6 +41,12 @@ public:
 private:
     void find_group(const std::vector<bool>& from, const std::vector<std::size_t>& group, const std::vector<std::vector<bool>>& to,
                     std::vector<IntervalInstances>& out);
+    bool search_forward(const std::vector<graph::SampleIndex>& starts, const metrics::TargetClasses& classes,
+                        std::vector<std::vector<metrics::Reached>>& parts);
+    std::vector<metrics::Reached> search_by_passes(const std::vector<bool>& from, const std::vector<std::size_t>& group,
+                                                   const std::vector<std::vector<bool>>& to,
+                                                   const std::vector<std::vector<std::uint32_t>>& class_of_instance,
+                                                   const std::vector<graph::SampleIndex>& starts);
 
     struct Passes;  // the searches' scratch and the fallback passes
     const graph::SampleSet& samples_;
