@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the hand-made seeds of the fuzz corpus, fuzz/corpus/<target>/crafted-*:
-inputs at the edges the fuzzers should start from (issue 19: values past their
+inputs at the edges the fuzzers should start from (values past their
 field's width, sums that overflow, text that is not UTF-8, logs not closed
 cleanly, empty specs) and inputs larger than libFuzzer's default 4 kB limit
 (a binary batch is 4096 samples, 20-90 kB of log). Run it again after

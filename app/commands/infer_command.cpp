@@ -1,5 +1,5 @@
 // `hashtrace infer`: logs of a run, no spec -> the spec, the picture and the
-// evidence of which tracepoints really link (issue 21, docs/analysis.md,
+// evidence of which tracepoints really link (docs/infer.md,
 // "Structure recovery").
 #include "command.hpp"
 #include "hashtrace/infer/chains.hpp"

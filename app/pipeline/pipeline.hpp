@@ -3,7 +3,7 @@
 //
 //   PipelineOptions o = read_pipeline_options(args);    // --spec, --tolerance-ms, ...
 //   auto samples = load_stage(inputs, o);               // disk, progress on a TTY
-//   // issue 5 (--clock-correct) plugs in here: graph::correct_times(samples, ...)
+//   // clock correction (--clock-correct) plugs in here: graph::correct_times(samples, ...)
 //   auto graph = link_stage(samples, spec, o, keep_hash_ids);
 #pragma once
 

@@ -103,7 +103,7 @@ static class CsBench
         double offNs = Measure(repetitions, 8, n => { for (int i = 0; i < n; ++i) off.Begin().InOut(++loop).Record(); }, false);
         Tracing.Enabled = true;
         Console.WriteLine("{0,-48}{1,10:F0}", "tracepoint switched off", offNs);
-        // The goals at 10 B (issue 34): deferred <= 200 ns, inline <= 1.0x MD5.ComputeHash.
+        // The goals at 10 B: deferred <= 200 ns, inline <= 1.0x MD5.ComputeHash.
         double ratio = results[2, 0] / results[1, 0];
         Console.WriteLine("10 B: deferred {0:F0} ns (goal <= 200: {1}); inline / MD5.ComputeHash = {2:F2} (goal <= 1.0: {3})",
                           results[3, 0], results[3, 0] <= 200 ? "met" : "NOT met", ratio, ratio <= 1.0 ? "met" : "NOT met");

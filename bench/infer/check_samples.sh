@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The proof of structure recovery (docs/analysis.md, "Structure recovery"):
+# The proof of structure recovery (docs/infer.md):
 # on the sample system's runs (mesh, local router, remote router where
 # namespaces can be made, and the local router with case study 1's bug) and
 # on the benchmark's synthetic multi-node run, `hashtrace infer --all-intervals`

@@ -3,8 +3,8 @@
 // recall of the inferred spec's links against the reference's, and for every
 // reference interval the inferred interval with the same (from, to), its
 // count and mean. Exit status 1 when precision or recall is below --min or
-// an interval is missing or measures differently (docs/analysis.md,
-// "Structure recovery"; bench/infer/check_samples.sh runs it).
+// an interval is missing or measures differently (docs/infer.md;
+// bench/infer/check_samples.sh runs it).
 #include "hashtrace/graph/load.hpp"
 #include "hashtrace/infer/agreement.hpp"
 #include "hashtrace/logio/reader.hpp"

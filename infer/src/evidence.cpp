@@ -1,5 +1,5 @@
 // Candidate pairs of the spec-less graph, and the evidence that keeps or
-// rejects each (docs/analysis.md, "Structure recovery"). One pass over the
+// rejects each (docs/infer.md). One pass over the
 // edges counts every pair exactly and keeps an even sample of its links; the
 // closer looks (latencies, searches for other paths, rival producers, scope)
 // read only those samples, so their cost is bounded per pair, not per sample.

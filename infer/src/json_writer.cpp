@@ -1,4 +1,4 @@
-// The inferred structure as JSON (docs/analysis.md, "Structure recovery").
+// The inferred structure as JSON (docs/infer.md).
 #include "hashtrace/infer/writers.hpp"
 
 #include <nlohmann/json.hpp>

@@ -39,7 +39,7 @@ std::string comment(const std::string& text) {
 
 std::string write_spec(const Evidence& ev, const std::vector<ProposedInterval>& intervals) {
     std::ostringstream out;
-    out << "# Analysis spec inferred by `hashtrace infer` (docs/analysis.md, \"Structure recovery\") from\n"
+    out << "# Analysis spec inferred by `hashtrace infer` (docs/infer.md) from\n"
         << format("# %llu samples of %zu nodes over %.3f s, which link %llu times when every pair may link.\n",
                   (unsigned long long)ev.samples, ev.nodes, ev.window_s, (unsigned long long)ev.links)
         << "# Each entry says why it is here; delete what you do not want. Rejected\n"

@@ -270,7 +270,7 @@ to = "B/Apply"
     EXPECT_EQ(local, (std::vector<bool>{true, false, false, true}));  // edges sorted by producer = time order
 }
 
-// Clock correction (issue 5's hook): shifting file b 5 ms earlier puts its
+// Clock correction (the hook): shifting file b 5 ms earlier puts its
 // producer before the consumer, and samples stay in time order.
 TEST(Link, CorrectTimesBeforeLinking) {
     CsvLog a, b;

@@ -1,5 +1,5 @@
 // hashtrace/clock_analysis/time_base.hpp - every instance's clock relative to
-// one reference instance, from the messages of a linked run (issue 20).
+// one reference instance, from the messages of a linked run.
 //
 //   auto messages = message_times(samples, graph);                  // edge_constraints.hpp
 //   auto base = estimate_time_base(messages, first_sample_ns(samples), {});

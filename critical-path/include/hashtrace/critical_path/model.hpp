@@ -41,7 +41,7 @@ namespace hashtrace::critical_path {
 using graph::SampleIndex;
 inline constexpr SampleIndex kNone = 0xFFFFFFFFu;
 
-// What a segment of a path is (docs/analysis.md, "Critical path"):
+// What a segment of a path is (docs/critical-path.md):
 //   local:   a hash edge within one thread;
 //   queue:   a hash edge between two threads of one node instance (an inbox,
 //            a hand-over queue): its duration is the wait in that queue;

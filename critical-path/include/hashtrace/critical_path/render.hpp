@@ -1,5 +1,5 @@
 // hashtrace/critical_path/render.hpp - the critical-path and what-if results
-// as a terminal table, Markdown and JSON (docs/analysis.md, "Critical path").
+// as a terminal table, Markdown and JSON (docs/critical-path.md).
 #pragma once
 
 #include "hashtrace/critical_path/critical_path.hpp"

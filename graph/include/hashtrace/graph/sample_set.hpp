@@ -107,7 +107,7 @@ inline std::int64_t elapsed_ns(std::int64_t from, std::int64_t to) noexcept {
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from));
 }
 
-// The stage where clock correction plugs in (issue 5, `analyze --clock-correct`):
+// The stage where clock correction plugs in (`analyze --clock-correct`):
 // replaces every sample's time t of file f by correction(f, t), then restores
 // time order. Run it after loading and before linking; the core never reads
 // clocks itself. Sample indices change: take none across this call.

@@ -1,5 +1,5 @@
 // hashtrace/infer/evidence.hpp - structure recovery, step 1: which tracepoint
-// pairs of a run really link, from the spec-less graph alone (issue 21).
+// pairs of a run really link, from the spec-less graph alone.
 //
 //   auto specless = graph::link(samples, graph::AnalysisSpec{});   // every pair may link
 //   auto found = infer::gather_evidence(samples, specless);        // candidate pairs, kept or rejected
@@ -8,8 +8,7 @@
 // A candidate pair is a (producer tracepoint, consumer tracepoint) that the
 // spec-less graph links at least once; a tracepoint is "node/tracepoint", all
 // instances together, as a spec's selectors name it. Each pair is kept or
-// rejected by evidence from all samples (docs/analysis.md, "Structure
-// recovery"), and a kept pair gets the scope its links show. Pure: no clock, no disk.
+// rejected by evidence from all samples (docs/infer.md), and a kept pair gets the scope its links show. Pure: no clock, no disk.
 #pragma once
 
 #include "hashtrace/graph/link.hpp"

@@ -1,7 +1,7 @@
 // hashtrace/infer/infer.hpp - structure recovery in one call: the spec-less
 // graph of a run -> evidence -> chains -> intervals a sample path follows ->
 // the spec. What `hashtrace infer` writes, and what `hashtrace analyze` links
-// with when it is given no spec (docs/analysis.md, "Structure recovery").
+// with when it is given no spec (docs/infer.md).
 //
 //   auto specless = graph::link(samples, graph::AnalysisSpec{});   // hash ids kept
 //   auto found = infer::infer_structure(samples, specless, options);

@@ -72,7 +72,7 @@ struct NodeLatency {  // one cell of the node latency matrix (paper's Figure 4)
     std::int64_t max_ns = 0;
 };
 
-// Extra output another stage adds (e.g. clock sync errors, issue 5): rendered
+// Extra output another stage adds (e.g. clock sync errors): rendered
 // after the metrics; `json` must be a complete JSON value, put under `key`.
 struct ExtraSection {
     std::string key;
