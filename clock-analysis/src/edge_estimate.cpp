@@ -1,6 +1,7 @@
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
 
 #include "json_text.hpp"
+#include "hashtrace/text/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -240,11 +241,7 @@ void add_edge_clock_report(const TimeBase& base, const graph::SampleSet& samples
     section.key = "clock_edges";
     section.title = "Clocks estimated from the messages (times corrected onto " + instance_name(samples, base.reference) + "'s clock)";
     const std::string estimate = render_estimate_text(base, samples);
-    for (std::size_t b = 0, e; b < estimate.size(); b = e + 1) {
-        e = estimate.find('\n', b);
-        if (e == std::string::npos) e = estimate.size();
-        section.text_lines.push_back(estimate.substr(b, e - b));
-    }
+    for (const std::string_view line : text::lines(estimate)) section.text_lines.emplace_back(line);
     std::string json = render_estimate_json(base, samples);
     json.pop_back();  // the object stays open for the latencies and faults
     // A node's clock error over the run: its worst instance.

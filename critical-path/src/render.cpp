@@ -1,5 +1,7 @@
 #include "hashtrace/critical_path/render.hpp"
 
+#include "hashtrace/text/text.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -9,11 +11,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string format(const char* fmt, auto... args) {
-    char buf[512];
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    return buf;
-}
+using text::format;
 
 std::string segment_name(const SegmentSummary& s) { return s.from + " -> " + s.to; }
 

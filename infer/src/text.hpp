@@ -1,18 +1,15 @@
 // Small text helpers the writers share (private to the library).
 #pragma once
 
+#include "hashtrace/text/text.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 namespace hashtrace::infer::detail {
 
-template <typename... T>
-std::string format(const char* fmt, T... values) {
-    char buf[512];
-    std::snprintf(buf, sizeof buf, fmt, values...);
-    return buf;
-}
+using text::format;
 
 inline std::string duration_text(double ms) {
     if (std::fabs(ms) >= 1000) return format("%.3g s", ms / 1000);

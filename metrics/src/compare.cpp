@@ -5,16 +5,14 @@
 // (more time acting on messages than passing them); M3 and M8 have no ideal.
 #include "hashtrace/metrics/compare.hpp"
 
+#include "hashtrace/text/text.hpp"
+
 #include <cstdio>
 
 namespace hashtrace::metrics {
 namespace {
 
-std::string format(const char* fmt, auto... args) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    return buf;
-}
+using text::format;
 
 Summary single_value(double v) {
     Summary s;

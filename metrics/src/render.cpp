@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include "hashtrace/text/text.hpp"
+
 #include <string>
 
 namespace hashtrace::metrics {
@@ -12,11 +14,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string format(const char* fmt, auto... args) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    return buf;
-}
+using text::format;
 
 std::string kind_text(graph::IntervalKind k) { return k == graph::IntervalKind::process ? "M4" : "M5"; }
 
@@ -101,8 +99,8 @@ std::string render_table(const AnalysisResult& r) {
 
 std::string render_markdown(const AnalysisResult& r) {
     std::string out = "# hashtrace analysis\n\n";
-    std::string head = header_text(r);
-    for (std::size_t p; (p = head.find('\n')) != std::string::npos; head.erase(0, p + 1)) out += "- " + head.substr(0, p) + "\n";
+    const std::string head = header_text(r);
+    for (const std::string_view line : text::lines(head)) out += "- " + std::string(line) + "\n";
     for (const auto& w : r.warnings) out += "- warning: " + w + "\n";
     out += "\n| metric | unit | count | mean | sd | min | p50 | p95 | p99 | max | jitter |\n"
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";

@@ -1,5 +1,7 @@
 #include "hashtrace/shard/result.hpp"
 
+#include "hashtrace/text/text.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -7,11 +9,7 @@
 namespace hashtrace::shard {
 namespace {
 
-std::string format(const char* fmt, auto... args) {
-    char buf[512];
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    return buf;
-}
+using text::format;
 
 }  // namespace
 

@@ -1,0 +1,42 @@
+// The shared text helpers: formatting never cuts a result short, and lines
+// split as a reader of the text would count them.
+#include "hashtrace/text/text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace hashtrace::text {
+namespace {
+
+TEST(Format, FollowsPrintfsRules) {
+    EXPECT_EQ(format("%.3f ms, %d links, %s", 1.23456, 42, "ok"), "1.235 ms, 42 links, ok");
+    EXPECT_EQ(format("no arguments"), "no arguments");
+    EXPECT_EQ(format("%s", ""), "");
+}
+
+// The copies it replaced cut at 256 or 512 bytes; a long node name in a
+// warning must come out whole.
+TEST(Format, ALongResultComesOutWhole) {
+    const std::string name(1000, 'n');
+    const std::string out = format("node %s: %d", name.c_str(), 7);
+    EXPECT_EQ(out.size(), 5 + 1000 + 3);
+    EXPECT_EQ(out, "node " + name + ": 7");
+    EXPECT_EQ(format("%s", std::string(255, 'a').c_str()).size(), 255u);  // the stack buffer's edge
+    EXPECT_EQ(format("%s", std::string(256, 'a').c_str()).size(), 256u);
+}
+
+TEST(Lines, SplitAtNewlinesWithoutThem) {
+    const auto three = lines("a\nbb\n\nccc");
+    ASSERT_EQ(three.size(), 4u);
+    EXPECT_EQ(three[0], "a");
+    EXPECT_EQ(three[1], "bb");
+    EXPECT_EQ(three[2], "");
+    EXPECT_EQ(three[3], "ccc");
+    EXPECT_EQ(lines("one\ntwo\n").size(), 2u);  // a final newline ends the last line, it starts none
+    EXPECT_TRUE(lines("").empty());
+    EXPECT_EQ(lines("\n").size(), 1u);
+}
+
+}  // namespace
+}  // namespace hashtrace::text
