@@ -3,8 +3,10 @@
 """
 import csv
 import hashlib
+import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -267,6 +269,49 @@ class Sessions(unittest.TestCase):
             data = f.read()
         self.assertEqual(data[:8], b"\x89HTLOG\r\n")
         self.assertEqual(data[-1], 0x83)  # the end marker
+
+    # HASHTRACE_STREAM reaches libhashtrace's writer, as it does a C++
+    # node's: a collector (here a loopback listener keeping the bytes) gets
+    # a log that reads as the disk log does, closed cleanly.
+    def test_streams_to_the_collector_the_environment_names(self):
+        exe = os.environ.get("HASHTRACE_EXE")
+        if not exe:
+            self.skipTest("HASHTRACE_EXE (the hashtrace tool, to read the logs) is not set")
+        listener = socket.create_server(("127.0.0.1", 0))
+        received = bytearray()
+
+        def collect():
+            connection, _ = listener.accept()
+            with connection:
+                while chunk := connection.recv(65536):
+                    received.extend(chunk)
+
+        collector = threading.Thread(target=collect)
+        collector.start()
+        os.environ["HASHTRACE_STREAM"] = "127.0.0.1:%d" % listener.getsockname()[1]
+        try:
+            hashtrace.start(node="Streamed", log_dir=self.dir, signal_handlers=False, read_environment=True)
+            tp = hashtrace.Tracepoint("Tick", "id", "id")
+            for i in range(500):
+                tp.inout(i)
+            hashtrace.stop()
+        finally:
+            del os.environ["HASHTRACE_STREAM"]
+        collector.join(10)
+        listener.close()
+        self.assertFalse(collector.is_alive())
+        streamed = tempfile.mkdtemp(prefix="hashtrace-python-stream-")  # beside the disk log's folder, not in it
+        self.addCleanup(shutil.rmtree, streamed, True)
+        with open(os.path.join(streamed, "Streamed-stream.htlog"), "wb") as f:
+            f.write(received)
+        for folder in (self.dir, streamed):
+            out = os.path.join(folder, "analysis.json")
+            subprocess.run([exe, "analyze", folder, "--json", out, "--quiet"], check=True, capture_output=True, timeout=60)
+            with open(out) as f:
+                result = json.load(f)
+            self.assertEqual(result["samples"], 500, folder)
+            self.assertEqual(result["unclean_files"], [], folder)
+            self.assertEqual(result["stream_dropped_samples"], 0, folder)
 
 
 class Install(unittest.TestCase):
