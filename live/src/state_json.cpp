@@ -20,6 +20,13 @@ void percentiles(json& out, const shard::Distribution* d) {
     out["p99_ms"] = s.p99;
 }
 
+// Since the collector started: the merged summaries of every settled part,
+// as `analyze` of the saved logs summarises the whole run.
+json since_start(const shard::Distribution& d) {
+    const metrics::Summary s = d.summary_ms();
+    return {{"mean_ms", s.mean}, {"p50_ms", s.p50}, {"p95_ms", s.p95}, {"p99_ms", s.p99}};
+}
+
 }  // namespace
 
 json Collector::nodes_json() const {
@@ -59,6 +66,7 @@ json Collector::links_json() const {
         json l = {{"from", ends.first}, {"to", ends.second}, {"count", link.latency.count},
                   {"rate", recent && seconds > 0 ? double(recent->latency.count) / seconds : 0.0}};
         percentiles(l, recent ? &recent->latency : nullptr);
+        l["since_start"] = since_start(link.latency);
         out.push_back(std::move(l));
     }
     return out;
@@ -86,6 +94,7 @@ json Collector::intervals_json() const {
         json j = {{"name", i.name}, {"from", i.from}, {"to", i.to}, {"count", i.latency.count}};
         percentiles(j, recent_merged_ && k < recent_merged_->intervals.size() ? &recent_merged_->intervals[k].latency : nullptr);
         j["critical_segment"] = top_segment(recent_path_tables_, i.name);
+        j["since_start"] = since_start(i.latency);
         out.push_back(std::move(j));
     }
     return out;

@@ -79,9 +79,15 @@ def main():
         segment = m53["critical_segment"]
         print(f"live: M5.3's top critical-path segment {segment['from']} -> {segment['to']}, {100 * segment['share']:.0f} %")
         assert (segment["from"], segment["to"]) == ("Haptics/MessageQueued", "Haptics/MessageProcessed"), segment
-        counts = {i["name"]: i["count"] for i in streamed["intervals"]}
+        counts = {i["name"]: i for i in streamed["intervals"]}
         for i in final["intervals"]:
-            assert i["count"] == counts[i["name"]], (i, counts[i["name"]])
+            whole = counts[i["name"]]
+            assert i["count"] == whole["count"], (i, whole["count"])
+            # Percentiles since the start against analyze's exact ones: within the histogram's 0.1 %
+            # (and a microsecond, for the sub-microsecond intervals' rounding).
+            for p in ("p50_ms", "p95_ms", "p99_ms"):
+                assert abs(i["since_start"][p] - whole[p]) <= 0.001 * whole[p] + 0.001, (i["name"], p, i["since_start"][p], whole[p])
+            assert abs(i["since_start"]["mean_ms"] - whole["mean_ms"]) <= 1e-6 + 1e-9 * whole["mean_ms"], (i["name"], i["since_start"], whole["mean_ms"])
         print("ok")
     finally:
         for process in (system, live):
