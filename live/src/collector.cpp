@@ -71,14 +71,16 @@ void Collector::take_block(Connection& c, logio::StreamBlock block) {
     if (block.samples > 0 && block.min_ns < settled_ns_) late_samples_ += block.samples;
     if (block.samples > 0 && origin_ns_ == INT64_MIN) origin_ns_ = block.min_ns;
     if (block.samples > 0) origin_ns_ = std::min(origin_ns_, block.min_ns);
+    if (block.samples > 0) c.newest_ns = std::max(c.newest_ns, block.max_ns);
     window_.add(c.id, stem(c.node, c.instance, c.id), c.stream.header_bytes(), std::move(block));
 }
 
-bool Collector::receive(std::size_t connection, std::string_view bytes) {
+bool Collector::receive(std::size_t connection, std::string_view bytes, bool more_waiting) {
     std::lock_guard lock(mutex_);
     const auto found = connections_.find(connection);
     if (found == connections_.end() || !found->second->open) return false;
     Connection& c = *found->second;
+    c.backlog = more_waiting;
     try {
         auto blocks = c.stream.feed(bytes);
         if (c.stream.has_header() && !c.accepted) accept_header(c);
@@ -89,6 +91,11 @@ bool Collector::receive(std::size_t connection, std::string_view bytes) {
         return false;
     }
     return true;
+}
+
+void Collector::caught_up(std::size_t connection) {
+    std::lock_guard lock(mutex_);
+    if (const auto found = connections_.find(connection); found != connections_.end()) found->second->backlog = false;
 }
 
 void Collector::close(std::size_t connection) {

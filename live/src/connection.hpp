@@ -12,6 +12,10 @@ struct Collector::Connection {
     logio::BlockStream stream;
     std::string node, instance;  // from its file header
     bool open = true, accepted = false;
+    // For the watermark: its newest sample, and whether its reader left
+    // bytes unread at its last call (a backlog, after a stall).
+    std::int64_t newest_ns = INT64_MIN;
+    bool backlog = false;
     std::ofstream save;  // --save: its bytes, header and whole blocks
     Connection(std::size_t i, const std::string& p) : id(i), peer(p), stream(p) {}
 };

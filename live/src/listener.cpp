@@ -88,9 +88,15 @@ void StreamListener::accept_loop() {
 void StreamListener::read_loop(int socket, std::size_t connection, Reader& self) {
     char buffer[64 * 1024];
     while (!stopping_) {
-        if (!readable(socket)) continue;
+        if (!readable(socket)) {
+            collector_.caught_up(connection);  // nothing waiting: holds no settling back
+            continue;
+        }
         const ssize_t n = ::recv(socket, buffer, sizeof buffer, 0);
-        if (n <= 0 || !collector_.receive(connection, std::string_view(buffer, static_cast<std::size_t>(n)))) break;
+        if (n <= 0) break;
+        pollfd more{socket, POLLIN, 0};  // bytes still waiting: this reader is catching up
+        const bool waiting = ::poll(&more, 1, 0) > 0;
+        if (!collector_.receive(connection, std::string_view(buffer, static_cast<std::size_t>(n)), waiting)) break;
     }
     collector_.close(connection);
     ::close(socket);

@@ -1,6 +1,8 @@
 // Collector::settle: the linking of the window, by analyze's kernel.
 #include "hashtrace/live/collector.hpp"
 
+#include "connection.hpp"
+
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
 #include "hashtrace/critical_path/model.hpp"
 #include "hashtrace/graph/link.hpp"
@@ -8,6 +10,7 @@
 #include "hashtrace/shard/kernel.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace hashtrace::live {
@@ -80,9 +83,36 @@ void Collector::keep_recent(shard::ShardSummary part, std::vector<critical_path:
     if (!intervals_.empty()) recent_path_tables_ = path_tables(recent_paths_);
 }
 
+// After a stall (the collector stopped or starved), the first connection
+// read again would move the newest sample far ahead of the others' unread
+// backlogs, and their samples would arrive after their time settled. So
+// while a connection has bytes waiting, nothing settles past its newest
+// sample; a connection with nothing waiting (idle, or caught up) holds
+// nothing back.
+std::int64_t Collector::watermark_ns() const {
+    std::int64_t mark = window_.newest_ns();
+    for (const auto& [id, c] : connections_)
+        if (c->open && c->backlog && c->newest_ns != INT64_MIN) mark = std::min(mark, c->newest_ns);
+    return mark;
+}
+
+// A second or more since the last settle (its ticker runs several times a
+// second): the collector was stopped or starved, and every connection may
+// have a backlog its reader has not seen yet. Each counts as catching up
+// until its reader says it has nothing waiting.
+void Collector::notice_stall() {
+    constexpr std::int64_t kStallNs = 1'000'000'000;
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    if (last_settle_wall_ns_ != INT64_MIN && now - last_settle_wall_ns_ > kStallNs)
+        for (auto& [id, c] : connections_)
+            if (c->open) c->backlog = true;
+    last_settle_wall_ns_ = now;
+}
+
 void Collector::settle() {
     std::lock_guard lock(mutex_);
-    if (window_.newest_ns() != INT64_MIN) settle_or_skip(window_.newest_ns() - options_.margin_ns);
+    notice_stall();
+    if (window_.newest_ns() != INT64_MIN) settle_or_skip(watermark_ns() - options_.margin_ns);
 }
 
 void Collector::finish() {

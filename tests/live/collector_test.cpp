@@ -98,6 +98,31 @@ TEST(Collector, CountsSinceTheStartAreTheWholeRunsByTheSameKernel) {
     EXPECT_NEAR(segment["share"].get<double>(), 1.0, 0.01);
 }
 
+// After a stall, one connection's backlog is read whole before another's:
+// while the other still has bytes waiting, nothing settles past its newest
+// sample, so none of its samples comes late. (Said to wait or not, as the
+// sockets' readers say it.)
+TEST(Collector, AConnectionStillCatchingUpHoldsTheSettlingBack) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    const auto run = [&](bool say_waiting) {
+        Collector c(spec(), options([&](CollectorOptions& o) { o.window_ns = 100'000 * kMs; }));
+        const auto a = c.open("a"), b = c.open("b");
+        const std::size_t head = logs.consumer.size() / 4;
+        EXPECT_TRUE(c.receive(*b, std::string_view(logs.consumer).substr(0, head), say_waiting));  // B: a quarter, more waiting
+        EXPECT_TRUE(c.receive(*a, logs.producer));  // A: all of it
+        c.settle();
+        EXPECT_TRUE(c.receive(*b, std::string_view(logs.consumer).substr(head)));
+        c.finish();
+        return c.state();
+    };
+    const nlohmann::json held = run(true), not_held = run(false);
+    EXPECT_EQ(held["late_samples"], 0) << held.dump();
+    ASSERT_EQ(held["links"].size(), 1u);
+    EXPECT_EQ(held["links"][0]["count"], kMessages);
+    // Without the reader's word, the rest of B's samples come after their time settled: counted late, not linked.
+    EXPECT_GT(not_held["late_samples"].get<std::uint64_t>(), kMessages / 2) << not_held.dump();
+}
+
 TEST(Collector, TheWindowsPercentilesFollowTheLatestLatency) {
     // 1 ms for the first half of the run, 5 ms for the second: a window of
     // the last 0.5 s sees only the second.

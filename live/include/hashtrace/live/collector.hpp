@@ -50,7 +50,12 @@ public:
     std::optional<std::size_t> open(const std::string& peer);
     // Its next bytes. false: the connection is refused or damaged (the
     // reason is in messages()); the caller closes it and feeds no more.
-    bool receive(std::size_t connection, std::string_view bytes);
+    // `more_waiting`: the socket held more bytes after these (a reader
+    // catching up after a stall): until it has caught up, nothing settles
+    // past this connection's newest sample.
+    bool receive(std::size_t connection, std::string_view bytes, bool more_waiting = false);
+    // Its reader found nothing waiting: it holds nothing back.
+    void caught_up(std::size_t connection);
     void close(std::size_t connection);
 
     // Links and summarises the part of the window that settled since the last call.
@@ -70,6 +75,8 @@ private:
         bool connected = false;
     };
     void settle_until(std::int64_t ns);  // with the lock held
+    std::int64_t watermark_ns() const;   // the newest sample time that every connection catching up has reached
+    void notice_stall();                 // with the lock held: a long gap between settles
     void settle_or_skip(std::int64_t ns);
     void estimate_clocks(const graph::SampleSet& samples, const graph::Graph& graph);
     std::vector<critical_path::IntervalPathSummary> summarize_paths(const graph::SampleSet& samples, const graph::Graph& graph,
@@ -104,6 +111,7 @@ private:
     std::map<std::size_t, std::pair<std::uint64_t, std::uint64_t>> losses_;  // connection -> (dropped in the node, lost by the stream)
     std::map<std::pair<std::string, std::string>, std::int64_t> offsets_;  // (node, instance) -> clock offset, the latest estimate
     std::uint64_t late_samples_ = 0, refused_ = 0;
+    std::int64_t last_settle_wall_ns_ = INT64_MIN;  // steady clock, for notice_stall
     std::deque<std::string> messages_;
 };
 
