@@ -2,8 +2,7 @@
 """End to end in a real browser: `hashtrace live`, four stand-in nodes
 streaming two links of known latency, the page's numbers read from the DOM
 (Debian's chromium and chromedriver over WebDriver); then a node killed,
-the collector stopped and resumed, and the whole run's counts against
-`analyze` on the logs live saved.
+and the whole run's counts against `analyze` on the logs live saved.
 
 usage: browser_test.py HASHTRACE STANDIN_NODE
 """
@@ -112,19 +111,6 @@ def main():
             and (row_cells(driver, "nodes", "node", "D/1") or {}).get("state") == "connected",
             (row_cells(driver, "nodes", "node", "B/1"), row_cells(driver, "nodes", "node", "D/1"))), 5)
         print("page, nodes after B was killed:", json.dumps(state))
-
-        # The collector stopped for 3 s, then resumed: the page is current again (its newest sample
-        # under a second old, as the status line says) within a second of the resume.
-        live.send_signal(signal.SIGSTOP)
-        time.sleep(3)
-        live.send_signal(signal.SIGCONT)
-        resumed = time.time()
-        lag = wait_for("the page current again after the collector resumed", lambda: (
-            (lambda t: (t is not None and t > 0 and time.time() * 1000 - t / 1e6 < 1000, t))(
-                float(driver.execute_script("return document.getElementById('status').dataset.timeNs || 0")))), 5)
-        recovered = time.time() - resumed
-        print(f"page: current again {recovered:.2f} s after the collector resumed from a 3 s stop")
-        assert recovered < 1.0, recovered
 
         for name, process in nodes.items():
             assert process.wait(timeout=SECONDS + 10) in (0, -signal.SIGKILL), name
