@@ -134,25 +134,37 @@ void trace(std::uint32_t n) {
     for (std::uint32_t i = 0; i < n; ++i) TRACEPOINT("Send", hashtrace::inout("messageid", g_next++));
 }
 
-// A session of `samples` tracepoints streaming to a listening server; what
-// the disk and the one connection hold.
-Outcome stream_session(const std::string& dir, std::uint32_t samples, Server& server) {
-    server.listen();
+// A session streaming to `server` (listening or not, as the test set it up)
+// that runs `body`: the samples it recorded, what the server received on each
+// connection, and the disk log and the last connection read back.
+struct Streamed {
+    Outcome outcome;
+    std::uint64_t recorded = 0;
+    std::vector<std::string> connections;
+};
+template <class Body>
+Streamed stream_session(const std::string& dir, Server& server, Body body) {
     auto config = test_config(fresh_dir(dir));
     config.stream_to = server.address();
     config.when_full = hashtrace::FullPolicy::block;
+    Streamed out;
     std::string path;
     {
         hashtrace::Session s(config);
-        trace(samples);
+        const std::uint32_t first = g_next;
+        body();
+        out.recorded = g_next - first;
         path = s.log_path();
     }
-    return read_both(path, server.finish());
+    out.connections = server.finish();
+    out.outcome = read_both(path, out.connections);
+    return out;
 }
 
 TEST(Stream, ReceivedBytesReadAsTheDiskLog) {
     Server server;
-    const Outcome o = stream_session("stream_whole", 20000, server);
+    server.listen();
+    const Outcome o = stream_session("stream_whole", server, [] { trace(20000); }).outcome;
     ASSERT_EQ(server.connections.size(), 1u);
     EXPECT_EQ(o.disk.samples, 20000u);
     ASSERT_GT(o.stream.samples, 0u);
@@ -169,7 +181,8 @@ TEST(Stream, ReceivedBytesReadAsTheDiskLog) {
 // and the log's end record.
 TEST(Stream, AShortSessionStillReachesTheCollector) {
     Server server;
-    const Outcome o = stream_session("stream_short", 10, server);
+    server.listen();
+    const Outcome o = stream_session("stream_short", server, [] { trace(10); }).outcome;
     ASSERT_EQ(server.connections.size(), 1u);
     EXPECT_EQ(o.disk.samples, 10u);
     EXPECT_EQ(o.stream.samples, 10u);
@@ -179,22 +192,12 @@ TEST(Stream, AShortSessionStillReachesTheCollector) {
 
 TEST(Stream, AnAbsentCollectorIsReachedWhenItAppears) {
     Server server;  // bound, not listening: connections are refused
-    auto config = test_config(fresh_dir("stream_late"));
-    config.stream_to = server.address();
-    config.when_full = hashtrace::FullPolicy::block;
-    std::string path;
-    std::uint64_t recorded = 0;
-    {
-        hashtrace::Session s(config);
-        const std::uint32_t first = g_next;
+    const auto [o, recorded, connections] = stream_session("stream_late", server, [&] {
         ASSERT_TRUE(wait_for([&] { trace(100); return hashtrace::stats().stream_dropped > 0; }));
         server.listen();
         ASSERT_TRUE(wait_for([&] { trace(100); return server.count() > 0; }));
         trace(1000);
-        recorded = g_next - first;
-        path = s.log_path();
-    }
-    const Outcome o = read_both(path, server.finish());
+    });
     EXPECT_EQ(o.disk.samples, recorded);
     EXPECT_GT(o.stats.stream_dropped, 0u);
     EXPECT_GT(o.stream.losses, 0u);  // the stream says what it missed
@@ -206,20 +209,10 @@ TEST(Stream, ACollectorThatStopsReadingCostsTheDiskLogNothing) {
     Server server;
     server.reading = false;
     server.listen();
-    auto config = test_config(fresh_dir("stream_stalled"));
-    config.stream_to = server.address();
-    config.when_full = hashtrace::FullPolicy::block;
-    std::string path;
-    std::uint64_t recorded = 0;
-    {
-        hashtrace::Session s(config);
-        const std::uint32_t first = g_next;
+    const auto [o, recorded, connections] = stream_session("stream_stalled", server, [&] {
         ASSERT_TRUE(wait_for([&] { trace(5000); return hashtrace::stats().stream_dropped > 0; }));
-        recorded = g_next - first;
-        path = s.log_path();
         server.reading = true;  // so the connection can close
-    }
-    const Outcome o = read_both(path, server.finish());
+    });
     EXPECT_EQ(o.disk.samples, recorded);
     EXPECT_EQ(o.disk.lost, 0u);
     EXPECT_GT(o.stats.stream_dropped, 0u);
@@ -234,23 +227,12 @@ TEST(Stream, ACollectorThatClosesMidBlockIsReconnected) {
     Server server;
     server.close_first_after = 100;  // the file header and a few bytes of the first block
     server.listen();
-    auto config = test_config(fresh_dir("stream_torn"));
-    config.stream_to = server.address();
-    config.when_full = hashtrace::FullPolicy::block;
-    std::string path;
-    std::uint64_t recorded = 0;
-    {
-        hashtrace::Session s(config);
-        const std::uint32_t first = g_next;
+    const auto [o, recorded, connections] = stream_session("stream_torn", server, [&] {
         ASSERT_TRUE(wait_for([&] { trace(100); return server.count() >= 2; }));
         trace(1000);
-        recorded = g_next - first;
-        path = s.log_path();
-    }
-    const auto connections = server.finish();
+    });
     ASSERT_EQ(connections.size(), 2u);
-    EXPECT_EQ(connections[0].size(), 100u);
-    const Outcome o = read_both(path, connections);  // the second connection: a log of its own
+    EXPECT_EQ(connections[0].size(), 100u);  // the outcome reads the second connection: a log of its own
     EXPECT_EQ(o.disk.samples, recorded);
     EXPECT_GT(o.stream.samples, 0u);
     // What the kernel took before the collector closed is lost without the
