@@ -157,14 +157,21 @@ namespace HashTrace
             AddString(name);
         }
 
-        public void Drop(uint tracepoint, long timeNs, ulong count)
+        // A drop or loss record's start: its block, its tag, the tracepoint
+        // and the time (a delta from the record before).
+        void BeginTracepointRecord(byte tag, uint tracepoint, long timeNs)
         {
             OpenBlock(timeNs);
             _flags |= HoldsRecords;
-            _out.Add(TagDrop);
+            _out.Add(tag);
             _out.AddVarint(tracepoint);
             _out.AddVarint(ZigZag(timeNs - _prevTime));
             _prevTime = timeNs;
+        }
+
+        public void Drop(uint tracepoint, long timeNs, ulong count)
+        {
+            BeginTracepointRecord(TagDrop, tracepoint, timeNs);
             _out.AddVarint(count);
         }
 
@@ -179,12 +186,7 @@ namespace HashTrace
         /// catch-up block says so for the blocks it dropped), first and last time.</summary>
         public void Loss(uint tracepoint, long firstNs, long lastNs, ulong count)
         {
-            OpenBlock(firstNs);
-            _flags |= HoldsRecords;
-            _out.Add(TagLoss);
-            _out.AddVarint(tracepoint);
-            _out.AddVarint(ZigZag(firstNs - _prevTime));
-            _prevTime = firstNs;
+            BeginTracepointRecord(TagLoss, tracepoint, firstNs);
             _out.AddVarint((ulong)(lastNs - firstNs));
             _out.AddVarint(count);
         }

@@ -1,6 +1,7 @@
-# Type hints for hashtrace (PEP 561: py.typed marks the package as typed). A stub,
-# because the package binds its fast forms at import time (the C accelerator's
-# objects, or the pure-Python ones): both have these signatures.
+# Type hints for hashtrace (PEP 561: py.typed marks the package as typed), in
+# a type-stub file (PEP 484), because the package binds its fast forms at
+# import time (the C accelerator's objects, or the pure-Python ones): both
+# have these signatures.
 from typing import NamedTuple, Optional, Sequence, Union
 
 __version__: str
