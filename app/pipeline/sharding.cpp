@@ -178,17 +178,13 @@ std::vector<critical_path::IntervalCriticalPath> sharded_critical_path_stage(con
     std::vector<std::vector<critical_path::IntervalPathSummary>> parts;  // per shard run (a probe may precede the plan's first)
     const auto walk = [&](std::size_t k, const graph::SampleSet& s, const graph::Graph& g, const shard::ShardWindow& w) {
         if (parts.size() <= k) parts.resize(k + 1);
-        const critical_path::DependenceModel model(s, g, pipeline.threads);
-        const auto instances = critical_path::InstanceFinder(s, g, pipeline.threads).find(intervals);
-        const auto at = [&](std::int64_t t) { return graph::SampleIndex(std::lower_bound(s.time_ns.begin(), s.time_ns.end(), t) - s.time_ns.begin()); };
-        parts[k] = critical_path::summarize_paths(model, instances, intervals, at(w.own_from_ns), at(w.own_to_ns), {pipeline.threads});
+        parts[k] = critical_path::summarize_window_paths(s, g, intervals, w.own_from_ns, w.own_to_ns, pipeline.threads);
     };
     const ShardedAnalysis analysis = sharded_analysis_stage(plan, spec, pipeline, sharding, walk);
     for (const auto& line : analysis.result.extra.back().text_lines) std::fprintf(stderr, "%s\n", line.c_str());
     for (const auto& warning : analysis.result.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
     std::vector<critical_path::IntervalPathSummary> merged = std::move(parts.front());
-    for (std::size_t k = 1; k < parts.size(); ++k)
-        for (std::size_t i = 0; i < merged.size(); ++i) merged[i].append(parts[k][i]);
+    for (std::size_t k = 1; k < parts.size(); ++k) critical_path::append_paths(merged, parts[k]);
     return critical_path::path_tables(merged);
 }
 

@@ -3,6 +3,8 @@
 // slacks as histograms, one representative path per latency bucket.
 #include "hashtrace/critical_path/path_summary.hpp"
 
+#include "hashtrace/critical_path/instances.hpp"
+#include "hashtrace/critical_path/model.hpp"
 #include "hashtrace/graph/parallel.hpp"
 #include "hashtrace/metrics/statistics.hpp"
 #include "walk.hpp"
@@ -157,6 +159,19 @@ std::vector<IntervalCriticalPath> path_tables(const std::vector<IntervalPathSumm
     std::vector<IntervalCriticalPath> out;
     for (const IntervalPathSummary& s : merged) out.push_back(table_of(s));
     return out;
+}
+
+std::vector<IntervalPathSummary> summarize_window_paths(const graph::SampleSet& samples, const graph::Graph& graph,
+                                                        const std::vector<const graph::IntervalSpec*>& intervals, std::int64_t own_from_ns,
+                                                        std::int64_t own_to_ns, unsigned threads) {
+    const DependenceModel model(samples, graph, threads);
+    const auto instances = InstanceFinder(samples, graph, threads).find(intervals);
+    return summarize_paths(model, instances, intervals, graph::first_at_or_after(samples, own_from_ns),
+                           graph::first_at_or_after(samples, own_to_ns), {threads});
+}
+
+void append_paths(std::vector<IntervalPathSummary>& merged, const std::vector<IntervalPathSummary>& later) {
+    for (std::size_t i = 0; i < merged.size(); ++i) merged[i].append(later[i]);
 }
 
 }  // namespace hashtrace::critical_path

@@ -4,7 +4,6 @@
 #include "connection.hpp"
 
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
-#include "hashtrace/critical_path/model.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
 #include "hashtrace/shard/kernel.hpp"
@@ -29,8 +28,7 @@ shard::ShardSummary merged(const std::deque<shard::ShardSummary>& parts) {
 
 std::vector<critical_path::IntervalCriticalPath> path_tables(const std::deque<std::vector<critical_path::IntervalPathSummary>>& parts) {
     std::vector<critical_path::IntervalPathSummary> merged = parts.front();
-    for (std::size_t k = 1; k < parts.size(); ++k)
-        for (std::size_t i = 0; i < merged.size(); ++i) merged[i].append(parts[k][i]);
+    for (std::size_t k = 1; k < parts.size(); ++k) critical_path::append_paths(merged, parts[k]);
     return critical_path::path_tables(merged);
 }
 
@@ -54,19 +52,6 @@ void Collector::estimate_clocks(const graph::SampleSet& samples, const graph::Gr
     } catch (const std::exception&) {
         // A window without messages both ways places nobody: the estimates of earlier windows stay.
     }
-}
-
-// The critical paths of the interval instances this part owns, as the
-// sharded `critical-path` walks a shard's (app/pipeline/sharding.cpp).
-std::vector<critical_path::IntervalPathSummary> Collector::summarize_paths(const graph::SampleSet& samples, const graph::Graph& graph,
-                                                                           const shard::ShardWindow& w) const {
-    if (intervals_.empty()) return {};
-    const critical_path::DependenceModel model(samples, graph, 1);
-    const auto instances = critical_path::InstanceFinder(samples, graph, 1).find(intervals_);
-    const auto at = [&](std::int64_t t) {
-        return graph::SampleIndex(std::lower_bound(samples.time_ns.begin(), samples.time_ns.end(), t) - samples.time_ns.begin());
-    };
-    return critical_path::summarize_paths(model, instances, intervals_, at(w.own_from_ns), at(w.own_to_ns), {1});
 }
 
 // The part joins the counts since the start and the window's; parts older than the window leave it.
@@ -161,7 +146,10 @@ void Collector::settle_until(std::int64_t settle_to) {
     for (const graph::SourceFile& f : samples.files) reports.push_back(f.report);
     record_losses(streams, reports);
 
-    keep_recent(std::move(part), summarize_paths(samples, graph, w), settle_to);
+    // The critical paths of the interval instances this part owns, as the sharded `critical-path` walks a shard's.
+    auto paths = intervals_.empty() ? std::vector<critical_path::IntervalPathSummary>{}
+                                    : critical_path::summarize_window_paths(samples, graph, intervals_, w.own_from_ns, w.own_to_ns, 1);
+    keep_recent(std::move(part), std::move(paths), settle_to);
     settled_ns_ = settle_to;
     window_.forget_before(settle_to - options_.window_ns - options_.margin_ns);
 }

@@ -166,10 +166,7 @@ std::int64_t ShardWindow::read_to_ns(std::int64_t tolerance_ns) const noexcept {
 
 ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const graph::AnalysisSpec& spec, const ShardWindow& w,
                        const metrics::MetricOptions& measure) {
-    const auto at = [&](std::int64_t t) {
-        return static_cast<SampleIndex>(std::lower_bound(s.time_ns.begin(), s.time_ns.end(), t) - s.time_ns.begin());
-    };
-    const SampleIndex begin = at(w.own_from_ns), end = at(w.own_to_ns);
+    const SampleIndex begin = graph::first_at_or_after(s, w.own_from_ns), end = graph::first_at_or_after(s, w.own_to_ns);
     metrics::MetricOptions options = measure;
     options.keep_values = true;
     options.keep_value_times = true;

@@ -59,6 +59,18 @@ std::vector<IntervalPathSummary> summarize_paths(const DependenceModel& model, c
                                                  const std::vector<const graph::IntervalSpec*>& intervals, graph::SampleIndex begin,
                                                  graph::SampleIndex end, const CriticalPathOptions& options = {});
 
+// summarize_paths over the samples loaded for a time window (its margins
+// included): their model and instances, the instances owned being those whose
+// `from` sample lies in [own_from_ns, own_to_ns). The sharded critical-path
+// and the live view call it per window.
+std::vector<IntervalPathSummary> summarize_window_paths(const graph::SampleSet& samples, const graph::Graph& graph,
+                                                        const std::vector<const graph::IntervalSpec*>& intervals, std::int64_t own_from_ns,
+                                                        std::int64_t own_to_ns, unsigned threads);
+
+// Appends the next window's summaries to `merged`, interval by interval (both
+// in the order of the intervals summarised).
+void append_paths(std::vector<IntervalPathSummary>& merged, const std::vector<IntervalPathSummary>& later);
+
 // The tables of critical_paths(), from merged summaries: counts, means,
 // on-path fractions and shares exact; the interval's percentiles and the
 // slack medians within the histograms' error; a segment's contribution in

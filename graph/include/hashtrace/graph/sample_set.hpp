@@ -15,6 +15,7 @@
 #include "hashtrace/hash128.hpp"
 #include "hashtrace/logio/sample_log.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -105,6 +106,12 @@ struct SampleSet {
 // two's complement) only when the span exceeds 292 years.
 inline std::int64_t elapsed_ns(std::int64_t from, std::int64_t to) noexcept {
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from));
+}
+
+// The first sample at or after time t (size() when none): where a time
+// window's own samples begin, the samples being in time order.
+inline SampleIndex first_at_or_after(const SampleSet& s, std::int64_t t) noexcept {
+    return static_cast<SampleIndex>(std::lower_bound(s.time_ns.begin(), s.time_ns.end(), t) - s.time_ns.begin());
 }
 
 // The stage where clock correction plugs in (`analyze --clock-correct`):

@@ -79,8 +79,6 @@ private:
     void notice_stall();                 // with the lock held: a long gap between settles
     void settle_or_skip(std::int64_t ns);
     void estimate_clocks(const graph::SampleSet& samples, const graph::Graph& graph);
-    std::vector<critical_path::IntervalPathSummary> summarize_paths(const graph::SampleSet& samples, const graph::Graph& graph,
-                                                                    const shard::ShardWindow& w) const;
     void keep_recent(shard::ShardSummary part, std::vector<critical_path::IntervalPathSummary> paths, std::int64_t settle_to);
     void accept_header(Connection& c);
     void take_block(Connection& c, logio::StreamBlock block);
