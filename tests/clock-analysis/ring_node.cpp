@@ -23,7 +23,7 @@
 
 namespace {
 
-using namespace hashtrace::infer::testing;
+using namespace hashtrace::test;
 namespace fs = std::filesystem;
 
 std::uint16_t wait_for_port(const fs::path& file) {

@@ -22,7 +22,7 @@
 
 namespace {
 
-using namespace hashtrace::infer::testing;
+using namespace hashtrace::test;
 constexpr std::uint64_t kStop = ~std::uint64_t{0};
 constexpr std::uint64_t kResult = std::uint64_t{1} << 62;  // a result's id: its frame's, marked
 

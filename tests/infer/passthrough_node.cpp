@@ -31,7 +31,7 @@
 
 namespace {
 
-using namespace hashtrace::infer::testing;
+using namespace hashtrace::test;
 
 int run_router(const std::string& log_dir, const std::string& port_file, std::uint32_t clients) {
     hashtrace::Session tracing(tracing_config("Router", log_dir));

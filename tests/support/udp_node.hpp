@@ -1,6 +1,7 @@
 // udp_node.hpp - what the real-process test systems' nodes share
-// (passthrough_node.cpp, fan_out_node.cpp): datagrams on loopback, a queue
-// between threads, and a port file the test waits for.
+// (tests/infer: passthrough_node.cpp, fan_out_node.cpp; tests/clock-analysis:
+// ring_node.cpp): datagrams on loopback, a queue between threads, and a port
+// file the test waits for.
 #pragma once
 
 #include <hashtrace/hashtrace.hpp>
@@ -20,7 +21,7 @@
 #include <string>
 #include <utility>
 
-namespace hashtrace::infer::testing {
+namespace hashtrace::test {
 
 enum Kind : std::uint32_t { kHello = 0, kStart = 1, kMessage = 2, kDone = 3 };
 
@@ -108,4 +109,4 @@ inline int bound_socket_with_port_file(const std::string& port_file) {
     return fd;
 }
 
-}  // namespace hashtrace::infer::testing
+}  // namespace hashtrace::test
