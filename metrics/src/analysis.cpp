@@ -409,7 +409,7 @@ private:
     void add_summary_tasks() {
         tasks_.emplace_back([this](Scratch&) {
             edges_measured_.wait(false);
-            r_.m11_ms = summarize(waits_->values());
+            if (options_.summarize_values) r_.m11_ms = summarize(waits_->values());
             if (options_.keep_values) r_.m11_values_ms.assign(waits_->values().begin(), waits_->values().end());
             waits_.reset();
         });
@@ -477,7 +477,7 @@ private:
         ir.kind = spec_.intervals[i].kind;
         ir.from = spec_.intervals[i].from.text();
         ir.to = spec_.intervals[i].to.text();
-        ir.latency_ms = summarize(values);
+        if (options_.summarize_values) ir.latency_ms = summarize(values);
     }
 
     void finish_matrix(std::span<const Answer> answers) {

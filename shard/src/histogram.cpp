@@ -2,6 +2,7 @@
 
 #include "hashtrace/metrics/statistics.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -43,6 +44,19 @@ void LogHistogram::add(std::int64_t value, std::uint64_t n) {
     if (value >= 0) bump(positive_, index_of(static_cast<std::uint64_t>(value)), n);
     else bump(negative_, index_of(0 - static_cast<std::uint64_t>(value)), n);
     count_ += n;
+}
+
+void LogHistogram::add_all(std::span<const std::int64_t> values) {
+    if (values.empty()) return;
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
+    if (*high >= 0 && index_of(static_cast<std::uint64_t>(*high)) >= positive_.size()) positive_.resize(index_of(static_cast<std::uint64_t>(*high)) + 1, 0);
+    if (*low < 0 && index_of(0 - static_cast<std::uint64_t>(*low)) >= negative_.size()) negative_.resize(index_of(0 - static_cast<std::uint64_t>(*low)) + 1, 0);
+    // Every index is now in range: a value's bucket lies at or below its extreme's.
+    for (const std::int64_t v : values) {
+        if (v >= 0) ++positive_[index_of(static_cast<std::uint64_t>(v))];
+        else ++negative_[index_of(0 - static_cast<std::uint64_t>(v))];
+    }
+    count_ += values.size();
 }
 
 void LogHistogram::merge(const LogHistogram& other) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,32 +30,52 @@ std::int64_t ns_of(double ms) {
     return static_cast<std::int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
 }
 
-Distribution distribution_of(std::span<const double> values_ms) {
+std::vector<std::int64_t> ns_of(std::span<const double> values_ms) {
+    std::vector<std::int64_t> out(values_ms.size());
+    for (std::size_t k = 0; k < values_ms.size(); ++k) out[k] = ns_of(values_ms[k]);
+    return out;
+}
+
+Distribution distribution_of(std::span<const std::int64_t> values_ns) {
     Distribution d;
-    for (double v : values_ms) d.add(ns_of(v));
+    d.add_all(values_ns);
     return d;
 }
 
 // An interval's values by the time bin of their `from` sample (in time
-// order, so the bins come in order too).
-BinnedValues binned(const metrics::IntervalResult& r, const TimeBins& bins) {
+// order, so each bin's values are one run of them).
+BinnedValues binned(std::span<const std::int64_t> values_ns, std::span<const std::int64_t> from_ns, const TimeBins& bins) {
     BinnedValues out;
-    auto bin = out.end();
-    for (std::size_t k = 0; k < r.values_ms.size() && k < r.from_ns.size(); ++k) {
-        const std::uint32_t b = bins.bin_of(r.from_ns[k]);
-        if (bin == out.end() || bin->first != b) bin = out.try_emplace(b).first;
-        bin->second.add(ns_of(r.values_ms[k]));
+    const std::size_t n = std::min(values_ns.size(), from_ns.size());
+    for (std::size_t k = 0; k < n;) {
+        const std::uint32_t b = bins.bin_of(from_ns[k]);
+        std::size_t end = k + 1;
+        while (end < n && bins.bin_of(from_ns[end]) == b) ++end;
+        out[b].add_all(values_ns.subspan(k, end - k));
+        k = end;
     }
     return out;
 }
 
 std::string label(const graph::Tracepoint& t) { return t.node_name + "/" + t.tracepoint_name; }
 
-// The links of one pair of tracepoint ids, with a count per bin of the run
-// (a vector: bins are few, and a link's bin is an index).
+// The links of one pair of tracepoint ids: their latency, its values
+// added a batch at a time (a small buffer, in cache: the whole shard's
+// values at once would take 8 bytes a link of fresh memory), and a count per
+// bin of the run (a vector: bins are few, and a link's bin is an index).
 struct LinksOfPair {
+    static constexpr std::size_t kBatch = 2048;
     Distribution latency;
+    std::vector<std::int64_t> batch;
     std::vector<std::uint64_t> per_bin;
+    void add(std::int64_t latency_ns) {
+        batch.push_back(latency_ns);
+        if (batch.size() == kBatch) flush();
+    }
+    void flush() {
+        latency.add_all(batch);
+        batch.clear();
+    }
 };
 
 // The links the shard owns (by their producer), per pair of tracepoints
@@ -64,21 +85,33 @@ std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const 
     std::unordered_map<std::uint64_t, LinksOfPair> by_ids;  // tracepoint ids in this window: cheap to look up
     std::uint64_t last_key = ~std::uint64_t{0};
     LinksOfPair* last = nullptr;  // a producer's links mostly go where the previous one's went
-    for (SampleIndex v = begin; v < end; ++v)
+    // Producers come in time order: their bin only grows, found again (a division) when a bin ends.
+    std::uint32_t bin = 0;
+    std::int64_t bin_end_ns = std::numeric_limits<std::int64_t>::min();
+    for (SampleIndex v = begin; v < end; ++v) {
+        if (s.time_ns[v] >= bin_end_ns) {
+            bin = bins.bin_of(s.time_ns[v]);
+            bin_end_ns = bin + 1 < bins.count ? bins.origin_ns + std::int64_t(bin + 1) * bins.width_ns : std::numeric_limits<std::int64_t>::max();
+        }
         for (std::uint32_t i = g.out_offset[v]; i < g.out_offset[v + 1]; ++i) {
             const SampleIndex to = g.edges[i].to;
             const std::uint64_t key = std::uint64_t(s.tracepoint[v]) << 32 | s.tracepoint[to];
             if (key != last_key) {
                 last = &by_ids[key];
                 last_key = key;
-                if (last->per_bin.empty()) last->per_bin.assign(std::max<std::uint32_t>(bins.count, 1), 0);
+                if (last->per_bin.empty()) {
+                    last->per_bin.assign(std::max<std::uint32_t>(bins.count, 1), 0);
+                    last->batch.reserve(LinksOfPair::kBatch);
+                }
             }
-            last->latency.add(graph::elapsed_ns(s.time_ns[v], s.time_ns[to]));
-            ++last->per_bin[bins.bin_of(s.time_ns[v])];
+            last->add(graph::elapsed_ns(s.time_ns[v], s.time_ns[to]));
+            ++last->per_bin[bin];
         }
+    }
     std::map<std::pair<std::string, std::string>, LinkSummary> out;
     for (auto& [ids, links] : by_ids) {
         LinkSummary& into = out[{label(s.tracepoints[ids >> 32]), label(s.tracepoints[ids & 0xffffffffu])}];
+        links.flush();
         into.latency.append(links.latency);
         for (std::uint32_t b = 0; b < links.per_bin.size(); ++b)
             if (links.per_bin[b]) into.per_bin[b] += links.per_bin[b];
@@ -125,7 +158,8 @@ std::uint64_t text_hash(const std::string& text) {
 std::uint64_t link_digest(const graph::SampleSet& s, const graph::Graph& g, SampleIndex begin, SampleIndex end) {
     std::vector<std::uint64_t> of_tracepoint;
     for (const graph::Tracepoint& t : s.tracepoints) of_tracepoint.push_back(text_hash(t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name));
-    auto end_of = [&](SampleIndex v) { return mix(of_tracepoint[s.tracepoint[v]] ^ mix(static_cast<std::uint64_t>(s.time_ns[v]))); };
+    // One mixing per end: for one tracepoint, `hash ^ time` already differs with the time.
+    auto end_of = [&](SampleIndex v) { return mix(of_tracepoint[s.tracepoint[v]] ^ static_cast<std::uint64_t>(s.time_ns[v])); };
     std::uint64_t digest = 0;
     for (std::uint32_t i = g.out_offset[begin]; i < g.out_offset[end]; ++i) digest += mix(end_of(g.edges[i].from) * 3 + end_of(g.edges[i].to));
     return digest;
@@ -170,6 +204,7 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     metrics::MetricOptions options = measure;
     options.keep_values = true;
     options.keep_value_times = true;
+    options.summarize_values = false;  // the shard summarises them, below
     options.share = metrics::Share{begin, end, std::max(w.own_from_ns, w.run_first_ns), std::min(w.own_to_ns, w.run_last_ns),
                                    w.own_from_ns <= w.run_last_ns && w.run_last_ns < w.own_to_ns};
     const metrics::AnalysisResult r = metrics::analyze(s, g, spec, options);
@@ -202,9 +237,11 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
             return;
         }
         count_leftovers(s, g, begin, end, out);
-        out.m11 = distribution_of(r.m11_values_ms);
-        for (const metrics::IntervalResult& i : r.intervals)
-            out.intervals.push_back({i.name, i.from, i.to, i.kind, distribution_of(i.values_ms), binned(i, out.bins)});
+        out.m11 = distribution_of(ns_of(r.m11_values_ms));
+        for (const metrics::IntervalResult& i : r.intervals) {
+            const std::vector<std::int64_t> values_ns = ns_of(i.values_ms);
+            out.intervals.push_back({i.name, i.from, i.to, i.kind, distribution_of(values_ns), binned(values_ns, i.from_ns, out.bins)});
+        }
     });
     for (const IntervalSummary& i : out.intervals) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, i.latency.max);
     for (const metrics::NodeLatency& cell : r.node_latency) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, cell.max_ns);

@@ -21,6 +21,13 @@ unsigned __int128 square(std::int64_t v) {
     return m * m;
 }
 
+// The square of a difference of two int64 values, whose magnitude fits 64
+// bits: one 64 x 64 multiplication.
+unsigned __int128 square_of_difference(std::int64_t a, std::int64_t b) {
+    const std::uint64_t m = a >= b ? static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b) : static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a);
+    return static_cast<unsigned __int128>(m) * m;
+}
+
 }  // namespace
 
 void Distribution::add(std::int64_t value) {
@@ -38,6 +45,31 @@ void Distribution::add(std::int64_t value) {
     sum += value;
     sum_sq += square(value);
     histogram.add(value);
+}
+
+void Distribution::add_all(std::span<const std::int64_t> values) {
+    if (values.empty()) return;
+    if (count == 0) min = max = first = last = values.front();  // the first value has no difference before it
+    __int128 s = 0;
+    unsigned __int128 sq = 0, diff_sq = 0;
+    std::int64_t low = min, high = max, previous = last;
+    for (const std::int64_t v : values) {
+        s += v;
+        sq += square(v);
+        diff_sq += square_of_difference(v, previous);
+        low = std::min(low, v);
+        high = std::max(high, v);
+        previous = v;
+    }
+    diff_sum += static_cast<__int128>(values.back()) - last;  // the successive differences telescope
+    diff_sum_sq += diff_sq;
+    sum += s;
+    sum_sq += sq;
+    min = low;
+    max = high;
+    last = values.back();
+    count += values.size();
+    histogram.add_all(values);
 }
 
 void Distribution::append(const Distribution& later) {
@@ -97,6 +129,15 @@ void BinStats::add(std::int64_t value) {
     max = count ? std::max(max, value) : value;
     ++count;
     histogram.add(value);
+}
+
+void BinStats::add_all(std::span<const std::int64_t> values) {
+    if (values.empty()) return;
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
+    min = count ? std::min(min, *low) : *low;
+    max = count ? std::max(max, *high) : *high;
+    count += values.size();
+    histogram.add_all(values);
 }
 
 void BinStats::merge(const BinStats& other) {

@@ -1,11 +1,12 @@
 // A shard summary as JSON: what a shard summarised in another process (or
 // on another machine) hands to the merge. 128-bit sums are decimal strings
-// (JSON numbers are doubles to most readers); histograms are their
-// non-empty buckets.
+// (JSON numbers are doubles to most readers); histograms are runs of their
+// buckets (a start key and the counts from it), most of a summary's bytes.
 #include "hashtrace/shard/summary.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
 #include <stdexcept>
 
 namespace hashtrace::shard {
@@ -13,7 +14,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr int kFormat = 2;  // bumped whenever a reader of the old layout would misread the new
+constexpr int kFormat = 3;  // bumped whenever a reader of the old layout would misread the new
 
 std::string text_of(unsigned __int128 v) {
     std::string out;
@@ -41,14 +42,34 @@ __int128 signed_of(const json& j, const char* key) {
     return static_cast<__int128>(unsigned_of(j, key));
 }
 
+// A run goes on over up to this many empty buckets (a zero costs 2 bytes,
+// a new run about 12): the non-empty buckets of a latency mostly lie side
+// by side, so a run holds about 3 bytes a bucket where [key, count] took 12.
+constexpr std::int64_t kZerosInARun = 5;
+
 json histogram_json(const LogHistogram& h) {
-    json buckets = json::array();
-    for (const auto& [key, n] : h.buckets()) buckets.push_back({key, n});
-    return json{{"sub_bucket_bits", h.sub_bucket_bits()}, {"buckets", buckets}};
+    json runs = json::array();
+    std::int64_t next = 0;  // the key after the last run's last count
+    for (const auto& [key, n] : h.buckets()) {
+        if (runs.empty() || key - next > kZerosInARun) runs.push_back({key, json::array()});
+        json& counts = runs.back()[1];
+        for (; next < key && !counts.empty(); ++next) counts.push_back(0);
+        counts.push_back(n);
+        next = key + 1;
+    }
+    return json{{"sub_bucket_bits", h.sub_bucket_bits()}, {"runs", runs}};
 }
 
 LogHistogram histogram_of(const json& j) {
-    return LogHistogram::from_buckets(j.at("sub_bucket_bits").get<unsigned>(), j.at("buckets").get<std::vector<std::pair<std::int64_t, std::uint64_t>>>());
+    std::vector<std::pair<std::int64_t, std::uint64_t>> buckets;
+    for (const json& run : j.at("runs")) {
+        std::int64_t key = run.at(0).get<std::int64_t>();
+        for (const json& n : run.at(1)) {
+            if (const auto count = n.get<std::uint64_t>()) buckets.emplace_back(key, count);
+            if (key++ == std::numeric_limits<std::int64_t>::max()) throw std::invalid_argument("a histogram run runs past the last bucket");
+        }
+    }
+    return LogHistogram::from_buckets(j.at("sub_bucket_bits").get<unsigned>(), buckets);
 }
 
 json unlinked_json(const std::map<std::string, LogHistogram>& by_tracepoint) {

@@ -17,6 +17,8 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <random>
+#include <span>
 
 namespace hashtrace::shard {
 namespace {
@@ -343,13 +345,19 @@ TEST(ShardSummaryJson, RoundTripsAndRefusesWhatItCannotRead) {
     EXPECT_THROW(from_json("{}"), std::invalid_argument);
     EXPECT_THROW(from_json("not json"), std::invalid_argument);
     std::string other_version = to_json(s);
-    other_version.replace(other_version.find("\"hashtrace_shard_summary\":2"), 27, "\"hashtrace_shard_summary\":9");
+    other_version.replace(other_version.find("\"hashtrace_shard_summary\":3"), 27, "\"hashtrace_shard_summary\":9");
     try {
         from_json(other_version);
         FAIL() << "a summary of another format was read";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("another version"), std::string::npos) << e.what();
     }
+    // Histograms travel as runs of counts: one that runs past the last bucket is refused.
+    std::string bad_run = to_json(s);
+    const std::size_t run = bad_run.find("\"runs\":[[");
+    ASSERT_NE(run, std::string::npos);
+    bad_run.insert(run + 9, "9223372036854775807,[1,1]],[");
+    EXPECT_THROW(from_json(bad_run), std::invalid_argument);
 }
 
 TEST(ShardSummaryAppend, RefusesShardsOfAnotherSpec) {
@@ -363,6 +371,32 @@ TEST(ShardSummaryAppend, RefusesShardsBinnedOverAnotherRun) {
     a.bins = TimeBins::over(0, 1'000'000'000, kTimeBins);
     b.bins = TimeBins::over(0, 2'000'000'000, kTimeBins);
     EXPECT_THROW(a.append(b), std::invalid_argument);
+}
+
+// The kernel adds a shard's values in one pass: exactly what adding them
+// one by one gives, from empty and after earlier values, with negative ones
+// and magnitudes whose squares and differences need more than 64 bits.
+TEST(DistributionAddAll, EqualsAddingEachValueInTurn) {
+    std::mt19937_64 random(7);
+    std::uniform_int_distribution<std::int64_t> small(-2'000'000, 900'000'000);
+    std::vector<std::int64_t> values(5000);
+    for (auto& v : values) v = small(random);
+    values[17] = std::numeric_limits<std::int64_t>::max();
+    values[18] = std::numeric_limits<std::int64_t>::min() + 1;
+    for (const std::size_t split : {std::size_t{0}, std::size_t{1}, std::size_t{2500}}) {
+        Distribution one_by_one, batched;
+        for (const std::int64_t v : values) one_by_one.add(v);
+        for (std::size_t k = 0; k < split; ++k) batched.add(values[k]);
+        batched.add_all(std::span(values).subspan(split));
+        batched.add_all({});
+        expect_same_distribution(one_by_one, batched, "split at " + std::to_string(split));
+        BinStats each, all;
+        for (const std::int64_t v : values) each.add(v);
+        all.add_all(std::span(values).first(split));
+        all.add_all(std::span(values).subspan(split));
+        expect_same_bins({{0, each}}, {{0, all}}, "bins split at " + std::to_string(split));
+        EXPECT_EQ(each.histogram, all.histogram);
+    }
 }
 
 TEST(TimeBins, CoverTheRunWithTheLastSampleInTheLastBin) {

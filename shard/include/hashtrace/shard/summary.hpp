@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +38,7 @@ struct Distribution {
 
     explicit Distribution(double relative_error = 0.001) : histogram(relative_error) {}
     void add(std::int64_t value);
+    void add_all(std::span<const std::int64_t> values);  // as add() of each in turn, in one pass
     void append(const Distribution& later);  // `later`'s values follow this one's
     // docs/spec.md section 5b's statistics, in milliseconds: count, sums,
     // minimum and maximum exact, percentiles within the histogram's error.
@@ -63,6 +65,7 @@ struct BinStats {
     std::int64_t min = 0, max = 0;
     LogHistogram histogram{kBinRelativeError};
     void add(std::int64_t value);
+    void add_all(std::span<const std::int64_t> values);
     void merge(const BinStats& other);
 };
 using BinnedValues = std::map<std::uint32_t, BinStats>;  // by bin; empty bins absent
