@@ -89,6 +89,7 @@ TEST(Collector, CountsSinceTheStartAreTheWholeRunsByTheSameKernel) {
     ASSERT_EQ(state["intervals"].size(), 1u);
     EXPECT_EQ(state["intervals"][0]["count"], reference.intervals[0].latency.count);
     EXPECT_EQ(state["late_samples"], 0);
+    EXPECT_EQ(state["shed_samples"], 0);  // fewer wait than the default floor: nothing is ever shed
     // The interval is one message: its critical path is that segment, all of the latency.
     const auto& segment = state["intervals"][0]["critical_segment"];
     ASSERT_TRUE(segment.is_object()) << state.dump();
@@ -225,6 +226,74 @@ TEST(Collector, SamplesArrivingAfterTheirTimeSettledAreCountedLate) {
     const nlohmann::json state = c.state();
     EXPECT_GT(state["late_samples"].get<std::uint64_t>(), 400u);
     EXPECT_LT(state["links"][0]["count"].get<std::uint64_t>(), 500u);
+}
+
+std::uint64_t counted(const nlohmann::json& state) {
+    std::uint64_t n = 0;
+    for (const auto& node : state["nodes"]) n += node["samples"].get<std::uint64_t>();
+    return n;
+}
+
+TEST(Collector, PastItsBoundItShedsTheOldestBlocksAndCountsThem) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.max_unsettled = 500; }));
+    const auto a = c.open("a"), b = c.open("b");
+    ASSERT_TRUE(c.receive(*a, logs.producer) && c.receive(*b, logs.consumer));
+    c.settle();  // 4000 samples wait, 500 may: the oldest blocks go
+    const nlohmann::json shedding = c.state();
+    EXPECT_TRUE(shedding["shedding"].get<bool>());
+    const auto shed = shedding["shed_samples"].get<std::uint64_t>();
+    EXPECT_GE(shed, 3500u);
+    EXPECT_LE(shed, 3500u + 200u);  // whole blocks of 100: at most one more a stream
+    c.finish();
+    const nlohmann::json state = c.state();
+    // Every sample received is counted or shed, and said per node.
+    EXPECT_EQ(counted(state) + shed, 2 * kMessages);
+    EXPECT_EQ(state["late_samples"], 0);
+    EXPECT_EQ(node(state, "A")["shed"].get<std::uint64_t>() + node(state, "B")["shed"].get<std::uint64_t>(), shed);
+    // Oldest first across the streams: each producer kept has its consumer kept (3 ms later), so the
+    // links are A's kept samples; B keeps at most one block whose producers went.
+    const auto a_kept = node(state, "A")["samples"].get<std::uint64_t>(), b_kept = node(state, "B")["samples"].get<std::uint64_t>();
+    ASSERT_EQ(state["links"].size(), 1u);
+    EXPECT_EQ(state["links"][0]["count"], a_kept);
+    EXPECT_EQ(node(state, "B")["unlinked_inputs"], b_kept - a_kept);
+    EXPECT_LE(b_kept - a_kept, 100u);
+    // The first blocks (the definitions) are never shed.
+    EXPECT_GE(a_kept, 100u);
+}
+
+TEST(Collector, WithinItsBoundNothingIsShed) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.max_unsettled = 1500; }));
+    const auto a = c.open("a"), b = c.open("b");
+    feed_in_rounds(c, {{*a, logs.producer}, {*b, logs.consumer}}, 997);  // settled as it comes: about 700 wait at most
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(state["shed_samples"], 0);
+    EXPECT_FALSE(state["shedding"].get<bool>());
+    EXPECT_EQ(state["links"][0]["count"], kMessages);
+}
+
+TEST(Collector, ItShedsByItsMeasuredSpeedOnceMeasured) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    // One settle may face a nanosecond's work: past the first settle (which measures the speed), everything waiting goes.
+    Collector c(spec(), options([&](CollectorOptions& o) {
+        o.shed_after_ns = 1;
+        o.shed_floor = 0;
+    }));
+    const auto a = c.open("a"), b = c.open("b");
+    const std::string_view producer = logs.producer, consumer = logs.consumer;
+    const std::size_t half = producer.size() / 2;
+    ASSERT_TRUE(c.receive(*a, producer.substr(0, half)) && c.receive(*b, consumer.substr(0, half)));
+    c.settle();
+    EXPECT_EQ(c.state()["shed_samples"], 0);  // nothing measured yet: nothing shed
+    ASSERT_TRUE(c.receive(*a, producer.substr(half)) && c.receive(*b, consumer.substr(half)));
+    c.settle();
+    const auto shed = c.state()["shed_samples"].get<std::uint64_t>();
+    EXPECT_GT(shed, 1500u);
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(counted(state) + shed + state["late_samples"].get<std::uint64_t>(), 2 * kMessages);
 }
 
 TEST(Collector, DropsInTheNodeAreShownPerNode) {
