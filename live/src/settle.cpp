@@ -140,8 +140,9 @@ void Collector::settle_step(bool everything) {
         std::lock_guard lock(mutex_);
         if (!everything) notice_stall();
         if (window_.newest_ns() == INT64_MIN) return;
-        if (!everything) shed_excess();
-        slice = take_slice(everything ? window_.newest_ns() + 1 : watermark_ns() - options_.margin_ns);
+        const std::int64_t settle_to = everything ? window_.newest_ns() + 1 : watermark_ns() - options_.margin_ns;
+        if (!everything) shed_excess(settle_to);
+        slice = take_slice(settle_to);
     }
     if (!slice) return;
     Linked linked = link_slice(*slice);
@@ -150,16 +151,17 @@ void Collector::settle_step(bool everything) {
     last_settle_wall_ns_ = steady_now_ns();  // a stall is a long gap between settles, not a long settle
 }
 
-// Load shedding: more samples wait than one settle links in shed_after_ns at
-// the measured speed (or than max_unsettled): the oldest unsettled blocks go, counted.
-void Collector::shed_excess() {
+// Load shedding: this settle would link more samples than the collector
+// links in shed_after_ns at its measured speed (or than max_unsettled): the
+// oldest unsettled blocks go, counted.
+void Collector::shed_excess(std::int64_t settle_to) {
     shedding_ = false;
     const std::int64_t from = std::max(settled_ns_, origin_ns_);
     std::uint64_t bound = options_.max_unsettled;
     if (bound == 0 && linked_samples_ == 0) return;  // the speed is not measured yet
     if (bound == 0)
         bound = std::max(options_.shed_floor, static_cast<std::uint64_t>(double(options_.shed_after_ns) * 1e-9 * linked_samples_ / linked_seconds_));
-    const std::uint64_t waiting = window_.samples_from(from);
+    const std::uint64_t waiting = window_.samples_in(from, settle_to);
     if (waiting <= bound) return;
     std::uint64_t shed = 0;
     for (const auto& [stream, samples] : window_.shed(from, waiting - bound)) {
@@ -225,7 +227,9 @@ void Collector::merge_linked(const Slice& slice, Linked linked) {
     }
     apply_clocks(linked.offsets);
     record_losses(slice.streams, linked.reports);
-    if (linked.owned > 0) {  // the speed the load shedding assumes: samples over seconds, both smoothed over the last settles
+    // The speed the load shedding assumes: samples over seconds, both smoothed
+    // over the last settles large enough that the per-settle costs do not count.
+    if (linked.owned > 0 && linked.owned >= options_.shed_floor) {
         const bool first = linked_samples_ == 0;
         linked_samples_ = first ? double(linked.owned) : 0.8 * linked_samples_ + 0.2 * double(linked.owned);
         linked_seconds_ = first ? linked.seconds : 0.8 * linked_seconds_ + 0.2 * linked.seconds;

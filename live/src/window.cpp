@@ -43,11 +43,11 @@ void Window::forget_before(std::int64_t ns) {
     }
 }
 
-std::uint64_t Window::samples_from(std::int64_t from_ns) const {
+std::uint64_t Window::samples_in(std::int64_t from_ns, std::int64_t to_ns) const {
     std::uint64_t n = 0;
     for (const auto& [id, s] : streams_)
         for (const logio::StreamBlock& b : s.blocks)
-            if (b.samples > 0 && b.max_ns >= from_ns) n += b.samples;
+            if (b.samples > 0 && b.max_ns >= from_ns && b.min_ns < to_ns) n += b.samples;
     return n;
 }
 

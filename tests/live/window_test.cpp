@@ -81,12 +81,13 @@ Window window_of_two_nodes() {
 
 TEST(Window, SheddingTakesTheOldestWholeBlocksAcrossStreams) {
     Window w = window_of_two_nodes();
-    EXPECT_EQ(w.samples_from(INT64_MIN), 200u);
+    EXPECT_EQ(w.samples_in(INT64_MIN, INT64_MAX), 200u);
+    EXPECT_EQ(w.samples_in(kStart + 15 * kMs, kStart + 30 * kMs), 40u);  // blocks 1 and 2 of each reach into it
     // From 20 ms on (blocks 2.. of each; block 1 reaches 19.5 ms), at least 25 samples: the oldest
     // blocks by their newest sample are A's 2 (29 ms), B's 2 (29.5 ms), A's 3 (39 ms): 30 samples.
     const auto shed = w.shed(kStart + 20 * kMs, 25);
     EXPECT_EQ(shed, (std::map<std::size_t, std::uint64_t>{{0, 20}, {1, 10}}));
-    EXPECT_EQ(w.samples_from(INT64_MIN), 170u);
+    EXPECT_EQ(w.samples_in(INT64_MIN, INT64_MAX), 170u);
     const auto logs = w.logs(INT64_MIN);
     EXPECT_EQ(sample_times(logs[0].second), joined(times_of(0, 20), times_of(40, 100)));
     // B's block 3 (30.5-39.5 ms) is newer than the cut (A's block 3, 39 ms): it stays.
@@ -100,7 +101,7 @@ TEST(Window, SheddingKeepsDefinitionsAndWhatIsPartlySettled) {
     const auto shed = w.shed(kStart + 5 * kMs, 1000);
     EXPECT_EQ(shed, (std::map<std::size_t, std::uint64_t>{{0, 90}, {1, 90}}));
     EXPECT_EQ(sample_times(w.logs(INT64_MIN)[0].second), times_of(0, 10));
-    EXPECT_EQ(w.samples_from(INT64_MIN), 20u);
+    EXPECT_EQ(w.samples_in(INT64_MIN, INT64_MAX), 20u);
     EXPECT_TRUE(w.shed(kStart + 5 * kMs, 1000).empty());  // nothing left to shed
     EXPECT_TRUE(window_of_two_nodes().shed(kStart, 0).empty());  // no excess: nothing shed
 }

@@ -48,7 +48,7 @@ struct CollectorOptions {
     std::size_t max_streams = 64;             // more connections at once are refused (a flood)
     std::int64_t shed_after_ns = 1'000'000'000;  // the most linking work one settle may face, at the measured speed
     std::uint64_t max_unsettled = 0;          // non-zero: this bound on waiting samples instead of the measured one
-    std::uint64_t shed_floor = 100'000;       // never shed while fewer wait (their linking takes milliseconds)
+    std::uint64_t shed_floor = 100'000;       // never shed while fewer wait (their linking takes milliseconds); the speed is measured on settles of at least this many
 };
 
 class Collector {
@@ -92,7 +92,7 @@ private:
     void merge_linked(const Slice& slice, Linked linked);      // with it
     std::int64_t watermark_ns() const;   // the newest sample time that every connection catching up has reached
     void notice_stall();                 // with the lock held: a long gap between settles
-    void shed_excess();                  // with the lock held: the load shedding rule
+    void shed_excess(std::int64_t settle_to);  // with the lock held: the load shedding rule
     void apply_clocks(const std::vector<std::pair<std::pair<std::string, std::string>, std::int64_t>>& offsets);
     void keep_recent(shard::ShardSummary part, std::vector<critical_path::IntervalPathSummary> paths, std::int64_t settle_to);
     void accept_header(Connection& c);

@@ -28,8 +28,8 @@ public:
     // Which stream each of logs()'s entries is, in the same order.
     std::vector<std::size_t> streams() const;
     void forget_before(std::int64_t ns);
-    // Samples in blocks reaching to `from_ns` or later: what waits to be settled.
-    std::uint64_t samples_from(std::int64_t from_ns) const;
+    // Samples in blocks reaching into [from_ns, to_ns): what one settle of that range links.
+    std::uint64_t samples_in(std::int64_t from_ns, std::int64_t to_ns) const;
     // Load shedding: removes whole blocks of samples only that lie wholly at
     // or after `from_ns` (none of their samples settled), oldest first (by
     // their newest sample, across streams) until they hold at least `excess`
