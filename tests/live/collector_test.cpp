@@ -13,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 namespace hashtrace::live::testing {
 namespace {
 
@@ -296,6 +299,41 @@ TEST(Collector, ItShedsByItsMeasuredSpeedOnceMeasured) {
     c.finish();
     const nlohmann::json state = c.state();
     EXPECT_EQ(counted(state) + shed + state["late_samples"].get<std::uint64_t>(), 2 * kMessages);
+}
+
+// The readers feed while a settle links outside the lock, as in the command:
+// every sample counted once, none late (each reader says it has more
+// waiting until its last piece, so nothing settles past it).
+TEST(Collector, ReadersFeedWhileItSettles) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 50);
+    Collector c(spec(), {});
+    const auto a = c.open("a"), b = c.open("b");
+    constexpr std::size_t kPiece = 701;
+    ASSERT_TRUE(c.receive(*a, std::string_view(logs.producer).substr(0, kPiece), true));
+    ASSERT_TRUE(c.receive(*b, std::string_view(logs.consumer).substr(0, kPiece), true));
+    std::atomic<int> feeding{2};
+    auto reader = [&](std::size_t id, std::string_view bytes) {
+        for (std::size_t at = kPiece; at < bytes.size(); at += kPiece) {
+            const bool last = at + kPiece >= bytes.size();
+            EXPECT_TRUE(c.receive(id, bytes.substr(at, kPiece), !last));
+            std::this_thread::yield();
+        }
+        --feeding;
+    };
+    std::thread ra(reader, *a, std::string_view(logs.producer)), rb(reader, *b, std::string_view(logs.consumer));
+    std::thread page([&] {
+        while (feeding > 0) (void)c.state();
+    });
+    while (feeding > 0) c.settle();
+    ra.join();
+    rb.join();
+    page.join();
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(state["links"][0]["count"], kMessages);
+    EXPECT_EQ(counted(state), 2 * kMessages);
+    EXPECT_EQ(state["late_samples"], 0);
+    EXPECT_EQ(state["shed_samples"], 0);
 }
 
 TEST(Collector, DropsInTheNodeAreShownPerNode) {
