@@ -24,8 +24,13 @@ shed, no late sample), every link was counted, and the lag stayed bounded
 (under 2 s: the margin, an update's period, the linking and the nodes'
 flushes, on a machine the nodes share).
 
+With --page, the page is open in headless Chromium (Debian's chromium and
+chromedriver) through each step, and the step's end reads what it says of
+the collector's shedding (the words beside the status line, and the nodes'
+"shed by the collector" column), to compare with /api/state.
+
 usage: socket_throughput.py HASHTRACE STREAM_NODE [--rates 62500,125000,...]
-       [--seconds 10] [--pairs 8] [--no-stop]
+       [--seconds 10] [--pairs 8] [--no-stop] [--page]
 """
 import argparse
 import json
@@ -107,13 +112,35 @@ def children_cpu():
     return t.children_user + t.children_system
 
 
+def open_page(http):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.get(f"http://127.0.0.1:{http}/")
+    return driver
+
+
+READ_SHEDDING = """const shed = [...document.querySelectorAll('#nodes td.shed')].reduce((n, td) => n + Number(td.textContent), 0);
+return {words: document.getElementById('shedding').textContent, nodes_shed: shed};"""
+
+
 def run_step(a, rate, spec):
     work = tempfile.mkdtemp(prefix="live-sockets-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     live, streams, http = start_collector(a.hashtrace, spec, [])
     try:
         nodes_cpu_before = children_cpu()
+        driver = open_page(http) if a.page else None
         nodes, start_ns = start_nodes(a.stream_node, work, a.pairs, rate, a.seconds, streams)
         seen = watch(live, http, nodes)
+        if driver:
+            page = driver.execute_script(READ_SHEDDING)
+            page["api_shed"] = state(http)["shed_samples"]
+            driver.quit()
         reports = [json.loads(n.stdout.read().strip().splitlines()[-1]) for n in nodes]
         assert all(n.wait() == 0 for n in nodes)
         nodes_cpu = children_cpu() - nodes_cpu_before
@@ -145,7 +172,7 @@ def run_step(a, rate, spec):
             "recorded": recorded, "counted_total": counted(final), "stream_dropped": stream_dropped, "shed": shed,
             "late": final["late_samples"], "links": links, "links_expected": sent_links,
             "node_queue_drops": sum(r["dropped"] for r in reports), "nodes_cores": nodes_cpu / (a.seconds + 1),
-            "peak_mib": peak_mib, "keeps_up": keeps_up}
+            "peak_mib": peak_mib, "keeps_up": keeps_up, "page": page if a.page else None}
 
 
 def main():
@@ -154,6 +181,7 @@ def main():
     p.add_argument("--rates", default="31250,62500,93750,125000,156250,187500", help="samples/s per node, one step each")
     p.add_argument("--seconds", type=float, default=10), p.add_argument("--pairs", type=int, default=8)
     p.add_argument("--no-stop", action="store_true", help="run every step, even after the collector fell behind")
+    p.add_argument("--page", action="store_true", help="the page open in headless Chromium; what it says of the shedding")
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="live-sockets-spec-")
     spec = os.path.join(work, "spec.toml")
@@ -167,6 +195,9 @@ def main():
               f"lag max {r['lag_max']:.2f} s; peak memory {r['peak_mib']:.0f} MiB; recorded {r['recorded']}, counted {r['counted_total']}, stream drops {r['stream_dropped']}, "
               f"node queue drops {r['node_queue_drops']}, shed {r['shed']}, late {r['late']}; links {r['links']} of {r['links_expected']}: "
               f"{'keeps up' if r['keeps_up'] else 'FALLS BEHIND'}", flush=True)
+        if r["page"]:
+            print(f"  page at the end: \"{r['page']['words']}\", nodes' shed column {r['page']['nodes_shed']} "
+                  f"(/api/state then: {r['page']['api_shed']})", flush=True)
         if not r["keeps_up"] and not a.no_stop:
             break
     shutil.rmtree(work, ignore_errors=True)
