@@ -28,6 +28,8 @@ constexpr const char* kUsage =
     "  --margin-ms X         how long a sample waits for late producers before it is counted (default 200)\n"
     "  --tolerance-ms X      the linking tolerance, as analyze's\n"
     "  --max-streams N       connections taken at once (default 64); more are refused\n"
+    "  --shed-after-ms X     past its capacity: the most linking work (at its measured speed) one update\n"
+    "                        may face; the oldest samples beyond it are shed and counted (default 1000)\n"
     "  --updates-per-s N     page updates a second (default 5)\n";
 
 std::atomic<bool> stop_requested{false};
@@ -66,6 +68,7 @@ int run_live(hashtrace::cli::Args& args) {
     options.window_ns = std::llround(window_s * 1e9);
     options.margin_ns = ns_of_ms(args, "--margin-ms", 200);
     options.tolerance_ns = ns_of_ms(args, "--tolerance-ms", 0);
+    options.shed_after_ns = ns_of_ms(args, "--shed-after-ms", 1000);
     const long long streams = args.integer("--max-streams", 64);
     if (streams < 1) throw cli::UsageError("--max-streams must be at least 1");
     options.max_streams = static_cast<std::size_t>(streams);

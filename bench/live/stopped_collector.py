@@ -66,7 +66,8 @@ def main():
         complete = streamed["samples"] + dropped == disk["samples"] and disk["lost_samples"] == 0 and disk["dropped_samples"] == 0
         print(f"collector stopped {a.stop_s:.0f} s of a {a.run_s} s run: view current again {recovered:.2f} s after SIGCONT "
               f"(lag then {lag:.2f} s); disk logs {disk['samples']} samples, streamed {streamed['samples']}, "
-              f"stream drops counted {dropped}: {'complete' if complete else 'INCOMPLETE'}")
+              f"stream drops counted {dropped}, counted by the view {sum(n['samples'] for n in final['nodes'])}, shed by the collector "
+              f"{final.get('shed_samples', 0)}, late {final['late_samples']}: {'complete' if complete else 'INCOMPLETE'}")
         return 0 if complete and recovered < 1.0 else 1
     finally:
         for process in (system, live):

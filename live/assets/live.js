@@ -56,7 +56,7 @@ function drawNodes(state) {
     cell(row, n.node, "name"); cell(row, n.instance, "name");
     cell(row, n.connected ? "connected" : "disconnected", "state");
     cell(row, n.samples, "samples"); cell(row, rate.toFixed(0), "rate");
-    cell(row, n.dropped, "dropped"); cell(row, n.stream_dropped, "stream-dropped");
+    cell(row, n.dropped, "dropped"); cell(row, n.stream_dropped, "stream-dropped"); cell(row, n.shed || 0, "shed");
     cell(row, n.unlinked_inputs, "unlinked");
     cell(row, n.offset_ns == null ? "not estimated" : (n.offset_ns / 1e6).toFixed(3) + " ms", "offset");
   }
@@ -74,7 +74,7 @@ function drawGraph(state) {
   for (const l of state.links) {
     const [x1, y1] = at.get(l.from), [x2, y2] = at.get(l.to);
     const colour = l.slow ? "#c0392b" : "#888";
-    html += `<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" stroke="${colour}" stroke-width="${l.slow ? 3 : 1.5}"/>`;
+    html += `<line data-link="${key(l)}" x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" stroke="${colour}" stroke-width="${l.slow ? 3 : 1.5}"/>`;
     html += `<text x="${(x1 + x2) / 2}" y="${(y1 + y2) / 2}" fill="${colour}">${l.rate.toFixed(0)}/s p95 ${ms(l.p95_ms)}</text>`;
   }
   for (const [p, [x, y]] of at) html += `<circle cx="${x}" cy="${y}" r="5" fill="#2c3e50"/><text x="${x + 8}" y="${y - 6}">${p}</text>`;
@@ -123,6 +123,10 @@ function draw(state) {
     `window ${state.window_s.toFixed(1)} s; late samples ${state.late_samples}; refused ${state.refused}` +
     (state.margin_held ? "" : "; links longer than the margin were seen");
   status.dataset.drawnAt = Date.now();
+  // Past its capacity the collector sheds whole blocks of samples before linking them, and counts them.
+  const shedding = document.getElementById("shedding");
+  shedding.textContent = state.shed_samples ? `collector ${state.shedding ? "shedding" : "shed"}: ${state.shed_samples} samples` : "";
+  shedding.dataset.shed = state.shed_samples || 0;
   if (state.time_ns) drawLags.push(lag);
   status.dataset.timeNs = state.time_ns;
   document.getElementById("messages").replaceChildren(...state.messages.map((m) => Object.assign(document.createElement("li"), { textContent: m })));

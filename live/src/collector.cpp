@@ -68,7 +68,7 @@ void Collector::take_block(Connection& c, logio::StreamBlock block) {
         c.save.flush();
     }
     // Samples older than what is settled are never owned by a summary: counted, not silently lost.
-    if (block.samples > 0 && block.min_ns < settled_ns_) late_samples_ += block.samples;
+    if (block.samples > 0 && block.min_ns < std::max(settled_ns_, settling_to_)) late_samples_ += block.samples;
     if (block.samples > 0 && origin_ns_ == INT64_MIN) origin_ns_ = block.min_ns;
     if (block.samples > 0) origin_ns_ = std::min(origin_ns_, block.min_ns);
     if (block.samples > 0) c.newest_ns = std::max(c.newest_ns, block.max_ns);

@@ -36,6 +36,7 @@ json Collector::nodes_json() const {
         NodeTotals& n = nodes[{c->node, c->instance}];
         ++n.connections;
         n.connected = n.connected || c->open;
+        if (const auto found = shed_.find(id); found != shed_.end()) n.shed += found->second;
         if (const auto found = losses_.find(id); found != losses_.end()) {
             n.dropped += found->second.first;
             n.stream_dropped += found->second.second;
@@ -48,7 +49,7 @@ json Collector::nodes_json() const {
             if (const auto found = total_->instances.find(key); found != total_->instances.end()) counts = found->second;
         const auto offset = offsets_.find(key);
         out.push_back({{"node", key.first}, {"instance", key.second}, {"samples", counts.samples}, {"dropped", n.dropped},
-                       {"stream_dropped", n.stream_dropped}, {"unlinked_inputs", counts.unlinked_inputs},
+                       {"stream_dropped", n.stream_dropped}, {"shed", n.shed}, {"unlinked_inputs", counts.unlinked_inputs},
                        {"offset_ns", offset == offsets_.end() ? json(nullptr) : json(offset->second)},
                        {"connected", n.connected}, {"connections", n.connections}});
     }
@@ -111,6 +112,8 @@ json Collector::state() const {
     out["intervals"] = intervals_json();
     out["late_samples"] = late_samples_;
     out["refused"] = refused_;
+    out["shed_samples"] = shed_total_;
+    out["shedding"] = shedding_;
     out["margin_held"] = !total_ || total_->margin.held();
     out["messages"] = json(std::vector<std::string>(messages_.begin(), messages_.end()));
     return out;

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""End to end in a real browser: `hashtrace live`, four stand-in nodes
-streaming two links of known latency, the page's numbers read from the DOM
-(Debian's chromium and chromedriver over WebDriver); then a node killed,
-and the whole run's counts against `analyze` on the logs live saved.
+"""End to end in a real browser: `hashtrace live`, six stand-in nodes
+streaming two links of known latency and one whose latency grows while it
+runs, the page's numbers read from the DOM (Debian's chromium and
+chromedriver over WebDriver): the steady links' values, the growing link
+drawn red in the system graph and the others not; then a node killed, and
+the whole run's counts against `analyze` on the logs live saved.
 
 usage: browser_test.py HASHTRACE STANDIN_NODE
 """
@@ -24,8 +26,10 @@ SECONDS = 15          # each node's run
 PERIOD_US = 1000      # a message a millisecond: 1000/s a link
 # (producer, consumer) -> latency in ms; the page must show them within 5 %.
 LINKS = {("A", "B"): 2.0, ("C", "D"): 7.0}
+# A link whose latency starts at 2 ms and grows by 1 ms each second (the planted bug's L4, in small).
+GROWING, GROW_US_PER_S = ("E", "F"), 1000
 SPEC = "".join(f'[[pair]]\nfrom = "{a}/Send"\nto = "{b}/Receive"\n'
-               f'[[interval]]\nname = "{a} to {b}"\nfrom = "{a}/Send"\nto = "{b}/Receive"\n' for a, b in LINKS)
+               f'[[interval]]\nname = "{a} to {b}"\nfrom = "{a}/Send"\nto = "{b}/Receive"\n' for a, b in [*LINKS, GROWING])
 
 
 def free_port():
@@ -77,6 +81,28 @@ def links_hold(driver):
     return True, seen
 
 
+# Each link's line in the system graph: its stroke, and its p95 in the links table.
+READ_GRAPH = """const out = {};
+for (const line of document.querySelectorAll('#graph line[data-link]')) {
+  const row = document.querySelector(`#links tr[data-link="${line.dataset.link}"]`);
+  out[line.dataset.link] = {stroke: line.getAttribute('stroke'), p95: row ? parseFloat(row.querySelector('.p95').textContent) : null};
+}
+return out;"""
+RED = "#c0392b"
+
+
+def growing_link_red(driver, history):
+    """The growing link drawn red while its p95 rises; the steady links not red."""
+    seen = driver.execute_script(READ_GRAPH)
+    grow = seen.get(link_key(*GROWING))
+    steady = [seen.get(link_key(a, b)) for a, b in LINKS]
+    if grow and grow["p95"]:
+        history.append(grow["p95"])
+    ok = (grow is not None and grow["stroke"] == RED and all(s is not None and s["stroke"] != RED for s in steady)
+          and len(history) >= 2 and history[-1] > history[0] + 1.0)
+    return ok, seen
+
+
 def main():
     work = tempfile.mkdtemp(prefix="live-browser-")
     spec, saved = os.path.join(work, "live.toml"), os.path.join(work, "saved")
@@ -94,12 +120,22 @@ def main():
         for (a, b), ms in LINKS.items():
             nodes[a] = subprocess.Popen([STANDIN, str(streams), a, "Send", "out", str(start), str(PERIOD_US), "0", str(SECONDS)])
             nodes[b] = subprocess.Popen([STANDIN, str(streams), b, "Receive", "in", str(start), str(PERIOD_US), str(int(ms * 1000)), str(SECONDS)])
+        a, b = GROWING
+        nodes[a] = subprocess.Popen([STANDIN, str(streams), a, "Send", "out", str(start), str(PERIOD_US), "0", str(SECONDS)])
+        nodes[b] = subprocess.Popen([STANDIN, str(streams), b, "Receive", "in", str(start), str(PERIOD_US), "2000", str(SECONDS),
+                                     str(GROW_US_PER_S)])
         options = Options()
         options.binary_location = "/usr/bin/chromium"
         for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
             options.add_argument(argument)
         driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         driver.get(f"http://127.0.0.1:{http}/")
+
+        # First, while the growing link still grows (the nodes run SECONDS).
+        p95s = []
+        seen = wait_for("the growing link drawn red while its p95 rises, the steady links not red",
+                        lambda: growing_link_red(driver, p95s), 12)
+        print(f"page, graph: {json.dumps(seen)}; {link_key(*GROWING)} p95 seen rising {p95s[0]:.3f} -> {p95s[-1]:.3f} ms")
 
         seen = wait_for("every link's rate and p50/p95/p99 within 5 %", lambda: links_hold(driver), 20)
         print("page, links:", json.dumps(seen))
@@ -126,7 +162,7 @@ def main():
         with open(analysed) as f:
             intervals = {i["name"]: i["count"] for i in json.load(f)["intervals"]}
         live_links = {(l["from"], l["to"]): l["count"] for l in final["links"]}
-        for a, b in LINKS:
+        for a, b in [*LINKS, GROWING]:
             count = live_links[(f"{a}/Send", f"{b}/Receive")]
             print(f"{a} -> {b}: live {count}, analyze {intervals[f'{a} to {b}']}")
             assert count == intervals[f"{a} to {b}"], (a, b, count, intervals)

@@ -13,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 namespace hashtrace::live::testing {
 namespace {
 
@@ -89,6 +92,7 @@ TEST(Collector, CountsSinceTheStartAreTheWholeRunsByTheSameKernel) {
     ASSERT_EQ(state["intervals"].size(), 1u);
     EXPECT_EQ(state["intervals"][0]["count"], reference.intervals[0].latency.count);
     EXPECT_EQ(state["late_samples"], 0);
+    EXPECT_EQ(state["shed_samples"], 0);  // fewer wait than the default floor: nothing is ever shed
     // The interval is one message: its critical path is that segment, all of the latency.
     const auto& segment = state["intervals"][0]["critical_segment"];
     ASSERT_TRUE(segment.is_object()) << state.dump();
@@ -225,6 +229,111 @@ TEST(Collector, SamplesArrivingAfterTheirTimeSettledAreCountedLate) {
     const nlohmann::json state = c.state();
     EXPECT_GT(state["late_samples"].get<std::uint64_t>(), 400u);
     EXPECT_LT(state["links"][0]["count"].get<std::uint64_t>(), 500u);
+}
+
+std::uint64_t counted(const nlohmann::json& state) {
+    std::uint64_t n = 0;
+    for (const auto& node : state["nodes"]) n += node["samples"].get<std::uint64_t>();
+    return n;
+}
+
+TEST(Collector, PastItsBoundItShedsTheOldestBlocksAndCountsThem) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.max_unsettled = 500; }));
+    const auto a = c.open("a"), b = c.open("b");
+    ASSERT_TRUE(c.receive(*a, logs.producer) && c.receive(*b, logs.consumer));
+    // The settle links up to the newest sample less the margin (1802 ms): the blocks reaching
+    // there hold 3700 samples (A's 0-18, B's 0-17), 500 may stay: the oldest blocks go.
+    c.settle();
+    const nlohmann::json shedding = c.state();
+    EXPECT_TRUE(shedding["shedding"].get<bool>());
+    const auto shed = shedding["shed_samples"].get<std::uint64_t>();
+    EXPECT_GE(shed, 3200u);
+    EXPECT_LE(shed, 3200u + 200u);  // whole blocks of 100: at most one more a stream
+    c.finish();
+    const nlohmann::json state = c.state();
+    // Every sample received is counted or shed, and said per node.
+    EXPECT_EQ(counted(state) + shed, 2 * kMessages);
+    EXPECT_EQ(state["late_samples"], 0);
+    EXPECT_EQ(node(state, "A")["shed"].get<std::uint64_t>() + node(state, "B")["shed"].get<std::uint64_t>(), shed);
+    // Oldest first across the streams: each producer kept has its consumer kept (3 ms later), so the
+    // links are A's kept samples; B keeps at most one block whose producers went.
+    const auto a_kept = node(state, "A")["samples"].get<std::uint64_t>(), b_kept = node(state, "B")["samples"].get<std::uint64_t>();
+    ASSERT_EQ(state["links"].size(), 1u);
+    EXPECT_EQ(state["links"][0]["count"], a_kept);
+    EXPECT_EQ(node(state, "B")["unlinked_inputs"], b_kept - a_kept);
+    EXPECT_LE(b_kept - a_kept, 100u);
+    // The first blocks (the definitions) are never shed.
+    EXPECT_GE(a_kept, 100u);
+}
+
+TEST(Collector, WithinItsBoundNothingIsShed) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.max_unsettled = 1500; }));
+    const auto a = c.open("a"), b = c.open("b");
+    feed_in_rounds(c, {{*a, logs.producer}, {*b, logs.consumer}}, 997);  // settled as it comes: about 700 wait at most
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(state["shed_samples"], 0);
+    EXPECT_FALSE(state["shedding"].get<bool>());
+    EXPECT_EQ(state["links"][0]["count"], kMessages);
+}
+
+TEST(Collector, ItShedsByItsMeasuredSpeedOnceMeasured) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    // One settle may face a nanosecond's work: past the first settle (which measures the speed), everything waiting goes.
+    Collector c(spec(), options([&](CollectorOptions& o) {
+        o.shed_after_ns = 1;
+        o.shed_floor = 0;
+    }));
+    const auto a = c.open("a"), b = c.open("b");
+    const std::string_view producer = logs.producer, consumer = logs.consumer;
+    const std::size_t half = producer.size() / 2;
+    ASSERT_TRUE(c.receive(*a, producer.substr(0, half)) && c.receive(*b, consumer.substr(0, half)));
+    c.settle();
+    EXPECT_EQ(c.state()["shed_samples"], 0);  // nothing measured yet: nothing shed
+    ASSERT_TRUE(c.receive(*a, producer.substr(half)) && c.receive(*b, consumer.substr(half)));
+    c.settle();
+    const auto shed = c.state()["shed_samples"].get<std::uint64_t>();
+    EXPECT_GT(shed, 1500u);
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(counted(state) + shed + state["late_samples"].get<std::uint64_t>(), 2 * kMessages);
+}
+
+// The readers feed while a settle links outside the lock, as in the command:
+// every sample counted once, none late (each reader says it has more
+// waiting until its last piece, so nothing settles past it).
+TEST(Collector, ReadersFeedWhileItSettles) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 50);
+    Collector c(spec(), {});
+    const auto a = c.open("a"), b = c.open("b");
+    constexpr std::size_t kPiece = 701;
+    ASSERT_TRUE(c.receive(*a, std::string_view(logs.producer).substr(0, kPiece), true));
+    ASSERT_TRUE(c.receive(*b, std::string_view(logs.consumer).substr(0, kPiece), true));
+    std::atomic<int> feeding{2};
+    auto reader = [&](std::size_t id, std::string_view bytes) {
+        for (std::size_t at = kPiece; at < bytes.size(); at += kPiece) {
+            const bool last = at + kPiece >= bytes.size();
+            EXPECT_TRUE(c.receive(id, bytes.substr(at, kPiece), !last));
+            std::this_thread::yield();
+        }
+        --feeding;
+    };
+    std::thread ra(reader, *a, std::string_view(logs.producer)), rb(reader, *b, std::string_view(logs.consumer));
+    std::thread page([&] {
+        while (feeding > 0) (void)c.state();
+    });
+    while (feeding > 0) c.settle();
+    ra.join();
+    rb.join();
+    page.join();
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(state["links"][0]["count"], kMessages);
+    EXPECT_EQ(counted(state), 2 * kMessages);
+    EXPECT_EQ(state["late_samples"], 0);
+    EXPECT_EQ(state["shed_samples"], 0);
 }
 
 TEST(Collector, DropsInTheNodeAreShownPerNode) {

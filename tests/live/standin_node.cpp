@@ -2,11 +2,13 @@
 // does): the bytes of a real version-3 log, written by the SDK's LogFile,
 // sent over TCP block by block as their time comes (docs/live.md).
 //
-//   standin_node PORT NODE TRACEPOINT in|out START_NS PERIOD_US OFFSET_US SECONDS
+//   standin_node PORT NODE TRACEPOINT in|out START_NS PERIOD_US OFFSET_US SECONDS [GROW_US_PER_S]
 //
 // Sample k is at START_NS + k * PERIOD_US + OFFSET_US and carries message k
 // as its input (in) or output (out) hash: two such nodes started with the
-// same START_NS are a link of latency (OFFSET_in - OFFSET_out).
+// same START_NS are a link of latency (OFFSET_in - OFFSET_out). With
+// GROW_US_PER_S, the offset grows by that much each second of the run (a
+// link whose latency grows while it runs).
 #include "hashtrace/logio/block_stream.hpp"
 
 #include "node_logs.hpp"
@@ -50,8 +52,8 @@ void send_all(int socket, const std::string& bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 9) {
-        std::fprintf(stderr, "usage: standin_node PORT NODE TRACEPOINT in|out START_NS PERIOD_US OFFSET_US SECONDS\n");
+    if (argc != 9 && argc != 10) {
+        std::fprintf(stderr, "usage: standin_node PORT NODE TRACEPOINT in|out START_NS PERIOD_US OFFSET_US SECONDS [GROW_US_PER_S]\n");
         return 2;
     }
     try {
@@ -59,9 +61,11 @@ int main(int argc, char** argv) {
         const bool input = std::string(argv[4]) == "in";
         const std::int64_t start = std::stoll(argv[5]), period = std::stoll(argv[6]) * 1000, offset = std::stoll(argv[7]) * 1000;
         const auto count = static_cast<std::uint64_t>(std::stod(argv[8]) * 1e9 / double(period));
+        const double grow = argc == 10 ? std::stod(argv[9]) * 1e-6 : 0;  // of offset per second of the run
         std::vector<TestSample> samples;
         for (std::uint64_t k = 0; k < count; ++k) {
-            const std::int64_t t = start + static_cast<std::int64_t>(k) * period + offset;
+            const std::int64_t since = static_cast<std::int64_t>(k) * period;
+            const std::int64_t t = start + since + offset + static_cast<std::int64_t>(grow * double(since));
             samples.push_back(input ? TestSample{t, k, std::nullopt} : TestSample{t, std::nullopt, k});
         }
         // A block per 10 ms of samples, as a writer thread flushing every 10 ms would.

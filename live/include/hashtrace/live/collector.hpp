@@ -6,7 +6,14 @@
 // into the window's percentiles.
 //
 // Thread-safe: connections feed bytes from their threads, a ticker calls
-// settle(), the page reads state(); one lock.
+// settle(), the page reads state(); one lock for the state, not held while
+// a settle links (so the readers go on reading and the page on serving), and
+// one that keeps settles one at a time.
+//
+// Past its capacity the collector sheds: when more samples wait to be
+// settled than it links in `shed_after_ns` at its measured speed, the oldest
+// whole blocks of samples are dropped before linking and counted per node
+// (docs/live.md, "Load shedding").
 #pragma once
 
 #include "hashtrace/critical_path/path_summary.hpp"
@@ -39,6 +46,9 @@ struct CollectorOptions {
     std::int64_t tolerance_ns = 0;            // graph::LinkOptions::tolerance_ns
     std::filesystem::path save_dir;           // non-empty: every connection's bytes as a log there
     std::size_t max_streams = 64;             // more connections at once are refused (a flood)
+    std::int64_t shed_after_ns = 1'000'000'000;  // the most linking work one settle may face, at the measured speed
+    std::uint64_t max_unsettled = 0;          // non-zero: this bound on waiting samples instead of the measured one
+    std::uint64_t shed_floor = 100'000;       // never shed while fewer wait (their linking takes milliseconds); the speed is measured on settles of at least this many
 };
 
 class Collector {
@@ -70,15 +80,20 @@ public:
 
 private:
     struct Connection;
+    struct Slice;   // what one settle links: the range and the logs, taken under the lock
+    struct Linked;  // what linking it gave, merged under the lock
     struct NodeTotals {
-        std::uint64_t dropped = 0, stream_dropped = 0, connections = 0;
+        std::uint64_t dropped = 0, stream_dropped = 0, shed = 0, connections = 0;
         bool connected = false;
     };
-    void settle_until(std::int64_t ns);  // with the lock held
+    void settle_step(bool everything);   // settle() and finish(): the slice taken, linked unlocked, merged
+    std::optional<Slice> take_slice(std::int64_t settle_to);  // with the lock held
+    Linked link_slice(const Slice& slice);                     // without it
+    void merge_linked(const Slice& slice, Linked linked);      // with it
     std::int64_t watermark_ns() const;   // the newest sample time that every connection catching up has reached
     void notice_stall();                 // with the lock held: a long gap between settles
-    void settle_or_skip(std::int64_t ns);
-    void estimate_clocks(const graph::SampleSet& samples, const graph::Graph& graph);
+    void shed_excess(std::int64_t settle_to);  // with the lock held: the load shedding rule
+    void apply_clocks(const std::vector<std::pair<std::pair<std::string, std::string>, std::int64_t>>& offsets);
     void keep_recent(shard::ShardSummary part, std::vector<critical_path::IntervalPathSummary> paths, std::int64_t settle_to);
     void accept_header(Connection& c);
     void take_block(Connection& c, logio::StreamBlock block);
@@ -110,6 +125,12 @@ private:
     std::map<std::pair<std::string, std::string>, std::int64_t> offsets_;  // (node, instance) -> clock offset, the latest estimate
     std::uint64_t late_samples_ = 0, refused_ = 0;
     std::int64_t last_settle_wall_ns_ = INT64_MIN;  // steady clock, for notice_stall
+    std::mutex settling_;                          // one settle at a time
+    std::int64_t settling_to_ = INT64_MIN;         // a settle in flight owns everything before this
+    double linked_samples_ = 0, linked_seconds_ = 0;  // the measured linking speed (smoothed); 0: not yet measured
+    std::map<std::size_t, std::uint64_t> shed_;    // connection -> samples shed
+    std::uint64_t shed_total_ = 0;
+    bool shedding_ = false;                        // the last settle shed
     std::deque<std::string> messages_;
 };
 

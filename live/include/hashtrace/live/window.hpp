@@ -28,6 +28,14 @@ public:
     // Which stream each of logs()'s entries is, in the same order.
     std::vector<std::size_t> streams() const;
     void forget_before(std::int64_t ns);
+    // Samples in blocks reaching into [from_ns, to_ns): what one settle of that range links.
+    std::uint64_t samples_in(std::int64_t from_ns, std::int64_t to_ns) const;
+    // Load shedding: removes whole blocks of samples only that lie wholly at
+    // or after `from_ns` (none of their samples settled), oldest first (by
+    // their newest sample, across streams) until they hold at least `excess`
+    // samples; blocks with other records stay (later blocks need them). The
+    // samples removed, per stream.
+    std::map<std::size_t, std::uint64_t> shed(std::int64_t from_ns, std::uint64_t excess);
     // The newest sample time received (INT64_MIN: none) and the oldest still held.
     std::int64_t newest_ns() const noexcept { return newest_; }
     std::int64_t oldest_ns() const noexcept { return oldest_; }
