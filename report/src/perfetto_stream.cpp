@@ -1,0 +1,70 @@
+#include "perfetto_stream.hpp"
+
+namespace hashtrace::report::perfetto {
+
+// The critical paths stand out as tracks of their own (tracks of no process,
+// beside the node instances'): an instance's path there is visible along the
+// whole run at a glance, while flows are drawn only for a selected slice.
+// Each interval's track is a parent of its lanes (instances overlap in time),
+// so it opens and closes as one.
+PathSlices::PathSlices(Sequence& sequence, const CriticalPathsView& paths, std::uint64_t first_lane_uuid)
+    : sequence_(sequence), paths_(paths), busy_lanes_(paths.intervals.size()), free_lanes_(paths.intervals.size()),
+      lanes_(paths.intervals.size(), 0), next_lane_uuid_(first_lane_uuid) {
+    for (std::uint32_t k = 0; k < paths.intervals.size(); ++k) {
+        descriptor_.clear();
+        descriptor_.varint(field::kUuid, interval_uuid(k));
+        descriptor_.bytes(field::kTrackName, "critical path: " + paths.intervals[k]);
+        sequence_.descriptor(descriptor_);
+    }
+    by_start_.resize(paths.paths.size());
+    for (std::uint32_t p = 0; p < by_start_.size(); ++p) by_start_[p] = p;
+    const auto first_sample = [&](std::uint32_t p) { return paths.segments[paths.paths[p].first].from; };
+    std::stable_sort(by_start_.begin(), by_start_.end(), [&](std::uint32_t a, std::uint32_t b) { return first_sample(a) < first_sample(b); });
+}
+
+// The interval's first lane free at `begin_ns`, else a new one (its track
+// written now): the first lanes carry most paths, and the smallest uuids.
+std::uint64_t PathSlices::lane_for(std::uint32_t interval, std::int64_t begin_ns, std::int64_t end_ns) {
+    auto& busy = busy_lanes_[interval];
+    auto& free = free_lanes_[interval];
+    for (; !busy.empty() && busy.top().first <= begin_ns; busy.pop()) free.push(busy.top().second);
+    std::uint64_t lane = 0;
+    if (!free.empty()) {
+        lane = free.top();
+        free.pop();
+    } else {
+        lane = next_lane_uuid_++;
+        descriptor_.clear();
+        descriptor_.varint(field::kUuid, lane);
+        descriptor_.bytes(field::kTrackName, "lane " + std::to_string(++lanes_[interval]));
+        descriptor_.varint(field::kParentUuid, interval_uuid(interval));
+        sequence_.descriptor(descriptor_);
+    }
+    busy.emplace(end_ns, lane);
+    return lane;
+}
+
+std::uint64_t PathSlices::name_iid(std::vector<std::uint64_t>& cache, const std::vector<std::string>& names, std::uint32_t index) {
+    if (cache.empty()) cache.assign(names.size(), 0);
+    if (cache[index] == 0) cache[index] = sequence_.iid(Interned::name, names[index]);
+    return cache[index];
+}
+
+void PathSlices::write(const Active& a) {
+    const auto& path = paths_.paths[a.path];
+    event_.clear();
+    if ((a.step % 2 == 0 && a.step > 0) || a.step == 2 * path.count + 1) {  // a segment's end, or the path's
+        event_.varint(field::kType, kSliceEnd);
+        event_.varint(field::kTrackUuid, a.lane);
+    } else {
+        event_.varint(field::kType, kSliceBegin);
+        event_.varint(field::kTrackUuid, a.lane);
+        const bool instance = a.step == 0 && path.count > 1;
+        event_.varint(field::kNameIid, instance ? name_iid(interval_iids_, paths_.intervals, path.interval)
+                                                : name_iid(segment_iids_, paths_.segment_names,
+                                                           paths_.segments[path.first + (a.step == 0 ? 0 : (a.step - 1) / 2)].name));
+    }
+    sequence_.event(a.next_ns, event_);
+}
+
+}  // namespace hashtrace::report::perfetto

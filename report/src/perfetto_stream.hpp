@@ -1,0 +1,296 @@
+// perfetto_stream.hpp - the Perfetto trace written in one pass over a run in
+// time order, holding only what the format needs while it writes: the flows
+// open at the moment, the critical paths being drawn, the interning tables.
+//
+// One writer for both sources of events (a TraceModel, or a linked run read
+// directly: perfetto_trace.cpp); a Source gives
+//   size(), time(i), thread(i), name(i)      the samples in time order
+//   header()                                  a TraceModel whose processes, threads and names they index
+//   for_each_edge(i, f)                       f(edge key, other end) for each edge out of and into sample i
+//   hashes(i, input, output)                  its hashes, false when it has none or they were not kept
+//
+// What goes where (docs/report.md, "Perfetto"):
+//   - each sample an instant on its thread's track, named after its
+//     tracepoint; with --hashes its output hash, and its input hash where no
+//     flow brings it in (otherwise it is the producer's output hash);
+//   - each edge a flow, by flow ids on the events. An id is free again once
+//     its flow has ended, so ids stay small; a sample that both receives and
+//     sends lists an incoming flow's id once, among its own flow ids, and the
+//     reader continues that flow (its "step"): one id, two flows;
+//   - each critical path a slice on a lane of its interval's track, its
+//     segments nested slices, begun and ended among the samples' events.
+#pragma once
+
+#include "perfetto_sequence.hpp"
+
+#include "hashtrace/report/trace_export.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <queue>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace hashtrace::report::perfetto {
+
+// The critical paths to draw (a TraceModel's, or found for a run): paths
+// grouped by interval, each a run of segments.
+struct CriticalPathsView {
+    const std::vector<std::string>& intervals;
+    const std::vector<std::string>& segment_names;
+    const std::vector<TraceCriticalPath>& paths;
+    const std::vector<TraceSegment>& segments;
+};
+
+// Flow ids for the edges at one sample (time order): an edge opens at its
+// earlier end, closes at its later one.
+class FlowIds {
+public:
+    template <class ForEachEdge>
+    void at(std::uint32_t sample, ForEachEdge&& for_each_edge) {
+        flow_ids.clear();
+        terminating.clear();
+        opening_.clear();
+        closing_.clear();
+        for_each_edge(sample, [&](std::uint32_t key, std::uint32_t other) {
+            if (other > sample) opening_.push_back(key);
+            else if (other < sample) closing_.push_back(key);
+        });
+        const std::size_t steps = std::min(opening_.size(), closing_.size());
+        for (std::size_t k = 0; k < steps; ++k) {  // continued: the incoming flow's id goes on
+            const std::uint64_t id = take(closing_[k]);
+            open_.emplace(opening_[k], id);
+            flow_ids.push_back(id);
+        }
+        for (std::size_t k = steps; k < opening_.size(); ++k) {
+            const std::uint64_t id = fresh();
+            open_.emplace(opening_[k], id);
+            flow_ids.push_back(id);
+        }
+        for (std::size_t k = steps; k < closing_.size(); ++k) {  // freed after the fresh ones are taken
+            terminating.push_back(take(closing_[k]));
+            free_.push(terminating.back());
+        }
+    }
+    bool has_incoming() const { return !closing_.empty(); }
+    std::vector<std::uint64_t> flow_ids, terminating;
+
+private:
+    // The smallest id free: one or two bytes, however long the run.
+    std::uint64_t fresh() {
+        if (free_.empty()) return next_++;
+        const std::uint64_t id = free_.top();
+        free_.pop();
+        return id;
+    }
+    std::uint64_t take(std::uint32_t key) {
+        const auto it = open_.find(key);
+        const std::uint64_t id = it->second;
+        open_.erase(it);
+        return id;
+    }
+    std::unordered_map<std::uint32_t, std::uint64_t> open_;  // edge key -> its flow id
+    std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> free_;
+    std::uint64_t next_ = 1;  // 0 means "no flow" to Perfetto
+    std::vector<std::uint32_t> opening_, closing_;
+};
+
+// Uuids: the tracks events name take the smallest (a byte on every event):
+// the threads' from 1, then the lanes as they open; the tracks only
+// descriptors name (processes, intervals) sit far above them.
+inline std::uint64_t thread_uuid(std::uint32_t thread) { return std::uint64_t{thread} + 1; }
+inline std::uint64_t process_uuid(std::uint32_t process) { return (std::uint64_t{1} << 32) + process; }
+inline std::uint64_t interval_uuid(std::uint32_t interval) { return (std::uint64_t{2} << 32) + interval; }
+
+// The critical paths' slices in time order, among the samples: each path
+// starts after its first sample is written; its events (path begin, each
+// segment's begin and end, path end) wait in a queue by time. A path of one
+// segment is one slice, named after the segment: its instance's slice would
+// be the same.
+class PathSlices {
+public:
+    // Writes the intervals' tracks; lanes get uuids from first_lane_uuid on, as they open.
+    PathSlices(Sequence& sequence, const CriticalPathsView& paths, std::uint64_t first_lane_uuid);
+    // After sample `sample` is written: the paths it starts.
+    template <class TimeOf>
+    void start_at(std::uint32_t sample, TimeOf&& time_of);
+    // Writes every waiting event earlier than `time_ns` (all: INT64_MAX).
+    template <class TimeOf>
+    void write_before(std::int64_t time_ns, TimeOf&& time_of);
+
+private:
+    // A path being drawn. Its steps: 0 its slice's begin, 2k+1 segment k's
+    // begin, 2k+2 its end, 2n+1 the path's end; a path of one segment skips
+    // steps 1 and 2.
+    struct Active {
+        std::int64_t next_ns;
+        std::uint64_t order;  // start order: on one lane a path ends before the next begins
+        std::uint32_t path, step;
+        std::int64_t cursor;  // where the last segment ended
+        std::uint64_t lane;
+        bool operator>(const Active& o) const { return next_ns != o.next_ns ? next_ns > o.next_ns : order > o.order; }
+    };
+    std::uint64_t lane_for(std::uint32_t interval, std::int64_t begin_ns, std::int64_t end_ns);
+    template <class TimeOf>
+    std::int64_t time_of_step(const Active& a, TimeOf&& time_of) const;
+    std::uint64_t name_iid(std::vector<std::uint64_t>& cache, const std::vector<std::string>& names, std::uint32_t index);
+    void write(const Active& a);
+
+    Sequence& sequence_;
+    const CriticalPathsView& paths_;
+    std::vector<std::uint32_t> by_start_;  // path indices by first sample
+    std::size_t next_start_ = 0;
+    std::priority_queue<Active, std::vector<Active>, std::greater<>> waiting_;
+    std::uint64_t started_ = 0;
+    // Per interval: its lanes in use (time free, uuid), those free (uuids), and how many.
+    template <class T>
+    using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<>>;
+    std::vector<MinHeap<std::pair<std::int64_t, std::uint64_t>>> busy_lanes_;
+    std::vector<MinHeap<std::uint64_t>> free_lanes_;
+    std::vector<std::uint32_t> lanes_;
+    std::uint64_t next_lane_uuid_;
+    std::vector<std::uint64_t> interval_iids_, segment_iids_;  // 0: not interned yet
+    proto::Message event_, descriptor_;
+};
+
+template <class TimeOf>
+void PathSlices::start_at(std::uint32_t sample, TimeOf&& time_of) {
+    for (; next_start_ < by_start_.size(); ++next_start_) {
+        const std::uint32_t p = by_start_[next_start_];
+        const auto& path = paths_.paths[p];
+        if (paths_.segments[path.first].from != sample) break;
+        Active a{time_of(sample), started_++, p, 0, time_of(sample), 0};
+        std::int64_t end = a.cursor;  // each segment from where the one before ended (CriticalPathLayout)
+        for (std::uint32_t k = path.first; k < path.first + path.count; ++k)
+            end = std::max(std::max(end, time_of(paths_.segments[k].from)), time_of(paths_.segments[k].to));
+        a.lane = lane_for(path.interval, a.next_ns, end);
+        waiting_.push(a);
+    }
+}
+
+template <class TimeOf>
+std::int64_t PathSlices::time_of_step(const Active& a, TimeOf&& time_of) const {
+    const auto& path = paths_.paths[a.path];
+    if (a.step == 2 * path.count + 1) return a.cursor;
+    const auto& segment = paths_.segments[path.first + (a.step - 1) / 2];
+    const std::int64_t begin = std::max(a.cursor, time_of(segment.from));
+    return a.step % 2 == 1 ? begin : std::max(begin, time_of(segment.to));
+}
+
+template <class TimeOf>
+void PathSlices::write_before(std::int64_t time_ns, TimeOf&& time_of) {
+    while (!waiting_.empty() && waiting_.top().next_ns < time_ns) {
+        Active a = waiting_.top();
+        waiting_.pop();
+        write(a);
+        if (a.step == 2 * paths_.paths[a.path].count + 1) continue;  // the path's end: done
+        if (a.step > 0 && a.step % 2 == 0) a.cursor = a.next_ns;       // a segment ended
+        if (paths_.paths[a.path].count == 1 && a.step == 0) {           // one slice: its end is the segment's
+            a.cursor = std::max(a.cursor, time_of(paths_.segments[paths_.paths[a.path].first].to));
+            a.step = 3;
+        } else {
+            ++a.step;
+        }
+        a.next_ns = time_of_step(a, time_of);
+        waiting_.push(a);
+    }
+}
+
+// The trace of a Source: tracks, then every event in time order.
+template <class Source>
+class Stream {
+public:
+    Stream(const Source& source, const CriticalPathsView* paths, std::ostream& out, const TraceOptions& options)
+        : source_(source), options_(options), sequence_(out), paths_(paths) {}
+
+    void write() {
+        const TraceModel& header = source_.header();
+        const std::size_t n = source_.size();
+        default_track_ = busiest_thread(header);
+        sequence_.start(n == 0 ? 0 : source_.time(0), default_track_);
+        write_tracks(header);
+        const auto time_of = [&](std::uint32_t i) { return source_.time(i); };
+        std::optional<PathSlices> slices;
+        if (paths_) slices.emplace(sequence_, *paths_, thread_uuid(header.threads.size()));
+        name_iids_.assign(header.names.size(), 0);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (slices) slices->write_before(source_.time(i), time_of);
+            sample(i);
+            if (slices) slices->start_at(i, time_of);
+        }
+        if (slices) slices->write_before(std::numeric_limits<std::int64_t>::max(), time_of);
+        sequence_.finish();
+    }
+
+private:
+    // The track of the most samples: theirs leave it out.
+    std::uint64_t busiest_thread(const TraceModel& header) const {
+        std::vector<std::size_t> samples(header.threads.size(), 0);
+        for (std::uint32_t i = 0; i < source_.size(); ++i) ++samples[source_.thread(i)];
+        return thread_uuid(std::uint32_t(std::max_element(samples.begin(), samples.end()) - samples.begin()));
+    }
+    void write_tracks(const TraceModel& header) {
+        proto::Message descriptor, process, thread;
+        for (std::uint32_t p = 0; p < header.processes.size(); ++p) {
+            process.clear();
+            process.varint(field::kPid, p + 1);
+            process.bytes(field::kProcessName, header.processes[p].node + " " + header.processes[p].instance);
+            descriptor.clear();
+            descriptor.varint(field::kUuid, process_uuid(p));
+            descriptor.message(field::kProcess, process);
+            sequence_.descriptor(descriptor);
+        }
+        for (std::uint32_t t = 0; t < header.threads.size(); ++t) {
+            thread.clear();
+            thread.varint(field::kPid, header.threads[t].process + 1);
+            thread.varint(field::kTid, t + 1);
+            thread.bytes(field::kThreadName, header.threads[t].name);
+            descriptor.clear();
+            descriptor.varint(field::kUuid, thread_uuid(t));
+            descriptor.message(field::kThread, thread);
+            sequence_.descriptor(descriptor);
+        }
+    }
+    void sample(std::uint32_t i) {
+        event_.clear();
+        event_.varint(field::kType, kInstant);
+        if (const auto track = thread_uuid(source_.thread(i)); track != default_track_) event_.varint(field::kTrackUuid, track);
+        auto& iid = name_iids_[source_.name(i)];
+        if (iid == 0) iid = sequence_.iid(Interned::name, source_.header().names[source_.name(i)]);
+        event_.varint(field::kNameIid, iid);
+        flows_.at(i, [&](std::uint32_t s, auto&& f) { source_.for_each_edge(s, f); });
+        for (const auto id : flows_.flow_ids) event_.varint(field::kFlowIdsOld, id);
+        for (const auto id : flows_.terminating) event_.varint(field::kTerminatingFlowIdsOld, id);
+        if (options_.hashes) hashes(i);
+        sequence_.event(source_.time(i), event_);
+    }
+    void hashes(std::uint32_t i) {
+        Hash128 input, output;
+        const auto [has_input, has_output] = source_.hashes(i, input, output);
+        if (has_input && !flows_.has_incoming()) annotation("input_hash", input_iid_, input);
+        if (has_output) annotation("output_hash", output_iid_, output);
+    }
+    void annotation(std::string_view name, std::uint64_t& iid, const Hash128& hash) {
+        if (iid == 0) iid = sequence_.iid(Interned::annotation, name);
+        annotation_.clear();
+        annotation_.varint(field::kAnnotationNameIid, iid);
+        annotation_.bytes(field::kStringValue, std::string_view(to_hex(hash).data(), 32));
+        event_.message(field::kDebugAnnotations, annotation_);
+    }
+
+    const Source& source_;
+    const TraceOptions& options_;
+    Sequence sequence_;
+    const CriticalPathsView* paths_;
+    FlowIds flows_;
+    std::uint64_t default_track_ = 0;
+    std::vector<std::uint64_t> name_iids_;  // per name of the header; 0: not interned yet
+    std::uint64_t input_iid_ = 0, output_iid_ = 0;
+    proto::Message event_, annotation_;
+};
+
+}  // namespace hashtrace::report::perfetto
