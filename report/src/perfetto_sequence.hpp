@@ -126,18 +126,27 @@ public:
     }
     // Events come in time order: each carries the delta from the one before.
     // The sequence flags are left out (a reader resolves iids without them).
+    // The packet is written straight into the buffer, its length counted first.
     void event(std::int64_t time_ns, const proto::Message& event) {
         if (time_ns < last_ns_) throw std::logic_error("perfetto trace: an event earlier than the one before");
-        packet_.clear();
-        packet_.varint(field::kTimestamp, static_cast<std::uint64_t>(time_ns - last_ns_));
+        const auto delta = static_cast<std::uint64_t>(time_ns - last_ns_);
         last_ns_ = time_ns;
-        packet_.varint(field::kSequenceId, kSequenceId);
-        if (!interned_.data().empty()) {
-            packet_.message(field::kInternedData, interned_);
+        const std::string& interned = interned_.data();
+        const std::string& body = event.data();
+        std::size_t length = 1 + proto::varint_size(delta) + 2 + 1 + proto::varint_size(body.size()) + body.size();
+        if (!interned.empty()) length += 1 + proto::varint_size(interned.size()) + interned.size();
+        buffer_.push_back(char(field::kTracePacket << 3 | proto::kLengthDelimited));
+        proto::append_varint(buffer_, length);
+        buffer_.push_back(char(field::kTimestamp << 3 | proto::kVarint));
+        proto::append_varint(buffer_, delta);
+        buffer_.push_back(char(field::kSequenceId << 3 | proto::kVarint));
+        buffer_.push_back(char(kSequenceId));
+        if (!interned.empty()) {
+            proto::append_field(buffer_, field::kInternedData, interned);
             interned_.clear();
         }
-        packet_.message(field::kTrackEvent, event);
-        emit(packet_);
+        proto::append_field(buffer_, field::kTrackEvent, body);
+        if (buffer_.size() >= kBlock) finish();
     }
     void finish() {
         out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));

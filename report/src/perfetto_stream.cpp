@@ -7,7 +7,7 @@ namespace hashtrace::report::perfetto {
 // whole run at a glance, while flows are drawn only for a selected slice.
 // Each interval's track is a parent of its lanes (instances overlap in time),
 // so it opens and closes as one.
-PathSlices::PathSlices(Sequence& sequence, const CriticalPathsView& paths, std::uint64_t first_lane_uuid)
+PathSlices::PathSlices(Sequence& sequence, const CriticalPathsView& paths, std::uint32_t first_lane_uuid)
     : sequence_(sequence), paths_(paths), busy_lanes_(paths.intervals.size()), free_lanes_(paths.intervals.size()),
       lanes_(paths.intervals.size(), 0), next_lane_uuid_(first_lane_uuid) {
     for (std::uint32_t k = 0; k < paths.intervals.size(); ++k) {
@@ -24,11 +24,11 @@ PathSlices::PathSlices(Sequence& sequence, const CriticalPathsView& paths, std::
 
 // The interval's first lane free at `begin_ns`, else a new one (its track
 // written now): the first lanes carry most paths, and the smallest uuids.
-std::uint64_t PathSlices::lane_for(std::uint32_t interval, std::int64_t begin_ns, std::int64_t end_ns) {
+std::uint32_t PathSlices::lane_for(std::uint32_t interval, std::int64_t begin_ns, std::int64_t end_ns) {
     auto& busy = busy_lanes_[interval];
     auto& free = free_lanes_[interval];
     for (; !busy.empty() && busy.top().first <= begin_ns; busy.pop()) free.push(busy.top().second);
-    std::uint64_t lane = 0;
+    std::uint32_t lane = 0;
     if (!free.empty()) {
         lane = free.top();
         free.pop();
@@ -42,6 +42,17 @@ std::uint64_t PathSlices::lane_for(std::uint32_t interval, std::int64_t begin_ns
     }
     busy.emplace(end_ns, lane);
     return lane;
+}
+
+void PathSlices::sift_down(std::size_t at) {
+    const std::size_t n = waiting_.size();
+    const Active moving = waiting_[at];
+    for (std::size_t child; (child = 2 * at + 1) < n; at = child) {
+        if (child + 1 < n && waiting_[child] > waiting_[child + 1]) ++child;
+        if (!(moving > waiting_[child])) break;
+        waiting_[at] = waiting_[child];
+    }
+    waiting_[at] = moving;
 }
 
 std::uint64_t PathSlices::name_iid(std::vector<std::uint64_t>& cache, const std::vector<std::string>& names, std::uint32_t index) {

@@ -114,7 +114,7 @@ inline std::uint64_t interval_uuid(std::uint32_t interval) { return (std::uint64
 class PathSlices {
 public:
     // Writes the intervals' tracks; lanes get uuids from first_lane_uuid on, as they open.
-    PathSlices(Sequence& sequence, const CriticalPathsView& paths, std::uint64_t first_lane_uuid);
+    PathSlices(Sequence& sequence, const CriticalPathsView& paths, std::uint32_t first_lane_uuid);
     // After sample `sample` is written: the paths it starts.
     template <class TimeOf>
     void start_at(std::uint32_t sample, TimeOf&& time_of);
@@ -128,13 +128,16 @@ private:
     // steps 1 and 2.
     struct Active {
         std::int64_t next_ns;
-        std::uint64_t order;  // start order: on one lane a path ends before the next begins
+        std::int64_t cursor;   // where the last segment ended
+        std::uint32_t order;   // start order: on one lane a path ends before the next begins
         std::uint32_t path, step;
-        std::int64_t cursor;  // where the last segment ended
-        std::uint64_t lane;
+        std::uint32_t lane;
         bool operator>(const Active& o) const { return next_ns != o.next_ns ? next_ns > o.next_ns : order > o.order; }
     };
-    std::uint64_t lane_for(std::uint32_t interval, std::int64_t begin_ns, std::int64_t end_ns);
+    // The paths by their next event: a binary heap whose top is replaced in
+    // place as a path moves on (one sift instead of a pop and a push).
+    void sift_down(std::size_t at);
+    std::uint32_t lane_for(std::uint32_t interval, std::int64_t begin_ns, std::int64_t end_ns);
     template <class TimeOf>
     std::int64_t time_of_step(const Active& a, TimeOf&& time_of) const;
     std::uint64_t name_iid(std::vector<std::uint64_t>& cache, const std::vector<std::string>& names, std::uint32_t index);
@@ -144,15 +147,15 @@ private:
     const CriticalPathsView& paths_;
     std::vector<std::uint32_t> by_start_;  // path indices by first sample
     std::size_t next_start_ = 0;
-    std::priority_queue<Active, std::vector<Active>, std::greater<>> waiting_;
-    std::uint64_t started_ = 0;
+    std::vector<Active> waiting_;  // a min-heap by (next_ns, order)
+    std::uint32_t started_ = 0;
     // Per interval: its lanes in use (time free, uuid), those free (uuids), and how many.
     template <class T>
     using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<>>;
-    std::vector<MinHeap<std::pair<std::int64_t, std::uint64_t>>> busy_lanes_;
-    std::vector<MinHeap<std::uint64_t>> free_lanes_;
+    std::vector<MinHeap<std::pair<std::int64_t, std::uint32_t>>> busy_lanes_;
+    std::vector<MinHeap<std::uint32_t>> free_lanes_;
     std::vector<std::uint32_t> lanes_;
-    std::uint64_t next_lane_uuid_;
+    std::uint32_t next_lane_uuid_;
     std::vector<std::uint64_t> interval_iids_, segment_iids_;  // 0: not interned yet
     proto::Message event_, descriptor_;
 };
@@ -163,12 +166,13 @@ void PathSlices::start_at(std::uint32_t sample, TimeOf&& time_of) {
         const std::uint32_t p = by_start_[next_start_];
         const auto& path = paths_.paths[p];
         if (paths_.segments[path.first].from != sample) break;
-        Active a{time_of(sample), started_++, p, 0, time_of(sample), 0};
+        Active a{time_of(sample), time_of(sample), started_++, p, 0, 0};
         std::int64_t end = a.cursor;  // each segment from where the one before ended (CriticalPathLayout)
         for (std::uint32_t k = path.first; k < path.first + path.count; ++k)
             end = std::max(std::max(end, time_of(paths_.segments[k].from)), time_of(paths_.segments[k].to));
         a.lane = lane_for(path.interval, a.next_ns, end);
-        waiting_.push(a);
+        waiting_.push_back(a);
+        std::push_heap(waiting_.begin(), waiting_.end(), std::greater<>());
     }
 }
 
@@ -183,11 +187,14 @@ std::int64_t PathSlices::time_of_step(const Active& a, TimeOf&& time_of) const {
 
 template <class TimeOf>
 void PathSlices::write_before(std::int64_t time_ns, TimeOf&& time_of) {
-    while (!waiting_.empty() && waiting_.top().next_ns < time_ns) {
-        Active a = waiting_.top();
-        waiting_.pop();
+    while (!waiting_.empty() && waiting_.front().next_ns < time_ns) {
+        Active& a = waiting_.front();
         write(a);
-        if (a.step == 2 * paths_.paths[a.path].count + 1) continue;  // the path's end: done
+        if (a.step == 2 * paths_.paths[a.path].count + 1) {  // the path's end: done
+            std::pop_heap(waiting_.begin(), waiting_.end(), std::greater<>());
+            waiting_.pop_back();
+            continue;
+        }
         if (a.step > 0 && a.step % 2 == 0) a.cursor = a.next_ns;       // a segment ended
         if (paths_.paths[a.path].count == 1 && a.step == 0) {           // one slice: its end is the segment's
             a.cursor = std::max(a.cursor, time_of(paths_.segments[paths_.paths[a.path].first].to));
@@ -196,7 +203,7 @@ void PathSlices::write_before(std::int64_t time_ns, TimeOf&& time_of) {
             ++a.step;
         }
         a.next_ns = time_of_step(a, time_of);
-        waiting_.push(a);
+        sift_down(0);
     }
 }
 
@@ -215,7 +222,7 @@ public:
         write_tracks(header);
         const auto time_of = [&](std::uint32_t i) { return source_.time(i); };
         std::optional<PathSlices> slices;
-        if (paths_) slices.emplace(sequence_, *paths_, thread_uuid(header.threads.size()));
+        if (paths_) slices.emplace(sequence_, *paths_, std::uint32_t(header.threads.size() + 1));
         name_iids_.assign(header.names.size(), 0);
         for (std::uint32_t i = 0; i < n; ++i) {
             if (slices) slices->write_before(source_.time(i), time_of);

@@ -23,6 +23,12 @@ inline void append_varint(std::string& out, std::uint64_t v) {
     out.append(buffer, n);
 }
 
+inline std::size_t varint_size(std::uint64_t v) {
+    std::size_t n = 1;
+    for (; v >= 0x80; v >>= 7) ++n;
+    return n;
+}
+
 // A length-delimited field (bytes, string or a message already encoded).
 inline void append_field(std::string& out, std::uint32_t field, std::string_view data) {
     append_varint(out, std::uint64_t{field} << 3 | kLengthDelimited);
