@@ -77,6 +77,51 @@ void warn_if_too_large_for_a_browser(const std::string& file, const hashtrace::g
         std::fprintf(stderr, "warning: %s\n", warning.c_str());
 }
 
+struct Written {
+    hashtrace::report::TraceTracks tracks;
+    std::optional<hashtrace::report::MarkedCriticalPaths> marked;
+};
+
+// The Perfetto trace alone: each critical path (with `spec`) found as the
+// writing reaches it, so that only the paths being drawn are held.
+Written write_perfetto(const std::string& file, const hashtrace::graph::SampleSet& samples, const hashtrace::graph::Graph& graph,
+                       const hashtrace::graph::AnalysisSpec* spec, const hashtrace::report::TraceOptions& trace,
+                       hashtrace::cli::StageTimings& timings) {
+    using namespace hashtrace;
+    Written out;
+    std::optional<report::CriticalPathStream> paths;
+    if (spec) {
+        paths.emplace(samples, graph, *spec);
+        timings.mark("critical path");
+    }
+    cli::write_file(file, [&](std::ostream& o) {
+        out.tracks = paths ? report::write_perfetto_trace(samples, graph, *paths, o, trace) : report::write_perfetto_trace(samples, graph, nullptr, o, trace);
+    });
+    if (paths) out.marked = paths->marked();
+    timings.mark("perfetto");
+    return out;
+}
+
+// The Chrome JSON, and the Perfetto trace if asked for, with the critical
+// paths (with `spec`) found once and held for both.
+Written write_both(const std::string& chrome, const std::optional<std::string>& perfetto, const hashtrace::graph::SampleSet& samples,
+                   const hashtrace::graph::Graph& graph, const hashtrace::graph::AnalysisSpec* spec, double slice_us,
+                   const hashtrace::report::TraceOptions& trace, hashtrace::cli::StageTimings& timings) {
+    using namespace hashtrace;
+    Written out;
+    report::TraceCriticalPaths paths;
+    if (spec) {
+        out.marked = report::find_trace_critical_paths(samples, graph, *spec, paths);
+        timings.mark("critical path");
+    }
+    out.tracks = write_chrome(chrome, samples, graph, paths, slice_us);
+    timings.mark("chrome");
+    if (!perfetto) return out;
+    cli::write_file(*perfetto, [&](std::ostream& o) { report::write_perfetto_trace(samples, graph, spec ? &paths : nullptr, o, trace); });
+    timings.mark("perfetto");
+    return out;
+}
+
 int run_export(hashtrace::cli::Args& args) {
     using namespace hashtrace;
     const auto pipeline = cli::read_pipeline_options(args);
@@ -105,29 +150,16 @@ int run_export(hashtrace::cli::Args& args) {
     for (const auto& warning : cli::check_spec_stage(spec, samples, pipeline)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
     const auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/hashes);
     timings.mark("link");
-    report::TraceCriticalPaths paths;
-    std::optional<report::MarkedCriticalPaths> marked;
-    if (with_critical_path && !spec.intervals.empty()) {
-        marked = report::find_trace_critical_paths(samples, graph, spec, paths);
-        timings.mark("critical path");
-    }
-
     if (const auto backward = count_backward_edges(samples, graph))
         std::fprintf(stderr,
                      "warning: %zu edges end before they start (clock error or --tolerance-ms; see --clock-correct): "
                      "viewers draw them backwards\n",
                      backward);
-    report::TraceTracks tracks;
-    if (chrome) {
-        tracks = write_chrome(*chrome, samples, graph, paths, slice_us);
-        timings.mark("chrome");
-    }
-    if (perfetto) {
-        cli::write_file(*perfetto, [&](std::ostream& out) {
-            tracks = report::write_perfetto_trace(samples, graph, marked ? &paths : nullptr, out, trace);
-        });
-        timings.mark("perfetto");
-    }
+    const bool mark_paths = with_critical_path && !spec.intervals.empty();
+    Written written;
+    if (chrome) written = write_both(*chrome, perfetto, samples, graph, mark_paths ? &spec : nullptr, slice_us, trace, timings);
+    else written = write_perfetto(*perfetto, samples, graph, mark_paths ? &spec : nullptr, trace, timings);
+    const auto& [tracks, marked] = written;
     for (const auto& file : {chrome, perfetto})
         if (file) warn_if_too_large_for_a_browser(*file, samples);
     std::printf("exported %zu samples on %zu node instances (%zu thread tracks) and %zu edges as flows\n", samples.size(), tracks.processes,

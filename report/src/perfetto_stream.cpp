@@ -7,19 +7,16 @@ namespace hashtrace::report::perfetto {
 // whole run at a glance, while flows are drawn only for a selected slice.
 // Each interval's track is a parent of its lanes (instances overlap in time),
 // so it opens and closes as one.
-PathSlices::PathSlices(Sequence& sequence, const CriticalPathsView& paths, std::uint32_t first_lane_uuid)
-    : sequence_(sequence), paths_(paths), busy_lanes_(paths.intervals.size()), free_lanes_(paths.intervals.size()),
-      lanes_(paths.intervals.size(), 0), next_lane_uuid_(first_lane_uuid) {
-    for (std::uint32_t k = 0; k < paths.intervals.size(); ++k) {
+PathSlices::PathSlices(Sequence& sequence, const std::vector<std::string>& intervals, const std::vector<std::string>& segment_names,
+                       std::uint32_t first_lane_uuid)
+    : sequence_(sequence), intervals_(intervals), segment_names_(segment_names), busy_lanes_(intervals.size()),
+      free_lanes_(intervals.size()), lanes_(intervals.size(), 0), next_lane_uuid_(first_lane_uuid) {
+    for (std::uint32_t k = 0; k < intervals.size(); ++k) {
         descriptor_.clear();
         descriptor_.varint(field::kUuid, interval_uuid(k));
-        descriptor_.bytes(field::kTrackName, "critical path: " + paths.intervals[k]);
+        descriptor_.bytes(field::kTrackName, "critical path: " + intervals[k]);
         sequence_.descriptor(descriptor_);
     }
-    by_start_.resize(paths.paths.size());
-    for (std::uint32_t p = 0; p < by_start_.size(); ++p) by_start_[p] = p;
-    const auto first_sample = [&](std::uint32_t p) { return paths.segments[paths.paths[p].first].from; };
-    std::stable_sort(by_start_.begin(), by_start_.end(), [&](std::uint32_t a, std::uint32_t b) { return first_sample(a) < first_sample(b); });
 }
 
 // The interval's first lane free at `begin_ns`, else a new one (its track
@@ -56,24 +53,22 @@ void PathSlices::sift_down(std::size_t at) {
 }
 
 std::uint64_t PathSlices::name_iid(std::vector<std::uint64_t>& cache, const std::vector<std::string>& names, std::uint32_t index) {
-    if (cache.empty()) cache.assign(names.size(), 0);
+    if (cache.size() <= index) cache.resize(names.size(), 0);  // names may have grown
     if (cache[index] == 0) cache[index] = sequence_.iid(Interned::name, names[index]);
     return cache[index];
 }
 
 void PathSlices::write(const Active& a) {
-    const auto& path = paths_.paths[a.path];
     event_.clear();
-    if ((a.step % 2 == 0 && a.step > 0) || a.step == 2 * path.count + 1) {  // a segment's end, or the path's
+    if ((a.step % 2 == 0 && a.step > 0) || a.step == 2 * a.count + 1) {  // a segment's end, or the path's
         event_.varint(field::kType, kSliceEnd);
         event_.varint(field::kTrackUuid, a.lane);
     } else {
         event_.varint(field::kType, kSliceBegin);
         event_.varint(field::kTrackUuid, a.lane);
-        const bool instance = a.step == 0 && path.count > 1;
-        event_.varint(field::kNameIid, instance ? name_iid(interval_iids_, paths_.intervals, path.interval)
-                                                : name_iid(segment_iids_, paths_.segment_names,
-                                                           paths_.segments[path.first + (a.step == 0 ? 0 : (a.step - 1) / 2)].name));
+        const bool instance = a.step == 0 && a.count > 1;
+        event_.varint(field::kNameIid, instance ? name_iid(interval_iids_, intervals_, a.interval)
+                                                : name_iid(segment_iids_, segment_names_, slots_[a.slot][a.step == 0 ? 0 : (a.step - 1) / 2].name));
     }
     sequence_.event(a.next_ns, event_);
 }

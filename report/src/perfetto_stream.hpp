@@ -8,6 +8,9 @@
 //   header()                                  a TraceModel whose processes, threads and names they index
 //   for_each_edge(i, f)                       f(edge key, other end) for each edge out of and into sample i
 //   hashes(i, input, output)                  its hashes, false when it has none or they were not kept
+// and a Paths (StoredPaths, or one that finds them as the writing goes)
+//   intervals(), segment_names()              the names its paths refer to
+//   start_at(i, start)                        start(interval, segments) for each path whose first sample is i
 //
 // What goes where (docs/report.md, "Perfetto"):
 //   - each sample an instant on its thread's track, named after its
@@ -36,15 +39,6 @@
 #include <vector>
 
 namespace hashtrace::report::perfetto {
-
-// The critical paths to draw (a TraceModel's, or found for a run): paths
-// grouped by interval, each a run of segments.
-struct CriticalPathsView {
-    const std::vector<std::string>& intervals;
-    const std::vector<std::string>& segment_names;
-    const std::vector<TraceCriticalPath>& paths;
-    const std::vector<TraceSegment>& segments;
-};
 
 // Flow ids for the edges at one sample (time order): an edge opens at its
 // earlier end, closes at its later one.
@@ -99,6 +93,38 @@ private:
     std::vector<std::uint32_t> opening_, closing_;
 };
 
+// Critical paths found already (a TraceModel's, or TraceCriticalPaths),
+// handed to the writer as it reaches each one's first sample.
+class StoredPaths {
+public:
+    StoredPaths(const std::vector<std::string>& intervals, const std::vector<std::string>& segment_names,
+                const std::vector<TraceCriticalPath>& paths, const std::vector<TraceSegment>& segments)
+        : intervals_(intervals), segment_names_(segment_names), paths_(paths), segments_(segments), by_start_(paths.size()) {
+        for (std::uint32_t p = 0; p < by_start_.size(); ++p) by_start_[p] = p;
+        const auto first_sample = [&](std::uint32_t p) { return segments[paths[p].first].from; };
+        std::stable_sort(by_start_.begin(), by_start_.end(), [&](std::uint32_t a, std::uint32_t b) { return first_sample(a) < first_sample(b); });
+    }
+    const std::vector<std::string>& intervals() const { return intervals_; }
+    const std::vector<std::string>& segment_names() const { return segment_names_; }
+    // start(interval, segments) for each path whose first segment starts at `sample`.
+    template <class Start>
+    void start_at(std::uint32_t sample, Start&& start) {
+        for (; next_ < by_start_.size(); ++next_) {
+            const auto& path = paths_[by_start_[next_]];
+            if (segments_[path.first].from != sample) break;
+            start(path.interval, std::span(segments_.data() + path.first, path.count));
+        }
+    }
+
+private:
+    const std::vector<std::string>& intervals_;
+    const std::vector<std::string>& segment_names_;
+    const std::vector<TraceCriticalPath>& paths_;
+    const std::vector<TraceSegment>& segments_;
+    std::vector<std::uint32_t> by_start_;  // path indices by first sample
+    std::size_t next_ = 0;
+};
+
 // Uuids: the tracks events name take the smallest (a byte on every event):
 // the threads' from 1, then the lanes as they open; the tracks only
 // descriptors name (processes, intervals) sit far above them.
@@ -108,16 +134,18 @@ inline std::uint64_t interval_uuid(std::uint32_t interval) { return (std::uint64
 
 // The critical paths' slices in time order, among the samples: each path
 // starts after its first sample is written; its events (path begin, each
-// segment's begin and end, path end) wait in a queue by time. A path of one
-// segment is one slice, named after the segment: its instance's slice would
-// be the same.
+// segment's begin and end, path end) wait in a queue by time, its segments
+// in a slot of their own until it ends. A path of one segment is one slice,
+// named after the segment: its instance's slice would be the same.
 class PathSlices {
 public:
-    // Writes the intervals' tracks; lanes get uuids from first_lane_uuid on, as they open.
-    PathSlices(Sequence& sequence, const CriticalPathsView& paths, std::uint32_t first_lane_uuid);
-    // After sample `sample` is written: the paths it starts.
+    // Writes the intervals' tracks; lanes get uuids from first_lane_uuid on,
+    // as they open. `segment_names` may grow while paths are found.
+    PathSlices(Sequence& sequence, const std::vector<std::string>& intervals, const std::vector<std::string>& segment_names,
+               std::uint32_t first_lane_uuid);
+    // A path whose first segment starts at the sample just written.
     template <class TimeOf>
-    void start_at(std::uint32_t sample, TimeOf&& time_of);
+    void start(std::uint32_t interval, std::span<const TraceSegment> segments, TimeOf&& time_of);
     // Writes every waiting event earlier than `time_ns` (all: INT64_MAX).
     template <class TimeOf>
     void write_before(std::int64_t time_ns, TimeOf&& time_of);
@@ -128,10 +156,9 @@ private:
     // steps 1 and 2.
     struct Active {
         std::int64_t next_ns;
-        std::int64_t cursor;   // where the last segment ended
-        std::uint32_t order;   // start order: on one lane a path ends before the next begins
-        std::uint32_t path, step;
-        std::uint32_t lane;
+        std::int64_t cursor;  // where the last segment ended
+        std::uint32_t order;  // start order: on one lane a path ends before the next begins
+        std::uint32_t slot, step, lane, interval, count;
         bool operator>(const Active& o) const { return next_ns != o.next_ns ? next_ns > o.next_ns : order > o.order; }
     };
     // The paths by their next event: a binary heap whose top is replaced in
@@ -144,11 +171,12 @@ private:
     void write(const Active& a);
 
     Sequence& sequence_;
-    const CriticalPathsView& paths_;
-    std::vector<std::uint32_t> by_start_;  // path indices by first sample
-    std::size_t next_start_ = 0;
+    const std::vector<std::string>& intervals_;
+    const std::vector<std::string>& segment_names_;
     std::vector<Active> waiting_;  // a min-heap by (next_ns, order)
     std::uint32_t started_ = 0;
+    std::vector<std::vector<TraceSegment>> slots_;  // the segments of the paths being drawn
+    std::vector<std::uint32_t> free_slots_;
     // Per interval: its lanes in use (time free, uuid), those free (uuids), and how many.
     template <class T>
     using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<>>;
@@ -161,26 +189,28 @@ private:
 };
 
 template <class TimeOf>
-void PathSlices::start_at(std::uint32_t sample, TimeOf&& time_of) {
-    for (; next_start_ < by_start_.size(); ++next_start_) {
-        const std::uint32_t p = by_start_[next_start_];
-        const auto& path = paths_.paths[p];
-        if (paths_.segments[path.first].from != sample) break;
-        Active a{time_of(sample), time_of(sample), started_++, p, 0, 0};
-        std::int64_t end = a.cursor;  // each segment from where the one before ended (CriticalPathLayout)
-        for (std::uint32_t k = path.first; k < path.first + path.count; ++k)
-            end = std::max(std::max(end, time_of(paths_.segments[k].from)), time_of(paths_.segments[k].to));
-        a.lane = lane_for(path.interval, a.next_ns, end);
-        waiting_.push_back(a);
-        std::push_heap(waiting_.begin(), waiting_.end(), std::greater<>());
+void PathSlices::start(std::uint32_t interval, std::span<const TraceSegment> segments, TimeOf&& time_of) {
+    std::uint32_t slot = 0;
+    if (free_slots_.empty()) {
+        slot = std::uint32_t(slots_.size());
+        slots_.emplace_back();
+    } else {
+        slot = free_slots_.back();
+        free_slots_.pop_back();
     }
+    slots_[slot].assign(segments.begin(), segments.end());
+    const std::int64_t begin = time_of(segments.front().from);
+    std::int64_t end = begin;  // each segment from where the one before ended (CriticalPathLayout)
+    for (const auto& segment : segments) end = std::max(std::max(end, time_of(segment.from)), time_of(segment.to));
+    const Active a{begin, begin, started_++, slot, 0, lane_for(interval, begin, end), interval, std::uint32_t(segments.size())};
+    waiting_.push_back(a);
+    std::push_heap(waiting_.begin(), waiting_.end(), std::greater<>());
 }
 
 template <class TimeOf>
 std::int64_t PathSlices::time_of_step(const Active& a, TimeOf&& time_of) const {
-    const auto& path = paths_.paths[a.path];
-    if (a.step == 2 * path.count + 1) return a.cursor;
-    const auto& segment = paths_.segments[path.first + (a.step - 1) / 2];
+    if (a.step == 2 * a.count + 1) return a.cursor;
+    const auto& segment = slots_[a.slot][(a.step - 1) / 2];
     const std::int64_t begin = std::max(a.cursor, time_of(segment.from));
     return a.step % 2 == 1 ? begin : std::max(begin, time_of(segment.to));
 }
@@ -190,14 +220,15 @@ void PathSlices::write_before(std::int64_t time_ns, TimeOf&& time_of) {
     while (!waiting_.empty() && waiting_.front().next_ns < time_ns) {
         Active& a = waiting_.front();
         write(a);
-        if (a.step == 2 * paths_.paths[a.path].count + 1) {  // the path's end: done
+        if (a.step == 2 * a.count + 1) {  // the path's end: done
+            free_slots_.push_back(a.slot);
             std::pop_heap(waiting_.begin(), waiting_.end(), std::greater<>());
             waiting_.pop_back();
             continue;
         }
-        if (a.step > 0 && a.step % 2 == 0) a.cursor = a.next_ns;       // a segment ended
-        if (paths_.paths[a.path].count == 1 && a.step == 0) {           // one slice: its end is the segment's
-            a.cursor = std::max(a.cursor, time_of(paths_.segments[paths_.paths[a.path].first].to));
+        if (a.step > 0 && a.step % 2 == 0) a.cursor = a.next_ns;  // a segment ended
+        if (a.count == 1 && a.step == 0) {                        // one slice: its end is the segment's
+            a.cursor = std::max(a.cursor, time_of(slots_[a.slot][0].to));
             a.step = 3;
         } else {
             ++a.step;
@@ -207,11 +238,13 @@ void PathSlices::write_before(std::int64_t time_ns, TimeOf&& time_of) {
     }
 }
 
-// The trace of a Source: tracks, then every event in time order.
-template <class Source>
+// The trace of a Source: tracks, then every event in time order; the
+// critical paths of `paths` (StoredPaths, or one that finds them as it goes;
+// null: none).
+template <class Source, class Paths>
 class Stream {
 public:
-    Stream(const Source& source, const CriticalPathsView* paths, std::ostream& out, const TraceOptions& options)
+    Stream(const Source& source, Paths* paths, std::ostream& out, const TraceOptions& options)
         : source_(source), options_(options), sequence_(out), paths_(paths) {}
 
     void write() {
@@ -222,12 +255,13 @@ public:
         write_tracks(header);
         const auto time_of = [&](std::uint32_t i) { return source_.time(i); };
         std::optional<PathSlices> slices;
-        if (paths_) slices.emplace(sequence_, *paths_, std::uint32_t(header.threads.size() + 1));
+        if (paths_) slices.emplace(sequence_, paths_->intervals(), paths_->segment_names(), std::uint32_t(header.threads.size() + 1));
+        const auto start = [&](std::uint32_t interval, std::span<const TraceSegment> segments) { slices->start(interval, segments, time_of); };
         name_iids_.assign(header.names.size(), 0);
         for (std::uint32_t i = 0; i < n; ++i) {
             if (slices) slices->write_before(source_.time(i), time_of);
             sample(i);
-            if (slices) slices->start_at(i, time_of);
+            if (slices) paths_->start_at(i, start);
         }
         if (slices) slices->write_before(std::numeric_limits<std::int64_t>::max(), time_of);
         sequence_.finish();
@@ -292,7 +326,7 @@ private:
     const Source& source_;
     const TraceOptions& options_;
     Sequence sequence_;
-    const CriticalPathsView* paths_;
+    Paths* paths_;
     FlowIds flows_;
     std::uint64_t default_track_ = 0;
     std::vector<std::uint64_t> name_iids_;  // per name of the header; 0: not interned yet

@@ -10,10 +10,13 @@
 #include "flow_index.hpp"
 #include "perfetto_stream.hpp"
 
+#include "hashtrace/critical_path/critical_path.hpp"
+#include "hashtrace/critical_path/instances.hpp"
 #include "hashtrace/report/build.hpp"
 #include "hashtrace/report/trace_export.hpp"
 
 #include <cstdio>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -94,22 +97,93 @@ private:
 
 }  // namespace
 
+// Each interval instance's critical path found as the writing reaches its
+// `from` sample: the instances of every interval are found first (8 bytes
+// each), the dependence model kept, and no path held past its drawing.
+struct CriticalPathStream::Finder {
+public:
+    Finder(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec)
+        : dependence_(samples, graph), finder_(dependence_) {
+        critical_path::InstanceFinder instances(samples, graph);
+        for (const auto& interval : spec.intervals) {
+            intervals_.push_back(interval.name);
+            lists_.push_back(std::move(instances.find(interval).list));
+        }
+        cursor_.assign(lists_.size(), 0);
+        marked.intervals = intervals_.size();
+    }
+    const std::vector<std::string>& intervals() const { return intervals_; }
+    const std::vector<std::string>& segment_names() const { return segment_names_; }
+    // In the order find_trace_critical_paths keeps them in: by interval, then instance.
+    template <class Start>
+    void start_at(std::uint32_t sample, Start&& start) {
+        for (std::uint32_t k = 0; k < lists_.size(); ++k)
+            for (auto& c = cursor_[k]; c < lists_[k].size() && lists_[k][c].from <= sample; ++c)
+                if (find(lists_[k][c])) start(k, std::span<const TraceSegment>(segments_));
+    }
+    MarkedCriticalPaths marked;
+
+private:
+    bool find(const critical_path::IntervalInstance& instance) {
+        if (!finder_.critical_path(instance, path_)) {
+            ++marked.not_followed;
+            return false;
+        }
+        if (path_.empty()) return false;  // `from` is `to`: nothing to mark
+        if (path_.front().from != instance.from) throw std::logic_error("critical path: a path that does not start at its instance");
+        segments_.clear();
+        const auto& labels = dependence_.labels();
+        for (const auto& step : path_) {
+            const critical_path::SegmentClass segment{dependence_.label_of(step.from), dependence_.label_of(step.to), step.kind};
+            const auto [it, added] = name_of_segment_.try_emplace(segment.key(), std::uint32_t(segment_names_.size()));
+            if (added)
+                segment_names_.push_back(labels[segment.from_label] + " -> " + labels[segment.to_label] + " (" +
+                                         std::string(critical_path::to_string(step.kind)) + ")");
+            segments_.push_back({step.from, step.to, it->second});
+        }
+        ++marked.instances;
+        marked.segments += path_.size();
+        return true;
+    }
+
+    const critical_path::DependenceModel dependence_;
+    critical_path::PathFinder finder_;
+    std::vector<std::string> intervals_, segment_names_;
+    std::vector<std::vector<critical_path::IntervalInstance>> lists_;  // per interval, by `from` sample
+    std::vector<std::size_t> cursor_;
+    std::unordered_map<std::uint64_t, std::uint32_t> name_of_segment_;  // SegmentClass::key() -> index into segment_names_
+    std::vector<critical_path::PathStep> path_;
+    std::vector<TraceSegment> segments_;
+};
+
 void write_perfetto_trace(const TraceModel& model, std::ostream& out, const TraceOptions& options) {
     check_trace_model(model);
     const ModelSource source(model);
-    const perfetto::CriticalPathsView paths{model.critical_path_intervals, model.segment_names, model.critical_paths,
-                                            model.critical_segments};
-    perfetto::Stream<ModelSource>(source, &paths, out, options).write();
+    perfetto::StoredPaths paths(model.critical_path_intervals, model.segment_names, model.critical_paths, model.critical_segments);
+    perfetto::Stream(source, &paths, out, options).write();
 }
 
 TraceTracks write_perfetto_trace(const graph::SampleSet& samples, const graph::Graph& graph, const TraceCriticalPaths* critical_paths,
                                  std::ostream& out, const TraceOptions& options) {
     const RunSource source(samples, graph);
-    std::optional<perfetto::CriticalPathsView> paths;
-    if (critical_paths)
-        paths.emplace(perfetto::CriticalPathsView{critical_paths->intervals, critical_paths->segment_names, critical_paths->paths,
-                                                  critical_paths->segments});
-    perfetto::Stream<RunSource>(source, paths ? &*paths : nullptr, out, options).write();
+    if (!critical_paths) {
+        perfetto::Stream(source, static_cast<perfetto::StoredPaths*>(nullptr), out, options).write();
+    } else {
+        perfetto::StoredPaths paths(critical_paths->intervals, critical_paths->segment_names, critical_paths->paths, critical_paths->segments);
+        perfetto::Stream(source, &paths, out, options).write();
+    }
+    return {source.header().processes.size(), source.header().threads.size()};
+}
+
+CriticalPathStream::CriticalPathStream(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec)
+    : finder(std::make_unique<Finder>(samples, graph, spec)) {}
+CriticalPathStream::~CriticalPathStream() = default;
+const MarkedCriticalPaths& CriticalPathStream::marked() const { return finder->marked; }
+
+TraceTracks write_perfetto_trace(const graph::SampleSet& samples, const graph::Graph& graph, CriticalPathStream& paths, std::ostream& out,
+                                 const TraceOptions& options) {
+    const RunSource source(samples, graph);
+    perfetto::Stream(source, paths.finder.get(), out, options).write();
     return {source.header().processes.size(), source.header().threads.size()};
 }
 

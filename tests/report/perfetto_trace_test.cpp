@@ -202,10 +202,12 @@ TEST(PerfettoTrace, EveryCriticalPathIsASliceOnALaneOfItsIntervalsTrack) {
     for (const auto& s : t.slices) EXPECT_LE(s.begin, s.end);
 }
 
+// The three ways to the same trace: from a model, from the run with its
+// paths found first, from the run with each path found as the writing reaches it.
 TEST(PerfettoTrace, AModelAndTheRunItWasBuiltFromWriteTheSameTrace) {
     const auto run = test::demo_run();
     TraceCriticalPaths paths;
-    find_trace_critical_paths(run.samples, run.graph, run.spec, paths);
+    const auto marked = find_trace_critical_paths(run.samples, run.graph, run.spec, paths);
     ASSERT_FALSE(paths.paths.empty());
     auto model = build_trace_model(run.samples, run.graph);
     add_critical_paths(model, run.samples, run.graph, run.spec);
@@ -215,6 +217,15 @@ TEST(PerfettoTrace, AModelAndTheRunItWasBuiltFromWriteTheSameTrace) {
     EXPECT_EQ(from_model.str(), from_run.str());
     EXPECT_EQ(tracks.processes, model.processes.size());
     EXPECT_EQ(tracks.threads, model.threads.size());
+
+    std::ostringstream streamed;
+    CriticalPathStream found(run.samples, run.graph, run.spec);
+    write_perfetto_trace(run.samples, run.graph, found, streamed, {.hashes = true});
+    EXPECT_EQ(streamed.str(), from_run.str());
+    EXPECT_EQ(found.marked().instances, marked.instances);
+    EXPECT_EQ(found.marked().segments, marked.segments);
+    EXPECT_EQ(found.marked().intervals, marked.intervals);
+    EXPECT_EQ(found.marked().not_followed, marked.not_followed);
 }
 
 TEST(PerfettoTrace, EmptyModelDecodesAsATraceWithoutEvents) {

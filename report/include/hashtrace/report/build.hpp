@@ -19,11 +19,13 @@
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/metrics/compare.hpp"
 #include "hashtrace/report/report_data.hpp"
+#include "hashtrace/report/trace_export.hpp"
 #include "hashtrace/report/trace_model.hpp"
 #include "hashtrace/shard/summary.hpp"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -120,6 +122,25 @@ MarkedCriticalPaths find_trace_critical_paths(const graph::SampleSet& samples, c
 // graph: its events are the samples, in order.
 MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet& samples, const graph::Graph& graph,
                                        const graph::AnalysisSpec& spec);
+// Each interval instance's critical path for the Perfetto trace of a run,
+// found as the writing reaches the instance's first sample, so that only the
+// paths being drawn are held: made here (the dependence model, and every
+// interval's instances, 8 bytes each), handed to write_perfetto_trace. The
+// trace is the same, byte for byte, as with find_trace_critical_paths' paths.
+class CriticalPathStream {
+public:
+    CriticalPathStream(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec);
+    ~CriticalPathStream();
+    CriticalPathStream(const CriticalPathStream&) = delete;
+    CriticalPathStream& operator=(const CriticalPathStream&) = delete;
+    // What the writing marked (all of it once the trace is written).
+    const MarkedCriticalPaths& marked() const;
+
+    struct Finder;  // perfetto_trace.cpp
+    std::unique_ptr<Finder> finder;
+};
+TraceTracks write_perfetto_trace(const graph::SampleSet& samples, const graph::Graph& graph, CriticalPathStream& paths, std::ostream& out,
+                                 const TraceOptions& options = {});
 
 // A run analysed in time shards (docs/sharding.md): `d` is the report of
 // a window of it (build_report over the window's samples, with the merged
