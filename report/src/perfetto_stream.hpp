@@ -6,7 +6,7 @@
 // directly: perfetto_trace.cpp); a Source gives
 //   size(), time(i), thread(i), name(i)      the samples in time order
 //   header()                                  a TraceModel whose processes, threads and names they index
-//   for_each_edge(i, f)                       f(edge key, other end) for each edge out of and into sample i
+//   for_each_edge(i, f)                       f(edge key, other end, into i) for each edge out of and into sample i
 //   hashes(i, input, output)                  its hashes, false when it has none or they were not kept
 // and a Paths (StoredPaths, or one that finds them as the writing goes)
 //   intervals(), segment_names()              the names its paths refer to
@@ -50,7 +50,9 @@ public:
         terminating.clear();
         opening_.clear();
         closing_.clear();
-        for_each_edge(sample, [&](std::uint32_t key, std::uint32_t other) {
+        incoming_ = false;
+        for_each_edge(sample, [&](std::uint32_t key, std::uint32_t other, bool incoming) {
+            incoming_ |= incoming;
             if (other > sample) opening_.push_back(key);
             else if (other < sample) closing_.push_back(key);
         });
@@ -70,7 +72,7 @@ public:
             free_.push(terminating.back());
         }
     }
-    bool has_incoming() const { return !closing_.empty(); }
+    bool has_incoming() const { return incoming_; }  // an edge into the sample
     std::vector<std::uint64_t> flow_ids, terminating;
 
 private:
@@ -91,6 +93,7 @@ private:
     std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> free_;
     std::uint64_t next_ = 1;  // 0 means "no flow" to Perfetto
     std::vector<std::uint32_t> opening_, closing_;
+    bool incoming_ = false;
 };
 
 // Critical paths found already (a TraceModel's, or TraceCriticalPaths),

@@ -34,8 +34,8 @@ public:
     std::uint32_t name(std::uint32_t i) const { return model_.events[i].name; }
     template <class F>
     void for_each_edge(std::uint32_t i, F&& f) const {
-        for (const auto e : flows_.outgoing(i)) f(e, model_.flows[e].to);
-        for (const auto e : flows_.incoming(i)) f(e, model_.flows[e].from);
+        for (const auto e : flows_.outgoing(i)) f(e, model_.flows[e].to, false);
+        for (const auto e : flows_.incoming(i)) f(e, model_.flows[e].from, true);
     }
     std::pair<bool, bool> hashes(std::uint32_t i, Hash128& input, Hash128& output) const {
         const auto& e = model_.events[i];
@@ -72,8 +72,8 @@ public:
     std::uint32_t name(std::uint32_t i) const { return name_of_tracepoint_[samples_.tracepoint[i]]; }
     template <class F>
     void for_each_edge(std::uint32_t i, F&& f) const {
-        for (auto e = graph_.out_offset[i]; e < graph_.out_offset[i + 1]; ++e) f(e, graph_.edges[e].to);
-        for (auto k = graph_.in_offset[i]; k < graph_.in_offset[i + 1]; ++k) f(graph_.in_edges[k], graph_.edges[graph_.in_edges[k]].from);
+        for (auto e = graph_.out_offset[i]; e < graph_.out_offset[i + 1]; ++e) f(e, graph_.edges[e].to, false);
+        for (auto k = graph_.in_offset[i]; k < graph_.in_offset[i + 1]; ++k) f(graph_.in_edges[k], graph_.edges[graph_.in_edges[k]].from, true);
     }
     std::pair<bool, bool> hashes(std::uint32_t i, Hash128& input, Hash128& output) const {
         if (!hashes_) return {false, false};

@@ -122,6 +122,9 @@ TEST(PerfettoTrace, EventsOnTheBusiestThreadLeaveTheirTrackToTheDefault) {
 TEST(PerfettoTrace, TheOutputHashAndAnInputHashNoFlowBringsAreAnnotations) {
     auto m = sample_trace();
     m.events.push_back({m.events.back().time_ns + 10, 2, 3, test::hash_of_byte(9), {}, true, false});  // 6: an input that linked nothing
+    m.events.push_back({m.events.back().time_ns + 10, 2, 2, test::hash_of_byte(8), {}, true, false});  // 7: consumer of 8,
+    m.events.push_back({m.events.back().time_ns + 10, 0, 1, test::hash_of_byte(7), test::hash_of_byte(8), true, true});  // recorded before it
+    m.flows.push_back({8, 7});  // an edge back in time: 8's own input came by no flow
     const ReadTrace t = decode(m, {.hashes = true});
     const auto annotations = [&](std::size_t i) {
         std::map<std::string, std::string> out;
@@ -134,6 +137,8 @@ TEST(PerfettoTrace, TheOutputHashAndAnInputHashNoFlowBringsAreAnnotations) {
     EXPECT_EQ(annotations(1), (Map{{"output_hash", "02020202020202020202020202020202"}}));  // its input is sample 0's output
     EXPECT_EQ(annotations(5), Map{});
     EXPECT_EQ(annotations(6), (Map{{"input_hash", "09090909090909090909090909090909"}}));
+    EXPECT_EQ(annotations(7), Map{});
+    EXPECT_EQ(annotations(8), (Map{{"input_hash", "07070707070707070707070707070707"}, {"output_hash", "08080808080808080808080808080808"}}));
 }
 
 TEST(PerfettoTrace, EveryEdgeIsAFlowFromProducerToConsumer) {
