@@ -6,7 +6,7 @@
 
 namespace hashtrace::report {
 
-Lanes assign_lanes(const graph::SampleSet& samples) {
+Lanes assign_lanes(const graph::SampleSet& samples, bool of_each_sample) {
     // Distinct (instance, thread) pairs, ordered by node, instance, thread so
     // that a node's threads sit next to each other.
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> index;
@@ -31,6 +31,7 @@ Lanes assign_lanes(const graph::SampleSet& samples) {
         out.lanes.push_back(std::move(lane));
         out.instance.push_back(key.first);
     }
+    if (!of_each_sample) return out;
     out.of_sample.resize(samples.size());
     for (std::size_t s = 0; s < samples.size(); ++s)
         out.of_sample[s] = index.at({samples.tracepoint_of(graph::SampleIndex(s)).instance_id, samples.thread[s]});

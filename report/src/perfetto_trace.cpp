@@ -1,347 +1,201 @@
-// Perfetto's protobuf trace format, written by hand (protobuf_wire.hpp), and
-// written compact: a trace of a long run must still open in a browser tab.
-//   - One packet sequence with interned strings: event names, categories and
-//     annotation names are sent once (InternedData) and referred to by iid.
-//   - Incremental timestamps: a sequence-scoped clock (id 64) whose packets
-//     carry the delta from the previous packet (a few bytes, not eight),
-//     declared by a ClockSnapshot against BOOTTIME at the first event, so the
-//     times read back are the samples' own. Packets are written in time order.
-//   - Small track uuids, flows as ids on the events.
-// Field numbers follow protos/perfetto/trace/{trace,trace_packet,clock_snapshot,
-// trace_packet_defaults}.proto, interned_data/ and track_event/;
-// tests/report/perfetto_trace.proto mirrors them and the tests decode our
-// output with protoc against it, resolving iids and deltas as Perfetto does.
+// Perfetto's protobuf trace format, written compact and in one pass
+// (perfetto_stream.hpp): a trace of a long run must still open in a browser
+// tab, and be written without holding more than the run itself.
+//   - One packet sequence, names interned (sent once, then referred to by iid).
+//   - Incremental timestamps on a clock of the sequence: each packet carries
+//     the delta from the one before. Packets are written in time order.
+//   - Each sample one instant event; each edge a flow by small flow ids.
+// Two sources of the same events: a TraceModel (the Chrome JSON's, and the
+// tests'), or a linked run read directly, which `export` streams from.
 #include "flow_index.hpp"
-#include "protobuf_wire.hpp"
+#include "perfetto_stream.hpp"
 
+#include "hashtrace/critical_path/critical_path.hpp"
+#include "hashtrace/critical_path/instances.hpp"
+#include "hashtrace/report/build.hpp"
 #include "hashtrace/report/trace_export.hpp"
 
-#include <algorithm>
-#include <string_view>
+#include <cstdio>
+#include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 namespace hashtrace::report {
 
 namespace {
 
-namespace field {
-constexpr std::uint32_t kTracePacket = 1;  // Trace.packet
-// TracePacket
-constexpr std::uint32_t kClockSnapshot = 6;
-constexpr std::uint32_t kTimestamp = 8;
-constexpr std::uint32_t kSequenceId = 10;  // trusted_packet_sequence_id
-constexpr std::uint32_t kTrackEvent = 11;
-constexpr std::uint32_t kInternedData = 12;
-constexpr std::uint32_t kSequenceFlags = 13;
-constexpr std::uint32_t kTimestampClockId = 58;
-constexpr std::uint32_t kTracePacketDefaults = 59;
-constexpr std::uint32_t kTrackDescriptor = 60;
-// ClockSnapshot, ClockSnapshot.Clock
-constexpr std::uint32_t kClocks = 1;
-constexpr std::uint32_t kClockId = 1;
-constexpr std::uint32_t kClockTimestamp = 2;
-constexpr std::uint32_t kIsIncremental = 3;
-// InternedData; each entry is {iid = 1, name = 2}
-constexpr std::uint32_t kEventCategories = 1;
-constexpr std::uint32_t kEventNames = 2;
-constexpr std::uint32_t kDebugAnnotationNames = 3;
-constexpr std::uint32_t kIid = 1;
-constexpr std::uint32_t kInternedName = 2;
-// TrackDescriptor
-constexpr std::uint32_t kUuid = 1;
-constexpr std::uint32_t kTrackName = 2;
-constexpr std::uint32_t kProcess = 3;
-constexpr std::uint32_t kThread = 4;
-constexpr std::uint32_t kParentUuid = 5;
-// ProcessDescriptor / ThreadDescriptor
-constexpr std::uint32_t kPid = 1;
-constexpr std::uint32_t kTid = 2;
-constexpr std::uint32_t kThreadName = 5;
-constexpr std::uint32_t kProcessName = 6;
-// TrackEvent
-constexpr std::uint32_t kCategoryIids = 3;
-constexpr std::uint32_t kDebugAnnotations = 4;
-constexpr std::uint32_t kType = 9;
-constexpr std::uint32_t kNameIid = 10;
-constexpr std::uint32_t kTrackUuid = 11;
-constexpr std::uint32_t kFlowIds = 47;
-constexpr std::uint32_t kTerminatingFlowIds = 48;
-// DebugAnnotation
-constexpr std::uint32_t kAnnotationNameIid = 1;
-constexpr std::uint32_t kStringValue = 6;
-}  // namespace field
-
-enum EventType : std::uint64_t { kSliceBegin = 1, kSliceEnd = 2, kInstant = 3 };
-constexpr std::uint64_t kSequence = 1;
-constexpr std::uint64_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
-constexpr std::uint64_t kBoottime = 6, kIncrementalClock = 64;  // 64..127: clocks of the sequence
-
-enum class Interned { category, name, annotation };
-
-// The one packet sequence: its interning tables, its incremental clock, and
-// the packets, each one Trace.packet field (a file of them is a Trace).
-class Sequence {
+class ModelSource {
 public:
-    explicit Sequence(std::ostream& out) : out_(out) {}
-
-    // The first packet: the sequence's state is fresh, its packets' times are
-    // on the incremental clock, which starts at t0 (BOOTTIME t0).
-    void start(std::int64_t t0) {
-        proto::Message packet, defaults, snapshot, clock;
-        defaults.varint(field::kTimestampClockId, kIncrementalClock);
-        for (const auto& [id, incremental] : {std::pair{kBoottime, false}, std::pair{kIncrementalClock, true}}) {
-            clock.clear();
-            clock.varint(field::kClockId, id);
-            clock.varint(field::kClockTimestamp, static_cast<std::uint64_t>(t0));
-            if (incremental) clock.varint(field::kIsIncremental, 1);
-            snapshot.message(field::kClocks, clock);
-        }
-        packet.varint(field::kTimestamp, static_cast<std::uint64_t>(t0));
-        packet.varint(field::kTimestampClockId, kBoottime);
-        packet.varint(field::kSequenceId, kSequence);
-        packet.varint(field::kSequenceFlags, kIncrementalStateCleared);
-        packet.message(field::kTracePacketDefaults, defaults);
-        packet.message(field::kClockSnapshot, snapshot);
-        emit(packet);
-        last_ns_ = t0;
+    explicit ModelSource(const TraceModel& model) : model_(model), flows_(model) {}
+    const TraceModel& header() const { return model_; }
+    std::size_t size() const { return model_.events.size(); }
+    std::int64_t time(std::uint32_t i) const { return model_.events[i].time_ns; }
+    std::uint32_t thread(std::uint32_t i) const { return model_.events[i].thread; }
+    std::uint32_t name(std::uint32_t i) const { return model_.events[i].name; }
+    template <class F>
+    void for_each_edge(std::uint32_t i, F&& f) const {
+        for (const auto e : flows_.outgoing(i)) f(e, model_.flows[e].to, false);
+        for (const auto e : flows_.incoming(i)) f(e, model_.flows[e].from, true);
     }
-    void descriptor(const proto::Message& descriptor) {
-        packet_.clear();
-        packet_.varint(field::kSequenceId, kSequence);
-        packet_.message(field::kTrackDescriptor, descriptor);
-        emit(packet_);
-    }
-    // The iid of `text`, interned with the next event when new.
-    std::uint64_t iid(Interned kind, std::string_view text) {
-        auto& table = tables_[static_cast<int>(kind)];
-        const auto [it, fresh] = table.try_emplace(std::string(text), table.size() + 1);
-        if (fresh) {
-            entry_.clear();
-            entry_.varint(field::kIid, it->second);
-            entry_.bytes(field::kInternedName, text);
-            static constexpr std::uint32_t kField[] = {field::kEventCategories, field::kEventNames, field::kDebugAnnotationNames};
-            interned_.message(kField[static_cast<int>(kind)], entry_);
-        }
-        return it->second;
-    }
-    // Events come in time order: each carries the delta from the one before.
-    void event(std::int64_t time_ns, const proto::Message& event) {
-        packet_.clear();
-        packet_.varint(field::kTimestamp, static_cast<std::uint64_t>(time_ns - last_ns_));
-        last_ns_ = time_ns;
-        packet_.varint(field::kSequenceId, kSequence);
-        packet_.varint(field::kSequenceFlags, kNeedsIncrementalState);
-        if (!interned_.data().empty()) {
-            packet_.message(field::kInternedData, interned_);
-            interned_.clear();
-        }
-        packet_.message(field::kTrackEvent, event);
-        emit(packet_);
-    }
-    void emit(const proto::Message& packet) {
-        trace_.clear();
-        trace_.message(field::kTracePacket, packet);
-        out_.write(trace_.data().data(), static_cast<std::streamsize>(trace_.data().size()));
-    }
-
-private:
-    std::ostream& out_;
-    std::unordered_map<std::string, std::uint64_t> tables_[3];
-    proto::Message packet_, trace_, interned_, entry_;
-    std::int64_t last_ns_ = 0;
-};
-
-// Small uuids, one range after the other: processes, threads, the critical
-// paths' interval tracks, their lanes (small varints on every event).
-struct Uuids {
-    std::uint64_t threads = 0, intervals = 0, lanes = 0;  // the first of each, less one
-    explicit Uuids(const TraceModel& m)
-        : threads(m.processes.size()), intervals(threads + m.threads.size()), lanes(intervals + m.critical_path_intervals.size()) {}
-    static std::uint64_t process(std::uint32_t p) { return p + 1; }
-    std::uint64_t thread(std::uint32_t t) const { return threads + t + 1; }
-    std::uint64_t interval(std::size_t k) const { return intervals + k + 1; }
-    std::uint64_t lane(std::size_t l) const { return lanes + l + 1; }
-};
-
-void write_tracks(Sequence& sequence, const TraceModel& model, const Uuids& uuids) {
-    proto::Message descriptor, process;
-    for (std::uint32_t p = 0; p < model.processes.size(); ++p) {
-        process.clear();
-        process.varint(field::kPid, p + 1);
-        process.bytes(field::kProcessName, model.processes[p].node + " " + model.processes[p].instance);
-        descriptor.clear();
-        descriptor.varint(field::kUuid, Uuids::process(p));
-        descriptor.message(field::kProcess, process);
-        sequence.descriptor(descriptor);
-    }
-    proto::Message thread;
-    for (std::uint32_t t = 0; t < model.threads.size(); ++t) {
-        thread.clear();
-        thread.varint(field::kPid, model.threads[t].process + 1);
-        thread.varint(field::kTid, t + 1);
-        thread.bytes(field::kThreadName, model.threads[t].name);
-        descriptor.clear();
-        descriptor.varint(field::kUuid, uuids.thread(t));
-        descriptor.message(field::kThread, thread);
-        sequence.descriptor(descriptor);
-    }
-}
-
-// The critical paths stand out as tracks of their own (tracks of no process,
-// beside the node instances'): an instance's path there is visible along the
-// whole run at a glance, while flows are drawn only for a selected slice.
-// Each interval's track is a parent of its lanes (instances overlap in time;
-// CriticalPathLayout), so it opens and closes as one. Returns each interval's first lane.
-std::vector<std::size_t> write_critical_path_tracks(Sequence& sequence, const TraceModel& model, const CriticalPathLayout& layout,
-                                                    const Uuids& uuids) {
-    std::vector<std::size_t> first_lane(model.critical_path_intervals.size());
-    proto::Message descriptor;
-    for (std::size_t k = 0, lane = 0; k < model.critical_path_intervals.size(); ++k) {
-        descriptor.clear();
-        descriptor.varint(field::kUuid, uuids.interval(k));
-        descriptor.bytes(field::kTrackName, "critical path: " + model.critical_path_intervals[k]);
-        sequence.descriptor(descriptor);
-        first_lane[k] = lane;
-        for (std::uint32_t l = 0; l < layout.lanes[k]; ++l, ++lane) {
-            descriptor.clear();
-            descriptor.varint(field::kUuid, uuids.lane(lane));
-            descriptor.bytes(field::kTrackName, "lane " + std::to_string(l + 1));
-            descriptor.varint(field::kParentUuid, uuids.interval(k));
-            sequence.descriptor(descriptor);
-        }
-    }
-    return first_lane;
-}
-
-// Everything drawn at a time, to be written in time order: a sample's slice
-// begin (or instant) and end, a critical path's begin and end, a segment's.
-struct Moment {
-    enum Kind : std::uint32_t { sample, sample_end, path, path_end, segment, segment_end };
-    std::int64_t time_ns;
-    Kind kind;
-    std::uint32_t index;  // of the event, critical path or segment
-};
-
-// Each track's moments in its own order, so that a sort by time alone that
-// keeps equal times in place (stable) keeps every track's slices nested.
-std::vector<Moment> moments(const TraceModel& model, const std::vector<std::int64_t>& durations, const CriticalPathLayout& layout) {
-    std::vector<Moment> out;
-    out.reserve(2 * (model.events.size() + model.critical_paths.size() + model.critical_segments.size()));
-    for (std::uint32_t i = 0; i < model.events.size(); ++i) {
-        out.push_back({model.events[i].time_ns, Moment::sample, i});
-        if (durations[i] > 0) out.push_back({model.events[i].time_ns + durations[i], Moment::sample_end, i});
-    }
-    for (std::uint32_t p = 0; p < model.critical_paths.size(); ++p) {
-        const auto& path = model.critical_paths[p];
-        const std::uint32_t last = path.first + path.count - 1;
-        out.push_back({layout.begin_ns[path.first], Moment::path, p});
-        for (std::uint32_t k = path.first; k <= last; ++k) {
-            out.push_back({layout.begin_ns[k], Moment::segment, k});
-            out.push_back({layout.end_ns[k], Moment::segment_end, k});
-        }
-        out.push_back({layout.end_ns[last], Moment::path_end, p});
-    }
-    std::stable_sort(out.begin(), out.end(), [](const Moment& a, const Moment& b) { return a.time_ns < b.time_ns; });
-    return out;
-}
-
-class EventWriter {
-public:
-    EventWriter(Sequence& sequence, const TraceModel& model, const TraceOptions& options, const Uuids& uuids,
-                const std::vector<std::int64_t>& durations, std::vector<std::uint64_t> lane_of_segment)
-        : sequence_(sequence), model_(model), options_(options), uuids_(uuids), durations_(durations), flows_(model),
-          lane_of_segment_(std::move(lane_of_segment)) {}
-
-    void write(const Moment& m) {
-        event_.clear();
-        switch (m.kind) {
-            case Moment::sample: return sample(m.index);
-            case Moment::sample_end: return end(m.time_ns, uuids_.thread(model_.events[m.index].thread));
-            case Moment::path: {
-                const auto& path = model_.critical_paths[m.index];
-                return begin(m.time_ns, lane_of_segment_[path.first], name_iid(interval_iids_, model_.critical_path_intervals, path.interval));
-            }
-            case Moment::path_end: return end(m.time_ns, lane_of_segment_[model_.critical_paths[m.index].first]);
-            case Moment::segment:
-                return begin(m.time_ns, lane_of_segment_[m.index], name_iid(segment_iids_, model_.segment_names, model_.critical_segments[m.index].name));
-            case Moment::segment_end: return end(m.time_ns, lane_of_segment_[m.index]);
-        }
-    }
-
-private:
-    // A name's iid, looked up once per name (the sequence interns it on first use).
-    std::uint64_t name_iid(std::vector<std::uint64_t>& cache, const std::vector<std::string>& names, std::uint32_t index) {
-        if (cache.empty()) cache.assign(names.size(), 0);
-        if (cache[index] == 0) cache[index] = sequence_.iid(Interned::name, names[index]);
-        return cache[index];
-    }
-    void sample(std::uint32_t i) {
+    std::pair<bool, bool> hashes(std::uint32_t i, Hash128& input, Hash128& output) const {
         const auto& e = model_.events[i];
-        event_.varint(field::kType, durations_[i] > 0 ? kSliceBegin : kInstant);
-        event_.varint(field::kTrackUuid, uuids_.thread(e.thread));
-        event_.varint(field::kCategoryIids, sample_category_ ? sample_category_ : sample_category_ = sequence_.iid(Interned::category, "hashtrace.sample"));
-        event_.varint(field::kNameIid, name_iid(tracepoint_iids_, model_.names, e.name));
-        if (options_.hashes && e.has_input) hash_annotation("input_hash", e.input_hash);
-        if (options_.hashes && e.has_output) hash_annotation("output_hash", e.output_hash);
-        for (auto f : flows_.outgoing(i)) event_.fixed64(field::kFlowIds, flow_id(f));
-        for (auto f : flows_.incoming(i)) event_.fixed64(field::kTerminatingFlowIds, flow_id(f));
-        sequence_.event(e.time_ns, event_);
-    }
-    void begin(std::int64_t time_ns, std::uint64_t track, std::uint64_t name_iid) {
-        event_.varint(field::kType, kSliceBegin);
-        event_.varint(field::kTrackUuid, track);
-        event_.varint(field::kCategoryIids, path_category_ ? path_category_ : path_category_ = sequence_.iid(Interned::category, "critical_path"));
-        event_.varint(field::kNameIid, name_iid);
-        sequence_.event(time_ns, event_);
-    }
-    void end(std::int64_t time_ns, std::uint64_t track) {
-        event_.varint(field::kType, kSliceEnd);
-        event_.varint(field::kTrackUuid, track);
-        sequence_.event(time_ns, event_);
-    }
-    void hash_annotation(std::string_view name, const Hash128& hash) {
-        annotation_.clear();
-        annotation_.varint(field::kAnnotationNameIid, sequence_.iid(Interned::annotation, name));
-        annotation_.bytes(field::kStringValue, std::string_view(to_hex(hash).data(), 32));
-        event_.message(field::kDebugAnnotations, annotation_);
+        input = e.input_hash;
+        output = e.output_hash;
+        return {e.has_input, e.has_output};
     }
 
-    Sequence& sequence_;
+private:
     const TraceModel& model_;
-    const TraceOptions& options_;
-    const Uuids& uuids_;
-    const std::vector<std::int64_t>& durations_;
     const FlowIndex flows_;
-    const std::vector<std::uint64_t> lane_of_segment_;  // each segment's lane track (its path's)
-    proto::Message event_, annotation_;
-    std::vector<std::uint64_t> tracepoint_iids_, interval_iids_, segment_iids_;  // by index in the model's names; 0: not yet
-    std::uint64_t sample_category_ = 0, path_category_ = 0;
 };
 
-std::vector<std::uint64_t> lane_of_segments(const TraceModel& model, const CriticalPathLayout& layout, const std::vector<std::size_t>& first_lane,
-                                            const Uuids& uuids) {
-    std::vector<std::uint64_t> out(model.critical_segments.size());
-    for (std::size_t p = 0; p < model.critical_paths.size(); ++p) {
-        const auto& path = model.critical_paths[p];
-        for (std::uint32_t k = path.first; k < path.first + path.count; ++k) out[k] = uuids.lane(first_lane[path.interval] + layout.lane[p]);
+// A linked run as it is: the samples' columns and the graph's rows, the
+// tracks as build_trace_model makes them, each sample's track looked up
+// from its (node instance, thread).
+class RunSource {
+public:
+    RunSource(const graph::SampleSet& samples, const graph::Graph& graph) : samples_(samples), graph_(graph) {
+        const auto lanes = assign_lanes(samples, /*of_each_sample=*/false);
+        header_ = build_trace_tracks(samples, lanes, name_of_tracepoint_);
+        for (std::uint32_t l = 0; l < lanes.lanes.size(); ++l)
+            lane_of_key_.emplace(key(lanes.instance[l], lanes.lanes[l].thread.value_or(graph::kNoThread)), l);
+        hashes_ = !samples.hash_values.empty() && samples.input.size() == samples.size();
     }
-    return out;
-}
+    const TraceModel& header() const { return header_; }
+    std::size_t size() const { return samples_.size(); }
+    std::int64_t time(std::uint32_t i) const { return samples_.time_ns[i]; }
+    std::uint32_t thread(std::uint32_t i) const {
+        const auto k = key(samples_.tracepoint_of(i).instance_id, samples_.thread[i]);
+        if (k != last_key_) last_key_ = k, last_lane_ = lane_of_key_.at(k);
+        return last_lane_;
+    }
+    std::uint32_t name(std::uint32_t i) const { return name_of_tracepoint_[samples_.tracepoint[i]]; }
+    template <class F>
+    void for_each_edge(std::uint32_t i, F&& f) const {
+        for (auto e = graph_.out_offset[i]; e < graph_.out_offset[i + 1]; ++e) f(e, graph_.edges[e].to, false);
+        for (auto k = graph_.in_offset[i]; k < graph_.in_offset[i + 1]; ++k) f(graph_.in_edges[k], graph_.edges[graph_.in_edges[k]].from, true);
+    }
+    std::pair<bool, bool> hashes(std::uint32_t i, Hash128& input, Hash128& output) const {
+        if (!hashes_) return {false, false};
+        const bool has_input = samples_.input[i] != graph::kNoHash, has_output = samples_.output[i] != graph::kNoHash;
+        if (has_input) input = samples_.hash_values[samples_.input[i]];
+        if (has_output) output = samples_.hash_values[samples_.output[i]];
+        return {has_input, has_output};
+    }
+
+private:
+    const graph::SampleSet& samples_;
+    const graph::Graph& graph_;
+    static std::uint64_t key(std::uint32_t instance, std::uint32_t thread) { return std::uint64_t{instance} << 32 | thread; }
+    TraceModel header_;
+    std::vector<std::uint32_t> name_of_tracepoint_;
+    std::unordered_map<std::uint64_t, std::uint32_t> lane_of_key_;
+    mutable std::uint64_t last_key_ = ~std::uint64_t{0};  // the last sample's, the common case being runs of one thread
+    mutable std::uint32_t last_lane_ = 0;
+    bool hashes_ = false;
+};
 
 }  // namespace
 
+// Each interval instance's critical path found as the writing reaches its
+// `from` sample: the instances of every interval are found first (8 bytes
+// each), the dependence model kept, and no path held past its drawing.
+struct CriticalPathStream::Finder {
+public:
+    Finder(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec)
+        : dependence_(samples, graph), finder_(dependence_) {
+        critical_path::InstanceFinder instances(samples, graph);
+        for (const auto& interval : spec.intervals) {
+            intervals_.push_back(interval.name);
+            lists_.push_back(std::move(instances.find(interval).list));
+        }
+        cursor_.assign(lists_.size(), 0);
+        marked.intervals = intervals_.size();
+    }
+    const std::vector<std::string>& intervals() const { return intervals_; }
+    const std::vector<std::string>& segment_names() const { return segment_names_; }
+    // In the order find_trace_critical_paths keeps them in: by interval, then instance.
+    template <class Start>
+    void start_at(std::uint32_t sample, Start&& start) {
+        for (std::uint32_t k = 0; k < lists_.size(); ++k)
+            for (auto& c = cursor_[k]; c < lists_[k].size() && lists_[k][c].from <= sample; ++c)
+                if (find(lists_[k][c])) start(k, std::span<const TraceSegment>(segments_));
+    }
+    MarkedCriticalPaths marked;
+
+private:
+    bool find(const critical_path::IntervalInstance& instance) {
+        if (!finder_.critical_path(instance, path_)) {
+            ++marked.not_followed;
+            return false;
+        }
+        if (path_.empty()) return false;  // `from` is `to`: nothing to mark
+        if (path_.front().from != instance.from) throw std::logic_error("critical path: a path that does not start at its instance");
+        segments_.clear();
+        const auto& labels = dependence_.labels();
+        for (const auto& step : path_) {
+            const critical_path::SegmentClass segment{dependence_.label_of(step.from), dependence_.label_of(step.to), step.kind};
+            const auto [it, added] = name_of_segment_.try_emplace(segment.key(), std::uint32_t(segment_names_.size()));
+            if (added)
+                segment_names_.push_back(labels[segment.from_label] + " -> " + labels[segment.to_label] + " (" +
+                                         std::string(critical_path::to_string(step.kind)) + ")");
+            segments_.push_back({step.from, step.to, it->second});
+        }
+        ++marked.instances;
+        marked.segments += path_.size();
+        return true;
+    }
+
+    const critical_path::DependenceModel dependence_;
+    critical_path::PathFinder finder_;
+    std::vector<std::string> intervals_, segment_names_;
+    std::vector<std::vector<critical_path::IntervalInstance>> lists_;  // per interval, by `from` sample
+    std::vector<std::size_t> cursor_;
+    std::unordered_map<std::uint64_t, std::uint32_t> name_of_segment_;  // SegmentClass::key() -> index into segment_names_
+    std::vector<critical_path::PathStep> path_;
+    std::vector<TraceSegment> segments_;
+};
+
 void write_perfetto_trace(const TraceModel& model, std::ostream& out, const TraceOptions& options) {
     check_trace_model(model);
-    const auto durations = slice_durations(model);
-    const auto layout = layout_critical_paths(model);
-    const Uuids uuids(model);
-    Sequence sequence(out);
-    const auto order = moments(model, durations, layout);
-    sequence.start(order.empty() ? 0 : order.front().time_ns);
-    write_tracks(sequence, model, uuids);
-    const auto first_lane = write_critical_path_tracks(sequence, model, layout, uuids);
-    EventWriter writer(sequence, model, options, uuids, durations, lane_of_segments(model, layout, first_lane, uuids));
-    for (const Moment& m : order) writer.write(m);
+    const ModelSource source(model);
+    perfetto::StoredPaths paths(model.critical_path_intervals, model.segment_names, model.critical_paths, model.critical_segments);
+    perfetto::Stream(source, &paths, out, options).write();
+}
+
+TraceTracks write_perfetto_trace(const graph::SampleSet& samples, const graph::Graph& graph, const TraceCriticalPaths* critical_paths,
+                                 std::ostream& out, const TraceOptions& options) {
+    const RunSource source(samples, graph);
+    if (!critical_paths) {
+        perfetto::Stream(source, static_cast<perfetto::StoredPaths*>(nullptr), out, options).write();
+    } else {
+        perfetto::StoredPaths paths(critical_paths->intervals, critical_paths->segment_names, critical_paths->paths, critical_paths->segments);
+        perfetto::Stream(source, &paths, out, options).write();
+    }
+    return {source.header().processes.size(), source.header().threads.size()};
+}
+
+CriticalPathStream::CriticalPathStream(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec)
+    : finder(std::make_unique<Finder>(samples, graph, spec)) {}
+CriticalPathStream::~CriticalPathStream() = default;
+const MarkedCriticalPaths& CriticalPathStream::marked() const { return finder->marked; }
+
+TraceTracks write_perfetto_trace(const graph::SampleSet& samples, const graph::Graph& graph, CriticalPathStream& paths, std::ostream& out,
+                                 const TraceOptions& options) {
+    const RunSource source(samples, graph);
+    perfetto::Stream(source, paths.finder.get(), out, options).write();
+    return {source.header().processes.size(), source.header().threads.size()};
+}
+
+std::string too_large_for_a_browser(const std::string& file, std::uint64_t bytes, double span_s) {
+    constexpr std::uint64_t kBrowserLimit = 1'000'000'000;
+    if (bytes <= kBrowserLimit) return {};
+    char text[256];
+    // A range a tenth short of the limit: the rate of a run is not even.
+    const double fits_s = span_s * 0.9 * double(kBrowserLimit) / double(bytes);
+    std::snprintf(text, sizeof text, "%.1f GB: ui.perfetto.dev opens traces of up to about 1 GB in a browser tab; export about %.3g s of the run's %.3g s for one that opens (--since T --until T+%.3g)",
+                  double(bytes) / 1e9, fits_s, span_s, fits_s);
+    return file + " is " + text;
 }
 
 }  // namespace hashtrace::report

@@ -9,11 +9,8 @@
 
 namespace hashtrace::report {
 
-MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet& samples, const graph::Graph& graph,
-                                       const graph::AnalysisSpec& spec) {
-    if (model.events.size() != samples.size())
-        throw std::invalid_argument("add_critical_paths: the trace model holds " + std::to_string(model.events.size()) + " events, the run " +
-                                    std::to_string(samples.size()) + " samples");
+MarkedCriticalPaths find_trace_critical_paths(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec,
+                                              TraceCriticalPaths& out) {
     MarkedCriticalPaths marked;
     if (spec.intervals.empty()) return marked;
     const critical_path::DependenceModel dependence(samples, graph);
@@ -23,8 +20,8 @@ MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet
     const auto& labels = dependence.labels();
     std::vector<critical_path::PathStep> path;
     for (const auto& interval : spec.intervals) {
-        const auto k = std::uint32_t(model.critical_path_intervals.size());
-        model.critical_path_intervals.push_back(interval.name);
+        const auto k = std::uint32_t(out.intervals.size());
+        out.intervals.push_back(interval.name);
         ++marked.intervals;
         for (const auto& instance : instances.find(interval).list) {
             if (!finder.critical_path(instance, path)) {
@@ -32,19 +29,33 @@ MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet
                 continue;
             }
             if (path.empty()) continue;  // `from` is `to`: nothing to mark
-            model.critical_paths.push_back({k, std::uint32_t(model.critical_segments.size()), std::uint32_t(path.size())});
+            out.paths.push_back({k, std::uint32_t(out.segments.size()), std::uint32_t(path.size())});
             for (const auto& step : path) {
                 const critical_path::SegmentClass segment{dependence.label_of(step.from), dependence.label_of(step.to), step.kind};
-                const auto [it, added] = name_of_segment.try_emplace(segment.key(), std::uint32_t(model.segment_names.size()));
+                const auto [it, added] = name_of_segment.try_emplace(segment.key(), std::uint32_t(out.segment_names.size()));
                 if (added)
-                    model.segment_names.push_back(labels[segment.from_label] + " -> " + labels[segment.to_label] + " (" +
-                                                  std::string(critical_path::to_string(step.kind)) + ")");
-                model.critical_segments.push_back({step.from, step.to, it->second});
+                    out.segment_names.push_back(labels[segment.from_label] + " -> " + labels[segment.to_label] + " (" +
+                                                std::string(critical_path::to_string(step.kind)) + ")");
+                out.segments.push_back({step.from, step.to, it->second});
             }
             ++marked.instances;
             marked.segments += path.size();
         }
     }
+    return marked;
+}
+
+MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet& samples, const graph::Graph& graph,
+                                       const graph::AnalysisSpec& spec) {
+    if (model.events.size() != samples.size())
+        throw std::invalid_argument("add_critical_paths: the trace model holds " + std::to_string(model.events.size()) + " events, the run " +
+                                    std::to_string(samples.size()) + " samples");
+    TraceCriticalPaths found;
+    const auto marked = find_trace_critical_paths(samples, graph, spec, found);
+    model.critical_path_intervals = std::move(found.intervals);
+    model.segment_names = std::move(found.segment_names);
+    model.critical_paths = std::move(found.paths);
+    model.critical_segments = std::move(found.segments);
     return marked;
 }
 

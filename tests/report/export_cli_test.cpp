@@ -1,6 +1,6 @@
 // `hashtrace export` end to end: the real executable on CSV logs on disk.
 #include "demo_run.hpp"
-#include "proto_text.hpp"
+#include "perfetto_read.hpp"
 #include "run_command.hpp"
 
 #include "hashtrace/critical_path/critical_path.hpp"
@@ -56,20 +56,20 @@ TEST_F(ExportCli, WritesBothFormatsWithAFlowPerEdge) {
     EXPECT_EQ(starts, edges);
     EXPECT_EQ(finishes, edges);
 
-    const std::filesystem::path proto = HASHTRACE_TEST_PERFETTO_PROTO;
-    const auto decoded = test::run_command(std::string(HASHTRACE_TEST_PROTOC) + " --decode=perfetto.protos.Trace -I" +
-                                           test::shell_quote(proto.parent_path().string()) + " " +
-                                           proto.filename().string() + " < " + path("trace.pftrace"));
-    ASSERT_EQ(decoded.status, 0);
-    const auto trace = test::parse_proto_text(decoded.out);
-    std::size_t flow_ids = 0, terminating = 0;
-    for (const auto* packet : trace.children("packet"))
-        for (const auto* event : packet->children("track_event")) {
-            flow_ids += event->all("flow_ids").size();
-            terminating += event->all("terminating_flow_ids").size();
-        }
-    EXPECT_EQ(flow_ids, edges);
-    EXPECT_EQ(terminating, edges);
+    // Perfetto: every sample back on its track in time order, every edge a flow between its two samples.
+    const auto demo = test::demo_run();
+    const auto trace = test::read_perfetto(test::decode_perfetto(dir / "trace.pftrace"));
+    EXPECT_THAT(trace.errors, ::testing::IsEmpty());
+    ASSERT_EQ(trace.samples.size(), demo.samples.size());
+    std::multiset<std::pair<std::int64_t, std::string>> read, written;
+    for (const auto& s : trace.samples) read.emplace(std::int64_t(s.timestamp), s.process.substr(0, s.process.find(' ')) + "/" + s.name);
+    for (graph::SampleIndex s = 0; s < demo.samples.size(); ++s) written.emplace(demo.samples.time_ns[s], demo.samples.label(s));
+    EXPECT_EQ(read, written);
+    using Flow = std::pair<std::int64_t, std::int64_t>;  // its samples' times
+    std::multiset<Flow> flows, linked;
+    for (const auto& [from, to] : trace.flows) flows.emplace(trace.samples[from].timestamp, trace.samples[to].timestamp);
+    for (const auto& e : demo.graph.edges) linked.emplace(demo.samples.time_ns[e.from], demo.samples.time_ns[e.to]);
+    EXPECT_EQ(flows, linked);
 }
 
 // A critical-path step as a viewer shows it: the samples (time, tracepoint) it joins.
@@ -152,32 +152,34 @@ TEST_F(ExportCli, MarksEachInstancesCriticalPathAsTheLibraryFindsIt) {
     EXPECT_TRUE(tracks.count("critical path: force to render"));
     EXPECT_TRUE(tracks.count("critical path: send"));
 
-    // Perfetto: a track per interval, lanes under it, a slice per instance and per segment.
-    const std::filesystem::path proto = HASHTRACE_TEST_PERFETTO_PROTO;
-    const auto decoded = test::run_command(std::string(HASHTRACE_TEST_PROTOC) + " --decode=perfetto.protos.Trace -I" +
-                                           test::shell_quote(proto.parent_path().string()) + " " + proto.filename().string() + " < " +
-                                           path("trace.pftrace"));
-    ASSERT_EQ(decoded.status, 0);
-    const auto trace = test::parse_proto_text(decoded.out);
-    std::map<std::string, std::string> interval_of_uuid, lane_parent;
-    for (const auto* packet : trace.children("packet"))
-        for (const auto* d : packet->children("track_descriptor")) {
-            if (d->has("parent_uuid")) lane_parent[d->scalar("uuid")] = d->scalar("parent_uuid");
-            else if (d->has("name")) interval_of_uuid[d->scalar("uuid")] = d->scalar("name");
+    // Perfetto: a track per interval, lanes under it, a slice per instance of
+    // more than one segment with its segments inside, or the one segment alone.
+    const auto trace = test::read_perfetto(test::decode_perfetto(dir / "trace.pftrace"));
+    EXPECT_THAT(trace.errors, ::testing::IsEmpty());
+    std::map<std::string, std::multiset<Step>> drawn;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::multiset<std::string>> by_span;  // segment slices' spans: "from -> to (kind)"
+    for (const auto& slice : trace.slices) {
+        const bool segment = slice.depth == 1 || slice.name.find(" -> ") != std::string::npos;
+        if (segment) by_span[{std::int64_t(slice.begin), std::int64_t(slice.end)}].insert(slice.interval.substr(15) + ": " + slice.name);
+    }
+    std::size_t steps = 0, single = 0;
+    for (const auto& [name, list] : expected) {
+        for (const auto& [from_ns, from, to_ns, to] : list) {
+            ++steps;
+            // The library's step, drawn from its first sample to its last (no step here runs back in time).
+            const auto it = by_span.find({from_ns, to_ns});
+            ASSERT_NE(it, by_span.end()) << name << ": " << from << " -> " << to;
+            const auto match = std::find_if(it->second.begin(), it->second.end(), [&](const std::string& s) {
+                return s.starts_with(name + ": ") && s.find("/" + from + " -> ") != std::string::npos && s.find("/" + to + " (") != std::string::npos;
+            });
+            ASSERT_NE(match, it->second.end()) << name << ": " << from << " -> " << to;
+            it->second.erase(match);
         }
-    EXPECT_EQ(interval_of_uuid.size(), 2u);
-    std::map<std::string, std::size_t> slices_per_interval;
-    for (const auto* packet : trace.children("packet"))
-        for (const auto* e : packet->children("track_event"))
-            if (lane_parent.count(e->scalar("track_uuid")) && e->scalar("type") == "TYPE_SLICE_BEGIN")
-                ++slices_per_interval[interval_of_uuid.at(lane_parent.at(e->scalar("track_uuid")))];
-    std::map<std::string, std::size_t> want;
-    std::size_t total = 0;
-    for (const auto& [name, steps] : expected) total += (want["critical path: " + name] = steps.size());
-    std::size_t counted = 0;
-    for (auto& [name, n] : slices_per_interval) counted += n;
-    EXPECT_EQ(counted, instances + total);
-    for (const auto& [name, n] : want) EXPECT_GT(slices_per_interval[name], n) << name;  // its segments and its instances
+    }
+    for (const auto& [span, left] : by_span) EXPECT_THAT(left, ::testing::IsEmpty());
+    for (const auto& slice : trace.slices) single += slice.depth == 0 && slice.name.find(" -> ") != std::string::npos;
+    EXPECT_EQ(trace.slices.size(), steps + instances - single);  // an instance's slice, where it is not its one segment's
+    EXPECT_EQ(trace.lanes.size(), 2u);
 
     // Off on request: the export is the causality graph alone.
     const auto plain = hashtrace(path("logs") + " --spec " + path("spec.toml") + " --chrome " + path("plain.json") +
@@ -185,6 +187,45 @@ TEST_F(ExportCli, MarksEachInstancesCriticalPathAsTheLibraryFindsIt) {
     ASSERT_EQ(plain.status, 0) << plain.out;
     EXPECT_THAT(plain.out, Not(HasSubstr("marked")));
     EXPECT_THAT(test::read_file(dir / "plain.json"), Not(HasSubstr("critical")));
+}
+
+TEST_F(ExportCli, ExportsATimeRangeOfTheRun) {
+    const auto run = hashtrace(path("logs") + " --spec " + path("spec.toml") + " --perfetto " + path("t.pftrace") +
+                               " --since 0.5 --until 1 --quiet");
+    ASSERT_EQ(run.status, 0) << run.out;
+    const auto demo = test::demo_run();
+    const std::int64_t first = demo.samples.time_ns[0];
+    std::size_t inside = 0;
+    for (graph::SampleIndex s = 0; s < demo.samples.size(); ++s)
+        inside += demo.samples.time_ns[s] >= first + 500'000'000 && demo.samples.time_ns[s] < first + 1'000'000'000;
+    ASSERT_GT(inside, 0u);
+    EXPECT_THAT(run.out, HasSubstr("exported " + std::to_string(inside) + " samples"));
+    const auto trace = test::read_perfetto(test::decode_perfetto(dir / "t.pftrace"));
+    EXPECT_THAT(trace.errors, ::testing::IsEmpty());
+    ASSERT_EQ(trace.samples.size(), inside);
+    for (const auto& sample : trace.samples) {
+        EXPECT_GE(std::int64_t(sample.timestamp), first + 500'000'000);
+        EXPECT_LT(std::int64_t(sample.timestamp), first + 1'000'000'000);
+    }
+}
+
+TEST_F(ExportCli, ARangeOutsideTheRunNamesTheRunsSpanAndWritesNothing) {
+    const auto run = hashtrace(path("logs") + " --perfetto " + path("t.pftrace") + " --since 50 --until 60");
+    EXPECT_EQ(run.status, 2);
+    EXPECT_THAT(run.out, HasSubstr("--since 50 --until 60 holds no sample: the run spans 0 to "));
+    EXPECT_THAT(run.out, HasSubstr(" s since the epoch)"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "t.pftrace"));
+    const auto after = hashtrace(path("logs") + " --chrome " + path("t.json") + " --since 1000");
+    EXPECT_EQ(after.status, 2);
+    EXPECT_THAT(after.out, HasSubstr("--since 1000 holds no sample: the run spans"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "t.json"));
+}
+
+TEST_F(ExportCli, AnEmptyRangeIsAnError) {
+    const auto run = hashtrace(path("logs") + " --perfetto " + path("t.pftrace") + " --since 1 --until 1");
+    EXPECT_EQ(run.status, 2);
+    EXPECT_THAT(run.out, HasSubstr("--since must come before --until"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "t.pftrace"));
 }
 
 TEST_F(ExportCli, NeedsAnOutput) {

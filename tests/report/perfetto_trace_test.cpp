@@ -1,160 +1,84 @@
-// Decodes the Perfetto export with `protoc --decode` against
-// perfetto_trace.proto (Perfetto's field numbers) and checks the tracks, the
-// slices and that every edge became a flow with the right ends.
-#include "proto_text.hpp"
-#include "run_command.hpp"
+// Decodes the Perfetto export with `protoc --decode` against Perfetto's
+// published perfetto_trace.proto and reads it back as the trace processor
+// would (perfetto_read.hpp): every sample, every edge's flow and every
+// critical-path slice must come back, and nothing a reader would drop.
+#include "demo_run.hpp"
+#include "perfetto_read.hpp"
 #include "sample_trace.hpp"
 
+#include "hashtrace/report/build.hpp"
 #include "hashtrace/report/trace_export.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
-#include <map>
+#include <set>
+#include <sstream>
 
 namespace hashtrace::report {
 namespace {
 
-using test::ProtoNode;
+using test::ReadSample;
+using test::ReadSlice;
+using test::ReadTrace;
 using test::sample_trace;
 
-ProtoNode decode(const TraceModel& m, const TraceOptions& options = {}, std::string* bytes = nullptr) {
+ReadTrace decode(const TraceModel& m, const TraceOptions& options = {}, std::string* bytes = nullptr) {
     test::TempDir dir;
     {
         std::ofstream out(dir / "trace.pftrace", std::ios::binary);
         write_perfetto_trace(m, out, options);
     }
     if (bytes) *bytes = test::read_file(dir / "trace.pftrace");
-    const std::filesystem::path proto = HASHTRACE_TEST_PERFETTO_PROTO;
-    // --decode prints fields it does not know by number: fail on any.
-    const auto result = test::run_command(std::string(HASHTRACE_TEST_PROTOC) + " --decode=perfetto.protos.Trace -I" +
-                                          test::shell_quote(proto.parent_path().string()) + " " +
-                                          test::shell_quote(proto.filename().string()) + " < " +
-                                          test::shell_quote((dir / "trace.pftrace").string()) + " 2>&1");
-    EXPECT_EQ(result.status, 0) << result.out;
-    EXPECT_THAT(result.out, ::testing::Not(::testing::ContainsRegex("(^|\\s)[0-9]+: ")));
-    return test::parse_proto_text(result.out);
+    auto t = test::read_perfetto(test::decode_perfetto(dir / "trace.pftrace"));
+    EXPECT_THAT(t.errors, ::testing::IsEmpty());
+    return t;
 }
 
-struct Track {
-    std::string process, thread;
-};
-
-struct Shown {
-    std::uint64_t timestamp;
-    std::string process, thread, name;
-    bool operator==(const Shown&) const = default;
-};
-
-// An event as a reader of the trace sees it: its time and names resolved.
-struct Seen {
-    std::uint64_t timestamp;
-    std::string type, name, category;
-    const ProtoNode* event;
-};
-
-// The trace read as Perfetto reads it: interned names looked up by iid, the
-// packets' times summed from the deltas on the sequence's incremental clock.
-struct DecodedTrace {
-    ProtoNode root;  // the rest point into it
-    std::map<std::string, Track> tracks;  // uuid -> names
-    std::map<std::string, const ProtoNode*> named_tracks;  // uuid -> descriptor of a track of no process or thread
-    std::map<std::string, std::vector<Seen>> on_named_track;  // uuid -> events in order
-    std::vector<std::pair<Shown, const ProtoNode*>> begins;  // SLICE_BEGIN and INSTANT events
-    std::map<std::string, std::vector<std::uint64_t>> ends;  // uuid -> SLICE_END timestamps
-    std::vector<const ProtoNode*> packets;
-    std::map<std::string, std::string> names, categories, annotation_names;  // iid -> text
-    std::string incremental_clock;  // its id, from the sequence's defaults
-
-    explicit DecodedTrace(ProtoNode trace) : root(std::move(trace)) {
-        std::map<std::string, std::string> process_names;  // pid -> name
-        packets = root.children("packet");
-        for (const auto* p : packets) {
-            for (const auto* d : p->children("track_descriptor")) {
-                for (const auto* proc : d->children("process"))
-                    process_names[proc->scalar("pid")] = proc->scalar("process_name");
-                for (const auto* thr : d->children("thread"))
-                    tracks[d->scalar("uuid")] = {process_names.at(thr->scalar("pid")), thr->scalar("thread_name")};
-                if (d->has("name")) named_tracks[d->scalar("uuid")] = d;
-            }
-        }
-        std::uint64_t now = 0;
-        for (const auto* p : packets) {
-            for (const auto* d : p->children("trace_packet_defaults")) incremental_clock = d->scalar("timestamp_clock_id");
-            for (const auto* snapshot : p->children("clock_snapshot"))
-                for (const auto* clock : snapshot->children("clocks"))
-                    if (clock->scalar("clock_id") == incremental_clock) now = std::stoull(clock->scalar("timestamp"));
-            intern(*p);
-            for (const auto* e : p->children("track_event")) {
-                now += std::stoull(p->scalar("timestamp"));  // the delta from the packet before
-                const Seen seen = see(now, *e);
-                if (named_tracks.count(e->scalar("track_uuid"))) {
-                    on_named_track[e->scalar("track_uuid")].push_back(seen);
-                    continue;
-                }
-                const auto& track = tracks.at(e->scalar("track_uuid"));
-                if (seen.type == "TYPE_SLICE_END") ends[e->scalar("track_uuid")].push_back(now);
-                else begins.push_back({{now, track.process, track.thread, seen.name}, e});
-            }
-        }
-    }
-
-    void intern(const ProtoNode& packet) {
-        for (const auto* d : packet.children("interned_data")) {
-            for (const auto* n : d->children("event_names")) add(names, *n);
-            for (const auto* n : d->children("event_categories")) add(categories, *n);
-            for (const auto* n : d->children("debug_annotation_names")) add(annotation_names, *n);
-        }
-    }
-    static void add(std::map<std::string, std::string>& table, const ProtoNode& entry) {
-        EXPECT_TRUE(table.emplace(entry.scalar("iid"), entry.scalar("name")).second) << "iid " << entry.scalar("iid") << " interned twice";
-    }
-    Seen see(std::uint64_t now, const ProtoNode& e) const {
-        Seen seen{now, e.scalar("type"), {}, {}, &e};
-        if (e.has("name_iid")) seen.name = names.at(e.scalar("name_iid"));
-        if (e.has("category_iids")) seen.category = categories.at(e.scalar("category_iids"));
-        return seen;
-    }
-    std::string uuid_of(const std::string& process, const std::string& thread) const {
-        for (const auto& [uuid, track] : tracks)
-            if (track.process == process && track.thread == thread) return uuid;
-        ADD_FAILURE() << "no track " << process << "/" << thread;
-        return {};
-    }
-
-    // The one event listing `id` in `field`; fails the test unless exactly one.
-    Shown holder(const std::string& field, std::uint64_t id) const {
-        std::vector<Shown> found;
-        for (const auto& [shown, event] : begins)
-            for (const auto& v : event->all(field))
-                if (std::stoull(v) == id) found.push_back(shown);
-        EXPECT_EQ(found.size(), 1u) << field << " " << id;
-        return found.empty() ? Shown{} : found.front();
-    }
-};
-
-Shown expected(const TraceModel& m, std::uint32_t event) {
+ReadSample expected(const TraceModel& m, std::uint32_t event) {
     const auto& e = m.events[event];
     const auto& p = m.processes[m.threads[e.thread].process];
-    return {std::uint64_t(e.time_ns), p.node + " " + p.instance, m.threads[e.thread].name, m.names[e.name]};
+    return {std::uint64_t(e.time_ns), p.node + " " + p.instance, m.threads[e.thread].name, m.names[e.name], nullptr};
 }
 
-TEST(PerfettoTrace, EveryPacketIsOnOneSequenceWhoseStateIsDeclaredFreshThenUsed) {
-    DecodedTrace t(decode(sample_trace()));
+// Every edge, as (earlier, later) sample: Perfetto draws a flow from the earlier event.
+std::multiset<std::pair<std::size_t, std::size_t>> edges_of(const TraceModel& m) {
+    std::multiset<std::pair<std::size_t, std::size_t>> out;
+    for (const auto& f : m.flows) out.emplace(std::min(f.from, f.to), std::max(f.from, f.to));
+    return out;
+}
+
+// Every critical-path slice the model's layout draws: per path its slice and
+// its segments' inside, or the one segment's alone.
+std::multiset<ReadSlice> slices_of(const TraceModel& m) {
+    const auto layout = layout_critical_paths(m);
+    std::multiset<ReadSlice> out;
+    for (const auto& p : m.critical_paths) {
+        const std::string interval = "critical path: " + m.critical_path_intervals[p.interval];
+        const auto last = p.first + p.count - 1;
+        const int depth = p.count > 1 ? 1 : 0;
+        if (p.count > 1)
+            out.insert({interval, "", m.critical_path_intervals[p.interval], std::uint64_t(layout.begin_ns[p.first]),
+                        std::uint64_t(layout.end_ns[last]), 0});
+        for (auto k = p.first; k <= last; ++k)
+            out.insert({interval, "", m.segment_names[m.critical_segments[k].name], std::uint64_t(layout.begin_ns[k]),
+                        std::uint64_t(layout.end_ns[k]), depth});
+    }
+    return out;
+}
+
+TEST(PerfettoTrace, EveryPacketIsOnOneSequenceWhoseStateIsDeclaredFresh) {
+    const ReadTrace t = decode(sample_trace());
     ASSERT_FALSE(t.packets.empty());
     EXPECT_EQ(t.packets.front()->scalar("sequence_flags"), "1");
     EXPECT_EQ(t.incremental_clock, "64");  // a clock of the sequence (64..127), declared incremental
-    for (const auto* p : t.packets) {
-        EXPECT_EQ(p->scalar("trusted_packet_sequence_id"), "1");
-        if (p->has("track_event")) {
-            EXPECT_EQ(p->scalar("sequence_flags"), "2");  // reads the interned names
-        }
-    }
+    for (const auto* p : t.packets) EXPECT_EQ(p->scalar("trusted_packet_sequence_id"), "1");
 }
 
-// Every name is sent once, however many events carry it: the trace grows
-// by the events, not by their names.
+// Every name is sent once, however many events carry it, and an event is
+// its delta, type, name and flows: the trace grows by the events alone.
 TEST(PerfettoTrace, NamesAreInternedOnceAndTimesAreDeltas) {
     TraceModel m;
     m.processes = {{"A", "1"}};
@@ -162,133 +86,165 @@ TEST(PerfettoTrace, NamesAreInternedOnceAndTimesAreDeltas) {
     m.names = {"SomeLongTracepointName"};
     for (int i = 0; i < 1000; ++i) m.events.push_back({1'700'000'000'000'000'000 + i * 1000, 0, 0, {}, {}, false, false});
     std::string bytes;
-    DecodedTrace t(decode(m, {}, &bytes));
-    ASSERT_EQ(t.begins.size(), 1000u);
-    for (std::size_t i = 0; i < m.events.size(); ++i) EXPECT_EQ(t.begins[i].first.timestamp, std::uint64_t(m.events[i].time_ns));
+    const ReadTrace t = decode(m, {}, &bytes);
+    ASSERT_EQ(t.samples.size(), 1000u);
+    for (std::size_t i = 0; i < m.events.size(); ++i) EXPECT_EQ(t.samples[i].timestamp, std::uint64_t(m.events[i].time_ns));
     std::size_t copies = 0;
     for (auto at = bytes.find("SomeLongTracepointName"); at != std::string::npos; at = bytes.find("SomeLongTracepointName", at + 1)) ++copies;
     EXPECT_EQ(copies, 1u);
-    EXPECT_LT(bytes.size(), 1000u * 36);  // a slice: its begin (19 bytes) and end (15), no name
+    EXPECT_LT(bytes.size(), 1000u * 13 + 200);  // an instant: 2 framing, 3 delta, 2 sequence, 2 event framing, 2 type, 2 name
 }
 
-TEST(PerfettoTrace, OneProcessTrackPerInstanceAndOneThreadTrackPerThread) {
-    DecodedTrace t(decode(sample_trace()));
-    ASSERT_EQ(t.tracks.size(), 3u);
-    std::vector<std::string> names;
-    for (const auto& [uuid, track] : t.tracks) names.push_back(track.process + "/" + track.thread);
-    EXPECT_THAT(names, ::testing::UnorderedElementsAre("Chai 1a2b/main", "Chai 1a2b/net", "Unity 3c4d/render"));
+TEST(PerfettoTrace, OneProcessPerInstanceAndOneThreadTrackPerThread) {
+    const ReadTrace t = decode(sample_trace());
+    std::set<std::string> tracks;
+    for (const auto& s : t.samples) tracks.insert(s.process + "/" + s.thread);
+    EXPECT_THAT(tracks, ::testing::ElementsAre("Chai 1a2b/main", "Chai 1a2b/net", "Unity 3c4d/render"));
 }
 
-TEST(PerfettoTrace, EverySampleIsASliceEndingBeforeTheThreadsNextSample) {
+TEST(PerfettoTrace, EverySampleIsAnInstantOnItsThreadsTrackInTimeOrder) {
     const auto m = sample_trace();
-    DecodedTrace t(decode(m));
-    ASSERT_EQ(t.begins.size(), m.events.size());
-    for (std::size_t i = 0; i < m.events.size(); ++i) EXPECT_EQ(t.begins[i].first, expected(m, i));
-    std::size_t ends = 0;
-    for (const auto& [uuid, list] : t.ends) ends += list.size();
-    EXPECT_EQ(ends, m.events.size());
-    const auto& net = t.ends.at(t.uuid_of("Chai 1a2b", "net"));
-    EXPECT_THAT(net, ::testing::ElementsAre(m.events[1].time_ns + 300, m.events[2].time_ns + 1000));
-    EXPECT_TRUE(t.begins[1].second->children("debug_annotations").empty());  // hashes only when asked for
+    const ReadTrace t = decode(m);
+    ASSERT_EQ(t.samples.size(), m.events.size());
+    for (std::size_t i = 0; i < m.events.size(); ++i) EXPECT_EQ(t.samples[i], expected(m, i)) << i;
+    EXPECT_TRUE(t.samples[1].event->children("debug_annotations").empty());  // hashes only when asked for
 }
 
-TEST(PerfettoTrace, HashesAreAnnotationsWhenAskedFor) {
+TEST(PerfettoTrace, EventsOnTheBusiestThreadLeaveTheirTrackToTheDefault) {
     const auto m = sample_trace();
-    DecodedTrace t(decode(m, {.hashes = true}));
-    const auto annotations = t.begins[1].second->children("debug_annotations");
-    ASSERT_EQ(annotations.size(), 2u);
-    EXPECT_EQ(t.annotation_names.at(annotations[0]->scalar("name_iid")), "input_hash");
-    EXPECT_EQ(annotations[0]->scalar("string_value"), "01010101010101010101010101010101");
-    EXPECT_EQ(t.annotation_names.at(annotations[1]->scalar("name_iid")), "output_hash");
+    const ReadTrace t = decode(m);
+    EXPECT_EQ(t.default_track, "1");  // Chai main and net have two samples each: the first of them
+    std::size_t without = 0;
+    for (const auto& s : t.samples) without += !s.event->has("track_uuid");
+    EXPECT_EQ(without, 2u);
+}
+
+TEST(PerfettoTrace, TheOutputHashAndAnInputHashNoFlowBringsAreAnnotations) {
+    auto m = sample_trace();
+    m.events.push_back({m.events.back().time_ns + 10, 2, 3, test::hash_of_byte(9), {}, true, false});  // 6: an input that linked nothing
+    m.events.push_back({m.events.back().time_ns + 10, 2, 2, test::hash_of_byte(8), {}, true, false});  // 7: consumer of 8,
+    m.events.push_back({m.events.back().time_ns + 10, 0, 1, test::hash_of_byte(7), test::hash_of_byte(8), true, true});  // recorded before it
+    m.flows.push_back({8, 7});  // an edge back in time: 8's own input came by no flow
+    const ReadTrace t = decode(m, {.hashes = true});
+    const auto annotations = [&](std::size_t i) {
+        std::map<std::string, std::string> out;
+        for (const auto* a : t.samples[i].event->children("debug_annotations"))
+            out[t.annotation_names.at(a->scalar("name_iid"))] = a->scalar("string_value");
+        return out;
+    };
+    using Map = std::map<std::string, std::string>;
+    EXPECT_EQ(annotations(0), (Map{{"output_hash", "01010101010101010101010101010101"}}));
+    EXPECT_EQ(annotations(1), (Map{{"output_hash", "02020202020202020202020202020202"}}));  // its input is sample 0's output
+    EXPECT_EQ(annotations(5), Map{});
+    EXPECT_EQ(annotations(6), (Map{{"input_hash", "09090909090909090909090909090909"}}));
+    EXPECT_EQ(annotations(7), Map{});
+    EXPECT_EQ(annotations(8), (Map{{"input_hash", "07070707070707070707070707070707"}, {"output_hash", "08080808080808080808080808080808"}}));
 }
 
 TEST(PerfettoTrace, EveryEdgeIsAFlowFromProducerToConsumer) {
-    const auto m = sample_trace();
-    DecodedTrace t(decode(m));
-    for (std::size_t i = 0; i < m.flows.size(); ++i) {
-        SCOPED_TRACE("flow " + std::to_string(i));
-        EXPECT_EQ(t.holder("flow_ids", flow_id(i)), expected(m, m.flows[i].from));
-        EXPECT_EQ(t.holder("terminating_flow_ids", flow_id(i)), expected(m, m.flows[i].to));
-    }
-    // No flow id beyond the edges.
-    std::size_t listed = 0;
-    for (const auto& [shown, event] : t.begins)
-        listed += event->all("flow_ids").size() + event->all("terminating_flow_ids").size();
-    EXPECT_EQ(listed, 2 * m.flows.size());
+    const auto m = sample_trace();  // fan-out from 0, fan-in at 5, cross-thread and cross-process
+    const ReadTrace t = decode(m);
+    EXPECT_EQ(std::multiset(t.flows.begin(), t.flows.end()), edges_of(m));
+    EXPECT_EQ(t.flows.size(), m.flows.size());
 }
 
-TEST(PerfettoTrace, ZeroLengthSamplesBecomeInstantsThatStillCarryFlows) {
+// A chain of samples lists one flow id each (the incoming flow continues as
+// the outgoing one), and ids are reused once their flows end.
+TEST(PerfettoTrace, FlowIdsStaySmallAndAChainListsOneIdASample) {
+    TraceModel m;
+    m.processes = {{"A", "1"}};
+    m.threads = {{0, "t"}, {0, "u"}};
+    m.names = {"x"};
+    for (std::uint32_t i = 0; i < 400; ++i) m.events.push_back({1000 + i * 10, i % 2, 0, {}, {}, false, false});
+    for (std::uint32_t i = 0; i + 1 < 200; ++i) m.flows.push_back({i, i + 1});              // one chain
+    for (std::uint32_t i = 200; i + 2 < 400; i += 3) m.flows.push_back({i, i + 2});          // short flows, one after the other
+    const ReadTrace t = decode(m);
+    EXPECT_EQ(std::multiset(t.flows.begin(), t.flows.end()), edges_of(m));
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < t.samples.size(); ++i) {
+        const auto* e = t.samples[i].event;
+        for (const auto& id : e->all("flow_ids_old")) ids.insert(id);
+        if (i > 0 && i + 1 < 200) {
+            EXPECT_EQ(e->all("flow_ids_old").size() + e->all("terminating_flow_ids_old").size(), 1u) << i;
+        }
+    }
+    EXPECT_EQ(ids, (std::set<std::string>{"1"}));
+}
+
+// An edge that ends before it starts (clock error) still joins its two samples.
+TEST(PerfettoTrace, ABackwardEdgeIsAFlowBetweenTheSameSamples) {
+    TraceModel m;
+    m.processes = {{"A", "1"}, {"B", "1"}};
+    m.threads = {{0, "t"}, {1, "t"}};
+    m.names = {"x"};
+    m.events = {{10, 0, 0, {}, {}, false, false}, {20, 1, 0, {}, {}, false, false}, {30, 0, 0, {}, {}, false, false}};
+    m.flows = {{2, 1}, {0, 1}};
+    const ReadTrace t = decode(m);
+    EXPECT_EQ(std::multiset(t.flows.begin(), t.flows.end()), edges_of(m));
+}
+
+TEST(PerfettoTrace, SamplesAtOneTimeOnOneThreadKeepTheirFlows) {
     TraceModel m;
     m.processes = {{"A", "1"}};
     m.threads = {{0, "t"}};
     m.names = {"x"};
     m.events = {{10, 0, 0, {}, {}, false, false}, {10, 0, 0, {}, {}, false, false}};
     m.flows = {{0, 1}};
-    DecodedTrace t(decode(m));
-    ASSERT_EQ(t.begins.size(), 2u);
-    EXPECT_EQ(t.begins[0].second->scalar("type"), "TYPE_INSTANT");
-    EXPECT_EQ(t.begins[1].second->scalar("type"), "TYPE_SLICE_BEGIN");
-    EXPECT_EQ(t.begins[0].second->scalar("flow_ids"), "1");
-    EXPECT_EQ(t.begins[1].second->scalar("terminating_flow_ids"), "1");
+    const ReadTrace t = decode(m);
+    ASSERT_EQ(t.samples.size(), 2u);
+    EXPECT_EQ(t.flows, (std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}}));
 }
 
-TEST(PerfettoTrace, CriticalPathsAreNestedSlicesOnLaneTracksUnderATrackPerInterval) {
+TEST(PerfettoTrace, EveryCriticalPathIsASliceOnALaneOfItsIntervalsTrack) {
     const auto m = test::sample_trace_with_critical_paths();
-    DecodedTrace t(decode(m));
-    EXPECT_EQ(t.begins.size(), m.events.size());  // the samples' tracks are unchanged
-    std::map<std::string, std::string> parent_of_lane;  // lane uuid -> its interval's track name
-    std::map<std::string, std::string> name_of;
-    for (const auto& [uuid, d] : t.named_tracks) name_of[uuid] = d->scalar("name");
-    for (const auto& [uuid, d] : t.named_tracks)
-        if (d->has("parent_uuid")) parent_of_lane[uuid] = name_of.at(d->scalar("parent_uuid"));
-    ASSERT_EQ(parent_of_lane.size(), 4u);
-    std::map<std::string, int> lanes;
-    for (const auto& [lane, parent] : parent_of_lane) ++lanes[parent];
-    EXPECT_EQ(lanes, (std::map<std::string, int>{{"critical path: end to end", 2}, {"critical path: send", 2}}));
+    const ReadTrace t = decode(m);
+    EXPECT_EQ(t.samples.size(), m.events.size());  // the samples' tracks are unchanged
+    std::multiset<ReadSlice> read(t.slices.begin(), t.slices.end());
+    EXPECT_EQ(read, slices_of(m));
+    // Instances of one interval that overlap in time go on lanes of its track.
+    EXPECT_EQ(t.lanes.at("critical path: end to end"), (std::vector<std::string>{"lane 1", "lane 2"}));
+    EXPECT_EQ(t.lanes.at("critical path: send"), (std::vector<std::string>{"lane 1", "lane 2"}));
+    for (const auto& s : t.slices) EXPECT_LE(s.begin, s.end);
+}
 
-    // Each lane's events nest: begins and ends balance, never below zero, in time order.
-    std::size_t slices = 0;
-    for (const auto& [lane, events] : t.on_named_track) {
-        SCOPED_TRACE(lane);
-        ASSERT_TRUE(parent_of_lane.count(lane));
-        int depth = 0;
-        std::uint64_t last = 0;
-        for (const Seen& e : events) {
-            EXPECT_GE(e.timestamp, last);
-            last = e.timestamp;
-            if (e.type == "TYPE_SLICE_BEGIN") {
-                EXPECT_EQ(e.category, "critical_path");
-                if (depth == 0) {
-                    EXPECT_EQ("critical path: " + e.name, parent_of_lane.at(lane));
-                }
-                ++depth, ++slices;
-            } else {
-                ASSERT_EQ(e.type, "TYPE_SLICE_END");
-                --depth;
-            }
-            EXPECT_GE(depth, 0);
-            EXPECT_LE(depth, 2);
-        }
-        EXPECT_EQ(depth, 0);
-    }
-    EXPECT_EQ(slices, m.critical_paths.size() + m.critical_segments.size());
-    // The first instance: its slice from ForceComputed to Rendered, the message segment inside it.
-    std::string first_lane;  // lane 1 of "end to end"
-    for (const auto& [lane, parent] : parent_of_lane)
-        if (parent == "critical path: end to end" && name_of.at(lane) == "lane 1") first_lane = lane;
-    const auto& first = t.on_named_track.at(first_lane);
-    EXPECT_EQ(first[0].name, "end to end");
-    EXPECT_EQ(first[0].timestamp, std::uint64_t(m.events[0].time_ns));
-    EXPECT_EQ(first[3].name, "Chai/MessageSent -> Unity/MessageReceived (message)");
-    EXPECT_EQ(first[3].timestamp, std::uint64_t(m.events[1].time_ns));
-    EXPECT_EQ(first[4].timestamp, std::uint64_t(m.events[3].time_ns));
-    EXPECT_EQ(first[7].timestamp, std::uint64_t(m.events[5].time_ns));
+// The three ways to the same trace: from a model, from the run with its
+// paths found first, from the run with each path found as the writing reaches it.
+TEST(PerfettoTrace, AModelAndTheRunItWasBuiltFromWriteTheSameTrace) {
+    const auto run = test::demo_run();
+    TraceCriticalPaths paths;
+    const auto marked = find_trace_critical_paths(run.samples, run.graph, run.spec, paths);
+    ASSERT_FALSE(paths.paths.empty());
+    auto model = build_trace_model(run.samples, run.graph);
+    add_critical_paths(model, run.samples, run.graph, run.spec);
+    std::ostringstream from_model, from_run;
+    write_perfetto_trace(model, from_model, {.hashes = true});
+    const auto tracks = write_perfetto_trace(run.samples, run.graph, &paths, from_run, {.hashes = true});
+    EXPECT_EQ(from_model.str(), from_run.str());
+    EXPECT_EQ(tracks.processes, model.processes.size());
+    EXPECT_EQ(tracks.threads, model.threads.size());
+
+    std::ostringstream streamed;
+    CriticalPathStream found(run.samples, run.graph, run.spec);
+    write_perfetto_trace(run.samples, run.graph, found, streamed, {.hashes = true});
+    EXPECT_EQ(streamed.str(), from_run.str());
+    EXPECT_EQ(found.marked().instances, marked.instances);
+    EXPECT_EQ(found.marked().segments, marked.segments);
+    EXPECT_EQ(found.marked().intervals, marked.intervals);
+    EXPECT_EQ(found.marked().not_followed, marked.not_followed);
 }
 
 TEST(PerfettoTrace, EmptyModelDecodesAsATraceWithoutEvents) {
-    DecodedTrace t(decode(TraceModel{}));
+    const ReadTrace t = decode(TraceModel{});
     EXPECT_EQ(t.packets.size(), 1u);  // the sequence's first packet: its state and clocks
-    EXPECT_TRUE(t.begins.empty());
+    EXPECT_TRUE(t.samples.empty());
+}
+
+TEST(PerfettoTrace, ATraceTooLargeForABrowserIsToldWithARangeThatFits) {
+    EXPECT_EQ(too_large_for_a_browser("t.pftrace", 900'000'000, 100), "");
+    const auto warning = too_large_for_a_browser("t.pftrace", 3'000'000'000, 600);
+    EXPECT_THAT(warning, ::testing::HasSubstr("t.pftrace is 3.0 GB"));
+    EXPECT_THAT(warning, ::testing::HasSubstr("about 180 s of the run's 600 s"));  // a tenth short of 1 GB's 200 s
+    EXPECT_THAT(warning, ::testing::HasSubstr("--since T --until T+180"));
 }
 
 }  // namespace

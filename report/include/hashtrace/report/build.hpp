@@ -19,11 +19,13 @@
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/metrics/compare.hpp"
 #include "hashtrace/report/report_data.hpp"
+#include "hashtrace/report/trace_export.hpp"
 #include "hashtrace/report/trace_model.hpp"
 #include "hashtrace/shard/summary.hpp"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -92,28 +94,53 @@ std::vector<CriticalPathChart> critical_path_section(const graph::SampleSet& sam
 SystemDrawing system_section(const infer::Evidence& evidence);
 
 // Lanes of the run: one per (node instance, thread) in first-seen order, and
-// each sample's lane.
+// each sample's lane (unless !of_each_sample: a writer that looks it up as it goes).
 struct Lanes {
     std::vector<Lane> lanes;
     std::vector<std::uint32_t> instance;   // per lane: index into SampleSet::instances
     std::vector<std::uint32_t> of_sample;  // per sample: its lane
 };
-Lanes assign_lanes(const graph::SampleSet& samples);
+Lanes assign_lanes(const graph::SampleSet& samples, bool of_each_sample = true);
 
 // One process per node instance, one thread track per lane, every sample an
 // event and every edge a flow. Times are the SampleSet's: apply clock
 // correction (graph::correct_times) before, since viewers draw arrows by time.
 TraceModel build_trace_model(const graph::SampleSet& samples, const graph::Graph& graph, std::int64_t slice_ns = 1000);
+// The model's tracks and names alone (no events, no flows), as build_trace_model
+// makes them; `name_of_tracepoint` gets each tracepoint's index into its names.
+TraceModel build_trace_tracks(const graph::SampleSet& samples, const Lanes& lanes, std::vector<std::uint32_t>& name_of_tracepoint);
 
 struct MarkedCriticalPaths {
     std::size_t intervals = 0, instances = 0, segments = 0;
     std::uint64_t not_followed = 0;  // instances whose path could not be followed (critical_path.hpp)
 };
-// Adds each instance's critical path (critical_path.hpp), for every interval
-// of the spec, to a model build_trace_model made of the same samples and
+// Each instance's critical path (critical_path.hpp), for every interval of
+// the spec, into `out` (its sample indices the run's).
+MarkedCriticalPaths find_trace_critical_paths(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec,
+                                              TraceCriticalPaths& out);
+// The same into a model build_trace_model made of the same samples and
 // graph: its events are the samples, in order.
 MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet& samples, const graph::Graph& graph,
                                        const graph::AnalysisSpec& spec);
+// Each interval instance's critical path for the Perfetto trace of a run,
+// found as the writing reaches the instance's first sample, so that only the
+// paths being drawn are held: made here (the dependence model, and every
+// interval's instances, 8 bytes each), handed to write_perfetto_trace. The
+// trace is the same, byte for byte, as with find_trace_critical_paths' paths.
+class CriticalPathStream {
+public:
+    CriticalPathStream(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec);
+    ~CriticalPathStream();
+    CriticalPathStream(const CriticalPathStream&) = delete;
+    CriticalPathStream& operator=(const CriticalPathStream&) = delete;
+    // What the writing marked (all of it once the trace is written).
+    const MarkedCriticalPaths& marked() const;
+
+    struct Finder;  // perfetto_trace.cpp
+    std::unique_ptr<Finder> finder;
+};
+TraceTracks write_perfetto_trace(const graph::SampleSet& samples, const graph::Graph& graph, CriticalPathStream& paths, std::ostream& out,
+                                 const TraceOptions& options = {});
 
 // A run analysed in time shards (docs/sharding.md): `d` is the report of
 // a window of it (build_report over the window's samples, with the merged

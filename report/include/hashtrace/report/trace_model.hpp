@@ -59,6 +59,15 @@ struct TraceCriticalPath {
     std::uint32_t count = 0;     // segments, at least one
 };
 
+// Critical paths alone (what a TraceModel holds of them, beside its events),
+// for a writer that reads the samples from the run itself.
+struct TraceCriticalPaths {
+    std::vector<std::string> intervals;
+    std::vector<std::string> segment_names;
+    std::vector<TraceCriticalPath> paths;  // grouped by interval
+    std::vector<TraceSegment> segments;
+};
+
 struct TraceModel {
     std::vector<TraceProcess> processes;
     std::vector<TraceThread> threads;
