@@ -32,6 +32,7 @@ import asyncio
 import hashlib
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -166,14 +167,30 @@ def summarize_task(hashtrace: str, plan_text: str, spec: Optional[Tuple[str, str
             os.mkdir(os.path.join(tmp, "spec"))
             args += ["--spec", write(os.path.join("spec", spec[0]), spec[1].encode())]
         args += ["-o", os.path.join(tmp, "summary.json")]
-        kernel_start = time.perf_counter()
+        kernel_start, cpu_start = time.perf_counter(), _children_cpu()
         _, stderr = run_hashtrace(hashtrace, args)
-        kernel = time.perf_counter() - kernel_start
+        kernel, kernel_cpu = time.perf_counter() - kernel_start, _children_cpu() - cpu_start
         with open(os.path.join(tmp, "summary.json"), encoding="utf-8") as f:
             summary = f.read()
     return {"shard": shard, "summary": summary, "stderr": stderr,
-            "summarize_seconds": kernel, "task_seconds": time.perf_counter() - start,
-            "slice_seconds": sum(s for _, s in slices), "slice_bytes": sum(len(d) for d, _ in slices)}
+            "summarize_seconds": kernel, "summarize_cpu_seconds": kernel_cpu, "task_seconds": time.perf_counter() - start,
+            "slice_seconds": sum(s for _, s in slices), "slice_bytes": sum(len(d) for d, _ in slices),
+            "worker": _worker_address()}
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that have ended (a task's subprocess, once run:
+    a worker runs one task at a time, threads_per_worker=1)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+        return get_worker().address
+    except (ImportError, ValueError):
+        return ""
 
 
 def same(value: Any) -> Any:
@@ -254,8 +271,12 @@ def _connect(stack: ExitStack, scheduler, local: Optional[int]):
         except (TimeoutError, asyncio.TimeoutError):
             raise ClusterError(f"no worker joined the scheduler at {scheduler} in 60 s") from None
         return client
-    cluster = stack.enter_context(LocalCluster(n_workers=local, processes=True, threads_per_worker=1,
-                                               dashboard_address=":0"))
+    # The workers' statistical profiler samples every thread's stack every 10 ms:
+    # CPU taken from the kernels on a machine whose cores they fill.
+    import dask
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        cluster = stack.enter_context(LocalCluster(n_workers=local, processes=True, threads_per_worker=1,
+                                                   dashboard_address=":0"))
     return stack.enter_context(Client(cluster))
 
 
@@ -387,7 +408,13 @@ def _count(clock: Dict[str, float], results: List[Dict[str, Any]]) -> None:
     """The workers' time, summed over the shards: the `summarize` and `slice` subprocesses,
     the summarize tasks whole (their files written and read); the bytes moved."""
     clock["summarize_s"] = sum(r["summarize_seconds"] for r in results)
+    clock["summarize_cpu_s"] = sum(r["summarize_cpu_seconds"] for r in results)
     clock["summarize_task_s"] = sum(r["task_seconds"] for r in results)
+    clock["workers_used"] = float(len({r["worker"] for r in results}))
+    if clock["summarize_s"] > 0 and "shards_s" in clock:
+        # The shard phase's wall over the kernel's own, its subprocesses' wall summed over the
+        # workers that ran them (docs/benchmarks.md): what distributing the shards costs.
+        clock["overhead"] = clock["shards_s"] / (clock["summarize_s"] / clock["workers_used"]) - 1
     clock["slice_s"] = sum(r["slice_seconds"] for r in results)
     clock["slice_bytes"] = float(sum(r["slice_bytes"] for r in results))
     clock["summary_bytes"] = float(sum(len(r["summary"]) for r in results))
