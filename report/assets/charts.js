@@ -114,10 +114,14 @@ function drawOverTime(parent, iv) {
   const series = [
     { label: "time (s)", value: (u, v) => (v === null || v === undefined ? "--" : fmt(v, 6)) },
     { label: "observation (ms)", stroke: "#98a2b3", paths: () => null, points: dots("#98a2b3", 3) },
-    { label: cap === null ? "above the axis (ms)" : `over ${fmt(cap)} ms`, stroke: OUTLIER, paths: () => null, points: dots(OUTLIER, 6),
+    { label: `over ${fmt(cap)} ms`, stroke: OUTLIER, paths: () => null, points: dots(OUTLIER, 6),
       value: (u, v, s, i) => (i === null || i === undefined || above[i] === null ? "--" : fmt(above[i])) },
     ...PCT.map(([name, colour]) => ({ label: `${name} (ms)`, stroke: colour, width: 1.5, spanGaps: true, points: { show: false } })),
   ];
+  if (cap === null) {  // no long tail: no series above the axis
+    columns.splice(2, 1);
+    series.splice(2, 1);
+  }
   const opts = {
     title: "latency over time", width: 620, height: 240, series,
     scales: { x: { time: false, range: openingRange(xs, 0, t1) },

@@ -25,7 +25,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 HASHTRACE, GENERATE = sys.argv[1], sys.argv[2]
-DOTS_AT_MOST = 3000  # docs/report.md: at most 3000 observations a interval as dots
+DOTS_AT_MOST = 3000  # docs/report.md: at most 3000 observations an interval as dots
 BINS_AT_MOST = 120   # and 120 time bins
 
 # What each uPlot chart holds: its interval, kind, series labels, and each column's non-null values.
@@ -71,15 +71,17 @@ def check_counts(charts, intervals):
         assert hist["labels"][:2] == ["latency (ms)", "count"], hist["labels"]
         assert sum(sum(col) for col in hist["columns"][1:]) == count, (name, count)
         assert hist["points"] == len(hist["columns"][1]) + (len(hist["columns"]) > 2), name
-        # Over time: the sampled observations as dots (those over the axis in their own series), and per bin p50/p95/p99.
-        assert over["labels"][1] == "observation (ms)" and over["labels"][3:] == ["p50 (ms)", "p95 (ms)", "p99 (ms)"], over["labels"]
-        dots = len(over["columns"][1]) + len(over["columns"][2])
+        # Over time: the sampled observations as dots (those over the axis, if any, in a series of their own) and per bin p50/p95/p99.
+        labels = over["labels"]
+        assert labels[1] == "observation (ms)" and labels[-3:] == ["p50 (ms)", "p95 (ms)", "p99 (ms)"], labels
+        assert len(labels) == 5 or (len(labels) == 6 and labels[2].startswith("over ")), labels
+        dots = sum(len(over["columns"][i]) for i in range(1, len(labels) - 3))
         assert dots == min(count, DOTS_AT_MOST), (name, dots, count)
-        bins = {len(col) for col in over["columns"][3:]}
-        assert len(bins) == 1 and 0 < bins.pop() <= BINS_AT_MOST, name
+        bins = {len(col) for col in over["columns"][-3:]}
+        assert len(bins) == 1 and 0 < next(iter(bins)) <= BINS_AT_MOST, name
         assert over["points"] == len(over["columns"][0]) >= dots, name
         print(f"{name}: {count} observations; histogram {len(hist['columns'][1])} bins, over time {dots} dots, "
-              f"{len(over['columns'][3])} bins")
+              f"{len(over['columns'][-1])} bins")
 
 
 def legend_value(driver, root, label):
