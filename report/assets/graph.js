@@ -5,10 +5,41 @@
 // ---------- the system, as `hashtrace infer` recovers it (runs without a spec) ----------
 function shortNumber(v) { return String(+Number(v).toPrecision(3)); }
 
+// Columns by chain depth (sources left), one band per node, tracepoints of
+// one node at one depth stacked inside it.
+const SYS = { colW: 270, tpW: 150, tpH: 36, gap: 10, pad: 10, head: 20, left: 16 };
+
 function drawSystem() {
   const c = document.getElementById("system-chart");
   const sys = data.system;
   if (!sys) { rendered(c, 0); return; }  // the section is hidden
+  systemIntro(c, sys);
+  if (!sys.nodes.length) { empty(c, "No tracepoints."); rendered(c, 0); return; }
+  const { place, boxes, height } = layoutSystem(sys);
+  const s = svg("svg", { width: SYS.left + Math.max(1, sys.depths) * SYS.colW + 40, height, class: "system" }, c);
+  const defs = svg("defs", {}, s);
+  for (const [id, colour] of [["sys-arrow", "#1d2330"], ["sys-arrow-suspect", "#98a2b3"]]) {
+    const marker = svg("marker", { id, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, defs);
+    svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: colour }, marker);
+  }
+  for (const b of boxes) {
+    const g = svg("g", { class: "system-node" }, s);
+    svg("rect", { x: b.x, y: b.y, width: b.w, height: b.h, rx: 6, class: "system-box" }, g);
+    svg("text", { x: b.x + 8, y: b.y + 14, class: "system-node-name" }, g, b.node.name);
+  }
+  // Over the boxes: suspect edges, kept edges, the tracepoints, then the labels.
+  const layers = { suspect: svg("g", {}, s), kept: svg("g", {}, s) };
+  for (const p of place.values()) drawTracepoint(s, p);
+  layers.labels = svg("g", {}, s);
+  let edges = 0;
+  for (const e of sys.edges) edges += drawSystemEdge(layers, e, place.get(e.from), place.get(e.to));
+  c.dataset.boxes = String(boxes.length);
+  c.dataset.tracepoints = String(place.size);
+  c.dataset.edges = String(edges);
+  rendered(c, boxes.length + place.size + edges);
+}
+
+function systemIntro(c, sys) {
   el("p", { class: "hint" }, c, `Recovered from the logs alone: ${fmt(sys.kept)} tracepoint pairs kept (solid), ` +
     `${fmt(sys.suspect)} suspect (dashed; point at one for its figures and why); ${fmt(sys.shortcuts)} shortcuts (implied by the drawn pairs) not drawn. ` +
     `With every pair allowed to link, ${fmt(sys.links_a_spec_removes)} of the ${fmt(sys.links)} links would join tracepoints a spec ` +
@@ -20,13 +51,13 @@ function drawSystem() {
     ? "No spec was given: this report links the run as the inferred spec would, with an interval per link (analyze --all-pairs links every pair). "
     : "No spec was given and every pair of tracepoints was linked (--all-pairs). ") +
     "For a spec to edit: hashtrace infer LOGS -o spec.toml (then hashtrace analyze LOGS --spec spec.toml)");
-  if (!sys.nodes.length) { empty(c, "No tracepoints."); rendered(c, 0); return; }
+}
 
-  // Columns by chain depth (sources left), one band per node, tracepoints of
-  // one node at one depth stacked inside it.
-  const colW = 270, tpW = 150, tpH = 36, gap = 10, pad = 10, head = 20, left = 16;
+// Each tracepoint's place (selector -> {x, y, tp}), each node's box, and the height of it all.
+function layoutSystem(sys) {
+  const { colW, tpW, tpH, gap, pad, head, left } = SYS;
   const colX = d => left + pad + d * colW;
-  const place = new Map();  // selector -> {x, y}
+  const place = new Map();
   const boxes = [];
   const nodes = [...sys.nodes].sort((a, b) =>
     Math.min(...a.tracepoints.map(t => t.depth)) - Math.min(...b.tracepoints.map(t => t.depth)) || (a.name < b.name ? -1 : 1));
@@ -43,63 +74,49 @@ function drawSystem() {
     boxes.push({ node, x: colX(Math.min(...depths)) - pad, y, w: (Math.max(...depths) - Math.min(...depths)) * colW + tpW + 2 * pad, h: height });
     y += height + 18;
   }
-  const W = left + Math.max(1, sys.depths) * colW + 40, H = y;
-  const s = svg("svg", { width: W, height: H, class: "system" }, c);
-  const defs = svg("defs", {}, s);
-  for (const [id, colour] of [["sys-arrow", "#1d2330"], ["sys-arrow-suspect", "#98a2b3"]]) {
-    const marker = svg("marker", { id, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, defs);
-    svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: colour }, marker);
+  return { place, boxes, height: y };
+}
+
+function drawTracepoint(s, { x, y, tp }) {
+  const { tpW, tpH } = SYS;
+  const rect = svg("rect", { x, y, width: tpW, height: tpH, rx: 4,
+    class: "system-tracepoint" + (tp.source ? " source" : "") + (tp.sink ? " sink" : "") }, s);
+  svg("title", {}, rect, `${tp.selector}: ${fmt(tp.samples)} samples` + (tp.source ? ", a source" : "") + (tp.sink ? ", a sink" : ""));
+  if (tp.sink) svg("rect", { x: x + 3, y: y + 3, width: tpW - 6, height: tpH - 6, rx: 3, fill: "none", class: "sink-inner" }, s);
+  svg("text", { x: x + tpW / 2, y: y + 15, "text-anchor": "middle" }, s, tp.name);
+  svg("text", { x: x + tpW / 2, y: y + 28, "text-anchor": "middle", class: "muted", style: "font-size:10px" }, s, `${fmt(tp.samples)} samples`);
+}
+
+// An edge's curve from a's right side to b's left, and where its label goes.
+function systemEdgePath(a, b) {
+  const { tpW, tpH } = SYS;
+  if (a === b) {  // a tracepoint feeding itself (a loop counter): a loop on its right
+    const x1 = a.x + tpW, y1 = a.y + tpH / 2;
+    return { d: `M ${x1} ${y1 - 8} C ${x1 + 46} ${y1 - 34}, ${x1 + 46} ${y1 + 34}, ${x1} ${y1 + 8}`, lx: x1 + 40, ly: y1 - 30 };
   }
-  for (const b of boxes) {
-    const g = svg("g", { class: "system-node" }, s);
-    svg("rect", { x: b.x, y: b.y, width: b.w, height: b.h, rx: 6, class: "system-box" }, g);
-    svg("text", { x: b.x + 8, y: b.y + 14, class: "system-node-name" }, g, b.node.name);
+  const x1 = a.x + tpW, y1 = a.y + tpH / 2, x2 = b.x, y2 = b.y + tpH / 2;
+  const bend = Math.max(40, Math.abs(x2 - x1) / 2);
+  const c1 = x1 + bend, c2 = x2 - bend;
+  return { d: `M ${x1} ${y1} C ${c1} ${y1}, ${c2} ${y2}, ${x2} ${y2}`, lx: (x1 + 3 * c1 + 3 * c2 + x2) / 8, ly: (y1 + y2) / 2 + 3 };
+}
+
+// Draws edge e between places a and b (1), or nothing when one is not drawn (0).
+function drawSystemEdge(layers, e, a, b) {
+  if (!a || !b) return 0;
+  const { d, lx, ly } = systemEdgePath(a, b);
+  const path = svg("path", { d, fill: "none", class: "system-edge" + (e.suspect ? " suspect" : ""),
+    "marker-end": `url(#${e.suspect ? "sys-arrow-suspect" : "sys-arrow"})` }, e.suspect ? layers.suspect : layers.kept);
+  const lines = [`${shortNumber(e.rate_per_s)}/s`, `${shortNumber(e.p50_ms)} ms`];
+  if (e.suspect) lines.push(e.verdict);
+  else if (e.scope && e.scope !== "any") lines.push(e.scope);
+  svg("title", {}, path, `${e.from} -> ${e.to}: ${lines.join(", ")}`);
+  // Suspect pairs cross the picture in every direction: their figures are
+  // in the tooltip, so the kept pairs' labels stay readable.
+  if (!e.suspect) {
+    const text = svg("text", { x: lx, y: ly - 6 * (lines.length - 1), "text-anchor": "middle", class: "edge-label" }, layers.labels);
+    lines.forEach((line, i) => svg("tspan", { x: lx, dy: i ? 11 : 0 }, text, line));
   }
-  // Over the boxes: suspect edges, kept edges, the tracepoints, then the labels.
-  const suspectLayer = svg("g", {}, s), keptLayer = svg("g", {}, s);
-  for (const { x, y: ty, tp } of place.values()) {
-    const rect = svg("rect", { x, y: ty, width: tpW, height: tpH, rx: 4,
-      class: "system-tracepoint" + (tp.source ? " source" : "") + (tp.sink ? " sink" : "") }, s);
-    svg("title", {}, rect, `${tp.selector}: ${fmt(tp.samples)} samples` + (tp.source ? ", a source" : "") + (tp.sink ? ", a sink" : ""));
-    if (tp.sink) svg("rect", { x: x + 3, y: ty + 3, width: tpW - 6, height: tpH - 6, rx: 3, fill: "none", class: "sink-inner" }, s);
-    svg("text", { x: x + tpW / 2, y: ty + 15, "text-anchor": "middle" }, s, tp.name);
-    svg("text", { x: x + tpW / 2, y: ty + 28, "text-anchor": "middle", class: "muted", style: "font-size:10px" }, s, `${fmt(tp.samples)} samples`);
-  }
-  const labelLayer = svg("g", {}, s);
-  let edges = 0;
-  for (const e of sys.edges) {
-    const a = place.get(e.from), b = place.get(e.to);
-    if (!a || !b) continue;
-    let d, lx, ly;
-    if (a === b) {  // a tracepoint feeding itself (a loop counter): a loop on its right
-      const x1 = a.x + tpW, y1 = a.y + tpH / 2;
-      d = `M ${x1} ${y1 - 8} C ${x1 + 46} ${y1 - 34}, ${x1 + 46} ${y1 + 34}, ${x1} ${y1 + 8}`;
-      lx = x1 + 40; ly = y1 - 30;
-    } else {
-      const x1 = a.x + tpW, y1 = a.y + tpH / 2, x2 = b.x, y2 = b.y + tpH / 2;
-      const bend = Math.max(40, Math.abs(x2 - x1) / 2);
-      const c1 = x1 + bend, c2 = x2 - bend;
-      d = `M ${x1} ${y1} C ${c1} ${y1}, ${c2} ${y2}, ${x2} ${y2}`;
-      lx = (x1 + 3 * c1 + 3 * c2 + x2) / 8; ly = (y1 + y2) / 2 + 3;
-    }
-    const path = svg("path", { d, fill: "none", class: "system-edge" + (e.suspect ? " suspect" : ""),
-      "marker-end": `url(#${e.suspect ? "sys-arrow-suspect" : "sys-arrow"})` }, e.suspect ? suspectLayer : keptLayer);
-    const lines = [`${shortNumber(e.rate_per_s)}/s`, `${shortNumber(e.p50_ms)} ms`];
-    if (e.suspect) lines.push(e.verdict);
-    else if (e.scope && e.scope !== "any") lines.push(e.scope);
-    svg("title", {}, path, `${e.from} -> ${e.to}: ${lines.join(", ")}`);
-    // Suspect pairs cross the picture in every direction: their figures are
-    // in the tooltip, so the kept pairs' labels stay readable.
-    if (!e.suspect) {
-      const text = svg("text", { x: lx, y: ly - 6 * (lines.length - 1), "text-anchor": "middle", class: "edge-label" }, labelLayer);
-      lines.forEach((line, i) => svg("tspan", { x: lx, dy: i ? 11 : 0 }, text, line));
-    }
-    ++edges;
-  }
-  c.dataset.boxes = String(boxes.length);
-  c.dataset.tracepoints = String(place.size);
-  c.dataset.edges = String(edges);
-  rendered(c, boxes.length + place.size + edges);
+  return 1;
 }
 
 // ---------- node latency heat map ----------
