@@ -31,8 +31,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-# uPlot, the live page's charts (live/CMakeLists.txt embeds it at build
-# time): from npm with Debian's client, into a system folder.
+# uPlot, the charts of the HTML report and the live page (report/CMakeLists.txt
+# embeds it at build time): from npm with Debian's client, into a system folder.
 web=/usr/local/share/hashtrace-web
 if [ ! -f "$web/node_modules/uplot/dist/uPlot.iife.min.js" ]; then
   $SUDO mkdir -p "$web"

@@ -1,6 +1,6 @@
 #include "hashtrace/clock_analysis/clock_analysis.hpp"
 
-#include "json_text.hpp"
+#include "json_values.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,38 +10,36 @@ namespace hashtrace::clock_analysis {
 using namespace clocksync;  // the records this reads: RunClocks, SyncErrorReport, ...
 namespace {
 
-using clock_analysis::detail::json_string;
+using detail::json;
 
 template <typename T>
-std::string json_optional(const std::optional<T>& v) {
-    if (!v) return "null";
-    if constexpr (std::is_floating_point_v<T>) {
-        char buffer[32];
-        std::snprintf(buffer, sizeof buffer, "%.3f", *v);
-        return buffer;
-    } else {
-        return std::to_string(*v);
-    }
+json json_optional(const std::optional<T>& v) {
+    if (!v) return nullptr;
+    if constexpr (std::is_floating_point_v<T>) return detail::decimal(*v, 3);  // ns to the picosecond, as before
+    else return *v;
 }
 
-std::string report_json(const SyncErrorReport& r) {
-    std::string j = "{\"host\":" + json_string(r.host) + ",\"file\":" + json_string(r.file.string()) +
-                    ",\"source\":" + json_string(std::string(to_string(r.source))) + ",\"records\":" + std::to_string(r.records) +
-                    ",\"reference\":" + (r.is_reference ? "true" : "false") + ",\"locked\":" + std::to_string(r.locked) +
-                    ",\"measuring\":" + std::to_string(r.measuring) + ",\"unknown\":" + std::to_string(r.unknown) +
-                    ",\"offset_rms_ns\":" + json_optional(r.rms_offset_ns) + ",\"offset_max_abs_ns\":" + json_optional(r.max_abs_offset_ns) +
-                    ",\"error_bound_ns\":" + json_optional(r.error_bound_ns) +
-                    ",\"corrected_error_bound_ns\":" + json_optional(r.corrected_error_bound_ns);
-    if (r.correction) {
-        j += ",\"correction\":{\"t0_ns\":" + std::to_string(r.correction->t0_ns) + ",\"offset_ns\":" +
-             json_optional(std::optional<double>(r.correction->offset_ns)) + ",\"drift_ppb\":" +
-             json_optional(std::optional<double>(r.correction->drift_ppb)) + "}";
-    }
-    j += ",\"unsynchronised\":[";
-    for (std::size_t i = 0; i < r.unsynchronised.size(); ++i)
-        j += (i ? "," : "") + std::string("[") + std::to_string(r.unsynchronised[i].first) + "," +
-             std::to_string(r.unsynchronised[i].second) + "]";
-    return j + "]}";
+json report_json(const SyncErrorReport& r) {
+    json j;
+    j["host"] = r.host;
+    j["file"] = r.file.string();
+    j["source"] = std::string(to_string(r.source));
+    j["records"] = r.records;
+    j["reference"] = r.is_reference;
+    j["locked"] = r.locked;
+    j["measuring"] = r.measuring;
+    j["unknown"] = r.unknown;
+    j["offset_rms_ns"] = json_optional(r.rms_offset_ns);
+    j["offset_max_abs_ns"] = json_optional(r.max_abs_offset_ns);
+    j["error_bound_ns"] = json_optional(r.error_bound_ns);
+    j["corrected_error_bound_ns"] = json_optional(r.corrected_error_bound_ns);
+    if (r.correction)
+        j["correction"] = json{{"t0_ns", r.correction->t0_ns},
+                               {"offset_ns", json_optional(std::optional<double>(r.correction->offset_ns))},
+                               {"drift_ppb", json_optional(std::optional<double>(r.correction->drift_ppb))}};
+    j["unsynchronised"] = json::array();
+    for (const auto& [from, to] : r.unsynchronised) j["unsynchronised"].push_back(json::array({from, to}));
+    return j;
 }
 
 }  // namespace
@@ -124,23 +122,19 @@ void add_clock_report(const ClockAnalysis& analysis, const graph::SampleSet& sam
     section.key = "clock_sync";
     section.title = corrected ? "Clock synchronisation (times corrected by each clock's offset and drift)"
                               : "Clock synchronisation (times as recorded; --clock-correct applies the fitted corrections)";
-    section.json = std::string("{\"corrected\":") + (corrected ? "true" : "false") + ",\"clocks\":[";
-    for (std::size_t i = 0; i < clocks.reports.size(); ++i) {
-        section.text_lines.push_back(describe_report(clocks.reports[i], corrected));
-        section.json += (i ? "," : "") + report_json(clocks.reports[i]);
+    json j{{"corrected", corrected}, {"clocks", json::array()}, {"nodes", json::array()}};
+    for (const auto& report : clocks.reports) {
+        section.text_lines.push_back(describe_report(report, corrected));
+        j["clocks"].push_back(report_json(report));
     }
-    section.json += "],\"nodes\":[";
     const auto nodes = node_clocks(analysis, samples, corrected);
-    bool first = true;
     for (const auto& [name, clock] : nodes) {
-        section.json += (first ? "" : ",") + std::string("{\"node\":") + json_string(name) +
-                        ",\"error_bound_ns\":" + json_optional(clock.bound_ns) + "}";
-        first = false;
+        j["nodes"].push_back(json{{"node", name}, {"error_bound_ns", json_optional(clock.bound_ns)}});
         if (!clock.bound_ns)
             result.warnings.push_back("node " + name + ": some of its logs have no measured clock (no clock-quality records "
                                       "in their directory, or none with an offset): its cross-node latencies have unknown clock error");
     }
-    section.json += "]}";
+    section.json = detail::dump(j);
     result.extra.push_back(std::move(section));
     for (auto& w : latency_warnings(result.node_latency, nodes)) result.warnings.push_back(std::move(w));
 }

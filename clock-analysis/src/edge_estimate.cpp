@@ -1,6 +1,6 @@
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
 
-#include "json_text.hpp"
+#include "json_values.hpp"
 #include "hashtrace/text/text.hpp"
 
 #include <algorithm>
@@ -11,18 +11,13 @@
 namespace hashtrace::clock_analysis {
 namespace {
 
-using clock_analysis::detail::json_string;
+using detail::json;
 
 // Guaranteed bounds round outwards.
-std::string json_lo(const std::optional<long double>& v) { return v ? std::to_string(static_cast<long long>(std::floor(*v))) : "null"; }
-std::string json_hi(const std::optional<long double>& v) { return v ? std::to_string(static_cast<long long>(std::ceil(*v))) : "null"; }
-std::string json_ns(const std::optional<long double>& v) { return v ? std::to_string(std::llround(*v)) : "null"; }
-std::string json_ppm(const std::optional<long double>& v) {
-    if (!v) return "null";
-    char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.4Lf", *v);
-    return buffer;
-}
+json json_lo(const std::optional<long double>& v) { return v ? json(static_cast<long long>(std::floor(*v))) : json(nullptr); }
+json json_hi(const std::optional<long double>& v) { return v ? json(static_cast<long long>(std::ceil(*v))) : json(nullptr); }
+json json_ns(const std::optional<long double>& v) { return v ? json(std::llround(*v)) : json(nullptr); }
+json json_ppm(const std::optional<long double>& v) { return v ? json(detail::decimal(*v, 4)) : json(nullptr); }
 
 std::string duration(long double ns) { return clocksync::format_duration_ns(static_cast<double>(ns)); }
 std::string signed_duration(long double ns) { return (ns < 0 ? "-" : "+") + duration(std::fabs(ns)); }
@@ -126,30 +121,32 @@ std::string render_estimate_text(const TimeBase& base, const graph::SampleSet& s
     return out;
 }
 
-std::string render_estimate_json(const TimeBase& base, const graph::SampleSet& samples) {
-    const std::string reference = json_string(instance_name(samples, base.reference));
-    std::string j = "{\"reference\":" + reference + ",\"origin_ns\":" + std::to_string(base.origin_ns) + ",\"clock_estimates\":[";
-    for (std::size_t i = 0; i < base.clocks.size(); ++i) {
-        const InstanceClock& c = base.clocks[i];
-        const auto& inst = samples.instances[c.instance];
-        j += (i ? "," : "") + std::string("{\"node\":") + json_string(inst.node_name) + ",\"instance\":" + json_string(inst.instance) +
-             ",\"reference\":" + reference + ",\"offset_ns\":" + json_ns(c.offset_ns) + ",\"drift_ppm\":" + json_ppm(c.drift_ppm) +
-             ",\"offset_lo_ns\":" + json_lo(c.bounds.lo) + ",\"offset_hi_ns\":" + json_hi(c.bounds.hi) +
-             ",\"messages_used\":" + std::to_string(c.messages_used) + ",\"pieces\":[";
-        for (std::size_t p = 0; p < c.pieces.size(); ++p) {
-            const ClockPiece& piece = c.pieces[p];
-            j += (p ? "," : "") + std::string("{\"from_ns\":") + std::to_string(piece.from_ns) + ",\"offset_ns\":" +
-                 json_ns(piece.offset_ns) + ",\"drift_ppm\":" + json_ppm(piece.drift_ppm) + ",\"offset_lo_ns\":" + json_lo(piece.bounds.lo) +
-                 ",\"offset_hi_ns\":" + json_hi(piece.bounds.hi) + "}";
-        }
-        j += "]";
-        if (!c.placed) j += ",\"note\":" + json_string(c.note);
-        j += "}";
-    }
-    j += "],\"warnings\":[";
-    for (std::size_t i = 0; i < base.warnings.size(); ++i) j += (i ? "," : "") + json_string(base.warnings[i]);
-    return j + "]}";
+namespace {
+
+json piece_json(const ClockPiece& piece) {
+    return json{{"from_ns", piece.from_ns}, {"offset_ns", json_ns(piece.offset_ns)}, {"drift_ppm", json_ppm(piece.drift_ppm)},
+                {"offset_lo_ns", json_lo(piece.bounds.lo)}, {"offset_hi_ns", json_hi(piece.bounds.hi)}};
 }
+
+json estimate_json(const TimeBase& base, const graph::SampleSet& samples) {
+    const std::string reference = instance_name(samples, base.reference);
+    json j{{"reference", reference}, {"origin_ns", base.origin_ns}, {"clock_estimates", json::array()}};
+    for (const InstanceClock& c : base.clocks) {
+        const auto& inst = samples.instances[c.instance];
+        json clock{{"node", inst.node_name}, {"instance", inst.instance}, {"reference", reference}, {"offset_ns", json_ns(c.offset_ns)},
+                   {"drift_ppm", json_ppm(c.drift_ppm)}, {"offset_lo_ns", json_lo(c.bounds.lo)}, {"offset_hi_ns", json_hi(c.bounds.hi)},
+                   {"messages_used", c.messages_used}, {"pieces", json::array()}};
+        for (const ClockPiece& piece : c.pieces) clock["pieces"].push_back(piece_json(piece));
+        if (!c.placed) clock["note"] = c.note;
+        j["clock_estimates"].push_back(std::move(clock));
+    }
+    j["warnings"] = base.warnings;
+    return j;
+}
+
+}  // namespace
+
+std::string render_estimate_json(const TimeBase& base, const graph::SampleSet& samples) { return detail::dump(estimate_json(base, samples)); }
 
 graph::TimeCorrection edge_time_correction(const TimeBase& base, const graph::SampleSet& samples, std::vector<std::string>& warnings) {
     const auto of = instance_of_files(samples);
@@ -242,8 +239,7 @@ void add_edge_clock_report(const TimeBase& base, const graph::SampleSet& samples
     section.title = "Clocks estimated from the messages (times corrected onto " + instance_name(samples, base.reference) + "'s clock)";
     const std::string estimate = render_estimate_text(base, samples);
     for (const std::string_view line : text::lines(estimate)) section.text_lines.emplace_back(line);
-    std::string json = render_estimate_json(base, samples);
-    json.pop_back();  // the object stays open for the latencies and faults
+    json j = estimate_json(base, samples);
     // A node's clock error over the run: its worst instance.
     std::map<std::string, std::optional<long double>> node_bound;
     for (std::uint32_t i = 0; i < base.clocks.size(); ++i) {
@@ -255,43 +251,38 @@ void add_edge_clock_report(const TimeBase& base, const graph::SampleSet& samples
     section.text_lines.push_back("linked with receives admitted up to " + duration(links.tolerance_ns) +
                                  " before their sends (the clocks' bounds): " + std::to_string(links.admitted) +
                                  " links so admitted" + (links.admitted ? ", the largest gap " + signed_duration(links.most_negative_ns) : ""));
-    json += ",\"link_tolerance_ns\":" + std::to_string(links.tolerance_ns) + ",\"links_admitted_within_bounds\":" +
-            std::to_string(links.admitted) + ",\"most_negative_gap_ns\":" + std::to_string(links.most_negative_ns);
-    json += ",\"latencies\":[";
+    j["link_tolerance_ns"] = links.tolerance_ns;
+    j["links_admitted_within_bounds"] = links.admitted;
+    j["most_negative_gap_ns"] = links.most_negative_ns;
+    j["latencies"] = json::array();
     section.text_lines.push_back("cross-node latencies (node latency matrix) with their clock error bound:");
-    bool first = true;
     for (const auto& l : result.node_latency) {
         const auto a = node_bound[l.from], b = node_bound[l.to];
         const bool known = a && b;
         const long double sum = known ? *a + *b : 0;
-        const std::optional<long double> bound = known ? std::optional<long double>(sum) : std::nullopt;
         char line[256];
         std::snprintf(line, sizeof line, "  %s -> %s: mean %.3f ms +- %s", l.from.c_str(), l.to.c_str(), l.mean_ms,
                       known ? duration(sum).c_str() : "unknown (an instance is not placed)");
         section.text_lines.push_back(line);
-        char mean[32];
-        std::snprintf(mean, sizeof mean, "%.6f", l.mean_ms);
-        json += (first ? "" : ",") + std::string("{\"from\":") + json_string(l.from) + ",\"to\":" + json_string(l.to) +
-                ",\"mean_ms\":" + mean + ",\"clock_error_bound_ns\":" + json_hi(bound) + "}";
-        first = false;
+        j["latencies"].push_back(json{{"from", l.from}, {"to", l.to}, {"mean_ms", detail::decimal(l.mean_ms, 6)},
+                                      {"clock_error_bound_ns", known ? json_hi(sum) : json(nullptr)}});
         if (known && l.mean_ms * 1e6 <= static_cast<double>(sum))
             result.warnings.push_back("cross-node latency " + l.from + " -> " + l.to + " (mean " + duration(l.mean_ms * 1e6L) +
                                       ") is not larger than its clock error bound from the messages (" + duration(sum) + ")");
     }
-    json += "],\"faults\":[";
-    for (std::size_t f = 0; f < faults.size(); ++f) {
-        const ClockFault& fault = faults[f];
+    j["faults"] = json::array();
+    for (const ClockFault& fault : faults) {
         const std::string name = instance_name(samples, fault.instance);
         const std::string text = "clock fault: the recorded (PTP/PPS) correction of " + name + " lies up to " +
                                  duration(fault.worst_outside_ns) + " outside the bounds its messages allow (it would put receives before sends) from " +
                                  seconds(fault.first_ns) + " to " + seconds(fault.last_ns);
         result.warnings.push_back(text);
         section.text_lines.push_back(text);
-        json += (f ? "," : "") + std::string("{\"node\":") + json_string(samples.instances[fault.instance].node_name) + ",\"instance\":" +
-                json_string(samples.instances[fault.instance].instance) + ",\"from_ns\":" + std::to_string(fault.first_ns) +
-                ",\"to_ns\":" + std::to_string(fault.last_ns) + ",\"worst_outside_ns\":" + json_hi(fault.worst_outside_ns) + "}";
+        j["faults"].push_back(json{{"node", samples.instances[fault.instance].node_name},
+                                   {"instance", samples.instances[fault.instance].instance}, {"from_ns", fault.first_ns},
+                                   {"to_ns", fault.last_ns}, {"worst_outside_ns", json_hi(fault.worst_outside_ns)}});
     }
-    section.json = json + "]}";
+    section.json = detail::dump(j);
     for (const auto& w : base.warnings) result.warnings.push_back("clock estimate: " + w);
     result.extra.push_back(std::move(section));
 }

@@ -5,6 +5,8 @@
 
 #include "hashtrace/logio/writer.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -26,15 +28,12 @@ constexpr std::int64_t kStartNs = 1'700'000'000 * kSecond;  // the run's first t
 constexpr unsigned kFixedNodes = 5;                          // Source, Router, Workers, Mirror, Sink
 constexpr unsigned kMaxNodes = 1000;
 
-// Numbers as text, shortest round trip (JSON and messages); ms: nanoseconds as milliseconds.
+// Numbers as text, shortest round trip (for messages); ms: nanoseconds as milliseconds.
 std::string number(double v) {
     char buf[32];
     const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
     return std::string(buf, end);
 }
-std::string number(std::uint64_t v) { return std::to_string(v); }
-std::string number(std::int64_t v) { return std::to_string(v); }
-std::string number(unsigned v) { return std::to_string(v); }
 std::string ms(std::int64_t ns) { return number(static_cast<double>(ns) / 1e6); }
 
 // ---------------------------------------------------------------- randomness
@@ -683,64 +682,39 @@ void write_text(const fs::path& file, const std::string& text) {
 
 // ---------------------------------------------------------------- JSON
 
-std::string json_string(std::string_view s) {
-    std::string q = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\') q += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            q += ' ';
-            continue;
-        }
-        q += c;
-    }
-    return q + "\"";
+using json = nlohmann::ordered_json;
+
+double ms_value(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+json interval_json(const IntervalTruth& i) {
+    return json{{"name", i.name}, {"kind", i.kind}, {"from", i.from}, {"to", i.to}, {"count", i.count}};
 }
 
-
-std::string field(std::string_view key, const std::string& value) { return json_string(key) + ": " + value; }
-
-std::string object(const std::vector<std::string>& fields) {
-    std::string s = "{";
-    for (std::size_t i = 0; i < fields.size(); ++i) s += (i ? ", " : "") + fields[i];
-    return s + "}";
+json link_json(const LinkTruth& l) {
+    return json{{"from", l.from}, {"to", l.to}, {"kind", l.message ? "message" : "local"}, {"edges", l.edges},
+                {"near_margin", l.near_margin}, {"beyond_margin", l.beyond_margin}, {"longest_ms", ms_value(l.longest_ns)}};
 }
 
-// An array of one item a line, indented under its key.
+json node_json(const NodeTruth& n) {
+    return json{{"node", n.name}, {"instance", n.instance}, {"file", n.file}, {"clock_offset_ns", n.clock_offset_ns}, {"samples", n.samples}};
+}
+
+json injection_json(const Injection& i) {
+    return json{{"from", i.from}, {"to", i.to}, {"sent_ns", i.sent_ns}, {"latency_ms", ms_value(i.latency_ns)}};
+}
+
+json options_json(const LongRunOptions& o) {
+    return json{{"samples", o.samples}, {"seconds", o.seconds}, {"nodes", o.nodes}, {"rate_per_s", o.rate_per_s}, {"seed", o.seed},
+                {"max_clock_offset_ms", o.max_clock_offset_ms}, {"bursts", o.bursts}, {"near_margin_ms", o.near_margin_ms},
+                {"near_margin_fraction", o.near_margin_fraction}, {"beyond_margin_count", o.beyond_margin_count},
+                {"beyond_margin_ms", o.beyond_margin_ms}};
+}
+
 template <typename T, typename F>
-std::string array(const std::vector<T>& items, F&& item) {
-    if (items.empty()) return "[]";
-    std::string s = "[\n";
-    for (std::size_t i = 0; i < items.size(); ++i) s += "    " + item(items[i]) + (i + 1 < items.size() ? ",\n" : "\n");
-    return s + "  ]";
-}
-
-std::string interval_json(const IntervalTruth& i) {
-    return object({field("name", json_string(i.name)), field("kind", json_string(i.kind)), field("from", json_string(i.from)),
-                   field("to", json_string(i.to)), field("count", number(i.count))});
-}
-
-std::string link_json(const LinkTruth& l) {
-    return object({field("from", json_string(l.from)), field("to", json_string(l.to)), field("kind", json_string(l.message ? "message" : "local")),
-                   field("edges", number(l.edges)), field("near_margin", number(l.near_margin)), field("beyond_margin", number(l.beyond_margin)),
-                   field("longest_ms", ms(l.longest_ns))});
-}
-
-std::string node_json(const NodeTruth& n) {
-    return object({field("node", json_string(n.name)), field("instance", json_string(n.instance)), field("file", json_string(n.file)),
-                   field("clock_offset_ns", number(n.clock_offset_ns)), field("samples", number(n.samples))});
-}
-
-std::string injection_json(const Injection& i) {
-    return object({field("from", json_string(i.from)), field("to", json_string(i.to)), field("sent_ns", number(i.sent_ns)),
-                   field("latency_ms", ms(i.latency_ns))});
-}
-
-std::string options_json(const LongRunOptions& o) {
-    return object({field("samples", number(o.samples)), field("seconds", number(o.seconds)), field("nodes", number(o.nodes)),
-                   field("rate_per_s", number(o.rate_per_s)), field("seed", number(o.seed)),
-                   field("max_clock_offset_ms", number(o.max_clock_offset_ms)), field("bursts", o.bursts ? "true" : "false"),
-                   field("near_margin_ms", number(o.near_margin_ms)), field("near_margin_fraction", number(o.near_margin_fraction)),
-                   field("beyond_margin_count", number(o.beyond_margin_count)), field("beyond_margin_ms", number(o.beyond_margin_ms))});
+json array_of(const std::vector<T>& items, F&& item) {
+    json a = json::array();
+    for (const T& x : items) a.push_back(item(x));
+    return a;
 }
 
 }  // namespace
@@ -748,32 +722,30 @@ std::string options_json(const LongRunOptions& o) {
 std::string LongRunTruth::json() const {
     std::uint64_t near = 0;
     for (const auto& l : links) near += l.near_margin;
-    const std::vector<std::string> top = {
-        field("samples", number(samples)),
-        field("edges", number(edges)),
-        field("message_edges", number(message_edges)),
-        field("local_edges", number(local_edges)),
-        field("unlinked_inputs", number(unlinked_inputs)),
-        field("unconsumed_outputs", number(unconsumed_outputs)),
-        field("window_s", number(static_cast<double>(last_time_ns - first_time_ns) / 1e9)),
-        field("first_time_ns", number(first_time_ns)),
-        field("last_time_ns", number(last_time_ns)),
-        field("intervals", array(intervals, interval_json)),
-        field("links", array(links, link_json)),
-        field("nodes", array(nodes, node_json)),
-        field("messages", number(messages)),
-        field("bytes", number(bytes)),
-        field("message_id_period", number(message_id_period)),
-        field("loop_counter_period", number(loop_counter_period)),
-        field("longest_ordinary_edge_ms", ms(longest_ordinary_edge_ns)),
-        field("near_margin", object({field("ms", number(options.near_margin_ms)), field("edges", number(near))})),
-        field("beyond_margin", object({field("ms", number(options.beyond_margin_ms)), field("edges", number(std::uint64_t{beyond_margin.size()})),
-                                       field("injected", array(beyond_margin, injection_json))})),
-        field("options", options_json(options)),
+    const datagen::json j{
+        {"samples", samples},
+        {"edges", edges},
+        {"message_edges", message_edges},
+        {"local_edges", local_edges},
+        {"unlinked_inputs", unlinked_inputs},
+        {"unconsumed_outputs", unconsumed_outputs},
+        {"window_s", static_cast<double>(last_time_ns - first_time_ns) / 1e9},
+        {"first_time_ns", first_time_ns},
+        {"last_time_ns", last_time_ns},
+        {"intervals", array_of(intervals, interval_json)},
+        {"links", array_of(links, link_json)},
+        {"nodes", array_of(nodes, node_json)},
+        {"messages", messages},
+        {"bytes", bytes},
+        {"message_id_period", message_id_period},
+        {"loop_counter_period", loop_counter_period},
+        {"longest_ordinary_edge_ms", ms_value(longest_ordinary_edge_ns)},
+        {"near_margin", {{"ms", options.near_margin_ms}, {"edges", near}}},
+        {"beyond_margin", {{"ms", options.beyond_margin_ms}, {"edges", std::uint64_t{beyond_margin.size()}},
+                           {"injected", array_of(beyond_margin, injection_json)}}},
+        {"options", options_json(options)},
     };
-    std::string s = "{\n";
-    for (std::size_t i = 0; i < top.size(); ++i) s += "  " + top[i] + (i + 1 < top.size() ? ",\n" : "\n");
-    return s + "}\n";
+    return j.dump(2, ' ', false, datagen::json::error_handler_t::replace) + "\n";
 }
 
 std::string long_run_spec(const LongRunOptions& options) {

@@ -23,15 +23,31 @@ void fill_template(std::string_view page, std::ostream& out,
     out << page;
 }
 
+// The page's scripts, each in its own element, in the order they must run:
+// the helpers first, report.js (which draws every part) last.
+std::string report_scripts() {
+    std::string html;
+    for (const std::string_view script : {assets::common_js, assets::tables_js, assets::graph_js, assets::charts_js,
+                                          assets::critical_path_js, assets::spacetime_js, assets::report_js}) {
+        html += "<script>\n";
+        html += script;
+        html += "</script>\n";
+    }
+    return html;
+}
+
 }  // namespace
 
 void write_report_html(const ReportData& data, std::ostream& out) {
     std::ostringstream json;
     write_report_json(data, json);  // escapes '<': safe inside <script>
+    static const std::string scripts = report_scripts();
     fill_template(assets::report_html, out,
-                  {{"/*HASHTRACE_CSS*/", assets::report_css},
+                  {{"/*UPLOT_CSS*/", assets::uPlot_min_css},
+                   {"/*HASHTRACE_CSS*/", assets::report_css},
                    {"/*HASHTRACE_DATA*/", json.str()},
-                   {"/*HASHTRACE_JS*/", assets::report_js}});
+                   {"/*UPLOT_JS*/", assets::uPlot_iife_min_js},
+                   {"<!--HASHTRACE_SCRIPTS-->", scripts}});
 }
 
 }  // namespace hashtrace::report

@@ -1,4 +1,5 @@
 // The report's data model as JSON; field names are documented in docs/report.md.
+// Streamed with JsonWriter, not built as a document: json_writer.hpp says why.
 #include "hashtrace/report/html_report.hpp"
 #include "hashtrace/report/json_writer.hpp"
 

@@ -1,9 +1,12 @@
 #include "run_stats.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace hashtrace::samples {
@@ -30,30 +33,35 @@ ValueSummary summarize_values(std::vector<double> values) {
 }
 
 namespace {
-void put_summary(std::ostringstream& out, const ValueSummary& s) {
-    out << "{\"count\": " << s.count << ", \"mean\": " << s.mean << ", \"sd\": " << s.sd << ", \"p50\": " << s.p50
-        << ", \"p99\": " << s.p99 << ", \"max\": " << s.max << "}";
+
+using json = nlohmann::ordered_json;
+
+// Six significant digits, as the statistics were always written.
+double digits6(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", v);
+    return std::strtod(text, nullptr);
 }
+
+json summary_json(const ValueSummary& s) {
+    return json{{"count", s.count}, {"mean", digits6(s.mean)}, {"sd", digits6(s.sd)},
+                {"p50", digits6(s.p50)}, {"p99", digits6(s.p99)}, {"max", digits6(s.max)}};
+}
+
 }  // namespace
 
 std::string RunStats::to_json(double target_rate_hz) const {
-    std::ostringstream out;
-    out.precision(6);
-    out << "{\"node\": \"" << node_ << "\", \"target_rate_hz\": " << target_rate_hz
-        << ", \"iterations\": " << iterations_ << ", \"loop_seconds\": " << loop_seconds_ << ", \"rate_hz\": "
-        << (loop_seconds_ > 0 ? static_cast<double>(iterations_) / loop_seconds_ : 0.0)
-        << ", \"messages_created\": " << created_ << ", \"cpu_seconds\": " << cpu_seconds_
-        << ", \"period_ms\": ";
-    put_summary(out, summarize_values(periods_ms_));
-    out << ", \"latency_ms\": {";
-    bool first = true;
-    for (const auto& [origin, values] : latency_ms_) {
-        out << (first ? "" : ", ") << "\"" << msg::to_string(origin) << "\": ";
-        put_summary(out, summarize_values(values));
-        first = false;
-    }
-    out << "}}\n";
-    return out.str();
+    json j{{"node", node_},
+           {"target_rate_hz", digits6(target_rate_hz)},
+           {"iterations", iterations_},
+           {"loop_seconds", digits6(loop_seconds_)},
+           {"rate_hz", digits6(loop_seconds_ > 0 ? static_cast<double>(iterations_) / loop_seconds_ : 0.0)},
+           {"messages_created", created_},
+           {"cpu_seconds", digits6(cpu_seconds_)},
+           {"period_ms", summary_json(summarize_values(periods_ms_))},
+           {"latency_ms", json::object()}};
+    for (const auto& [origin, values] : latency_ms_) j["latency_ms"][msg::to_string(origin)] = summary_json(summarize_values(values));
+    return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 void RunStats::write(const std::string& file, double target_rate_hz) const {

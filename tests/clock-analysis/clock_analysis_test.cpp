@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <regex>
 
 namespace hc = hashtrace::clocksync;
 namespace hg = hashtrace::graph;
@@ -104,6 +105,35 @@ TEST_F(ClockAnalysisTest, ReportsSyncErrorPerNodeAndWarnsOnUntrustworthyLatency)
     hca::add_clock_report(analysis, samples, true, corrected);
     EXPECT_TRUE(corrected.warnings.empty()) << corrected.warnings[0];
     ASSERT_EQ(corrected.extra[0].text_lines.size(), 2u);
+}
+
+// The section is ordered JSON: its keys in the order written (docs/clock-sync.md),
+// its nanoseconds to three decimals as the text shows them.
+TEST_F(ClockAnalysisTest, SyncSectionKeepsItsKeyOrderAndThreeDecimals) {
+    const auto samples = load();
+    hm::AnalysisResult result;
+    hca::add_clock_report(hca::load_clock_analysis(samples), samples, false, result);
+    ASSERT_EQ(result.extra.size(), 1u);
+    const std::string& text = result.extra[0].json;
+    const auto json = nlohmann::ordered_json::parse(text);
+    const auto keys = [](const nlohmann::ordered_json& object) {
+        std::vector<std::string> out;
+        for (const auto& item : object.items()) out.push_back(item.key());
+        return out;
+    };
+    EXPECT_EQ(keys(json), (std::vector<std::string>{"corrected", "clocks", "nodes"}));
+    const auto& fo = json["clocks"][0]["host"] == "fo" ? json["clocks"][0] : json["clocks"][1];
+    EXPECT_EQ(keys(fo), (std::vector<std::string>{"host", "file", "source", "records", "reference", "locked", "measuring", "unknown",
+                                                  "offset_rms_ns", "offset_max_abs_ns", "error_bound_ns", "corrected_error_bound_ns",
+                                                  "correction", "unsynchronised"}));
+    EXPECT_EQ(keys(fo["correction"]), (std::vector<std::string>{"t0_ns", "offset_ns", "drift_ppb"}));
+    EXPECT_EQ(keys(json["nodes"][0]), (std::vector<std::string>{"node", "error_bound_ns"}));
+    // Every fractional number written has at most three decimals.
+    static const std::regex fraction(R"([:,\[]-?\d+\.(\d+))");
+    std::size_t fractions = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), fraction), end; it != end; ++it, ++fractions)
+        EXPECT_LE((*it)[1].length(), 3) << it->str();
+    EXPECT_GT(fractions, 0u);
 }
 
 TEST_F(ClockAnalysisTest, NodeWithoutClockRecordsIsReportedUnknown) {

@@ -11,6 +11,7 @@
 #include "hashtrace/metrics/analysis.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -136,6 +137,19 @@ TEST(LongRunGenerator, TruthIsWhatTheAnalysisFinds) {
     EXPECT_LT(truth.samples, 60'000u + 19);  // whole messages of 19 samples
     EXPECT_EQ(truth.nodes.size(), 10u);
     EXPECT_EQ(read_file(dir.path / "truth.json"), truth.json());
+    // The file says what the struct holds, its keys in the order written.
+    const auto json = nlohmann::ordered_json::parse(truth.json());
+    EXPECT_EQ(json.begin().key(), "samples");
+    EXPECT_EQ(json["samples"], truth.samples);
+    EXPECT_EQ(json["message_edges"], truth.message_edges);
+    ASSERT_EQ(json["nodes"].size(), truth.nodes.size());
+    EXPECT_EQ(json["nodes"][0]["node"], truth.nodes[0].name);
+    EXPECT_EQ(json["nodes"][0]["clock_offset_ns"], truth.nodes[0].clock_offset_ns);
+    ASSERT_EQ(json["intervals"].size(), truth.intervals.size());
+    EXPECT_EQ(json["intervals"][0]["count"], truth.intervals[0].count);
+    EXPECT_EQ(json["links"][0]["longest_ms"], static_cast<double>(truth.links[0].longest_ns) / 1e6);
+    EXPECT_EQ(json["beyond_margin"]["injected"].size(), truth.beyond_margin.size());
+    EXPECT_EQ(json["options"]["seed"], 7u);
     EXPECT_EQ(read_file(dir.path / "spec.toml"), long_run_spec(small_run()));
     expect_truth_is_the_analysis(dir.path, truth);
 }

@@ -33,8 +33,20 @@ TEST(HtmlReport, IsOneSelfContainedPage) {
     const auto page = page_of(test::demo_report_data());
     EXPECT_THAT(page, HasSubstr("<!DOCTYPE html>"));
     EXPECT_THAT(page, Not(HasSubstr("/*HASHTRACE_")));  // every placeholder filled
+    EXPECT_THAT(page, Not(HasSubstr("/*UPLOT_")));
+    EXPECT_THAT(page, Not(HasSubstr("<!--HASHTRACE_")));
     EXPECT_THAT(page, HasSubstr("function drawSpaceTime"));
     EXPECT_THAT(page, HasSubstr("--accent"));
+    // uPlot is embedded (script and style), before the scripts that use it; the
+    // page's scripts run helpers first and report.js, which draws, last.
+    const auto uplot = page.find("var uPlot"), uplot_css = page.find(".uplot {font-family");
+    const auto helpers = page.find("function fmt("), charts = page.find("new uPlot("), draw = page.find("for (const draw of [");
+    ASSERT_NE(uplot, std::string::npos);
+    ASSERT_NE(uplot_css, std::string::npos);
+    ASSERT_NE(draw, std::string::npos);
+    EXPECT_LT(uplot, helpers);
+    EXPECT_LT(helpers, charts);
+    EXPECT_LT(charts, draw);
     // Nothing that would fetch from elsewhere.
     EXPECT_THAT(page, Not(HasSubstr("src=\"http")));
     EXPECT_THAT(page, Not(HasSubstr("href=\"http")));

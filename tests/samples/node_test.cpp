@@ -8,6 +8,7 @@
 #include "hashtrace/cli/args.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -168,9 +169,18 @@ TEST(RunStats, JsonNamesTheNodeRateAndLatencyPerOrigin) {
     stats.loop_period(17.0);
     stats.loop_iterations(120, 2.0);
     stats.message_applied(msg::NodeId::haptics, 3.0);
-    const std::string json = stats.to_json(60);
-    EXPECT_NE(json.find("\"node\": \"Render\""), std::string::npos) << json;
-    EXPECT_NE(json.find("\"rate_hz\": 60"), std::string::npos) << json;
-    EXPECT_NE(json.find("\"Haptics\": {\"count\": 1"), std::string::npos) << json;
+    const std::string text = stats.to_json(60);
+    ASSERT_EQ(text.back(), '\n');
+    const auto json = nlohmann::ordered_json::parse(text);
+    EXPECT_EQ(json["node"], "Render");
+    EXPECT_EQ(json["rate_hz"], 60.0);
+    EXPECT_EQ(json["period_ms"]["count"], 2u);
+    EXPECT_EQ(json["period_ms"]["mean"], 16.5);
+    EXPECT_EQ(json["latency_ms"]["Haptics"]["count"], 1u);
+    EXPECT_EQ(json["latency_ms"]["Haptics"]["max"], 3.0);
+    EXPECT_EQ(json.begin().key(), "node");  // keys in the order written
+    // Six significant digits, as printed before.
+    stats.loop_iterations(1, 3.0);
+    EXPECT_EQ(nlohmann::json::parse(stats.to_json(60))["rate_hz"], 0.333333);
     EXPECT_THROW(stats.write("/nonexistent-dir/x.json", 60), std::runtime_error);
 }
