@@ -22,7 +22,7 @@ constexpr const char* kUsage =
     "  Links the logs like `analyze` and writes the causality graph for trace viewers: one process\n"
     "  per node instance, one thread track per recording thread, each sample an event, each edge a\n"
     "  flow arrow from producer to consumer. Open either file in ui.perfetto.dev; the JSON also\n"
-    "  opens in chrome://tracing. --since T --until T export a time range of the run.\n"
+    "  opens in chrome://tracing. --since T --until T (or --from T --to T) export a time range of the run.\n"
     "  --chrome FILE        Chrome JSON trace event format\n"
     "  --perfetto FILE      Perfetto protobuf trace (.pftrace; compact, written as the run is read)\n"
     "  --hashes             also each sample's output hash, and its input hash where no flow brings it,\n"
@@ -39,8 +39,8 @@ constexpr const char* kUsage =
 void refuse_an_empty_range(const std::vector<std::string>& inputs, const hashtrace::cli::PipelineOptions& pipeline) {
     using namespace hashtrace;
     const auto run = shard::index_run(cli::find_log_files(inputs), pipeline.lenient, pipeline.threads);
-    std::string range = (pipeline.since ? "--since " + *pipeline.since : std::string()) +
-                        (pipeline.since && pipeline.until ? " " : "") + (pipeline.until ? "--until " + *pipeline.until : std::string());
+    std::string range = (pipeline.since ? pipeline.since_name + " " + *pipeline.since : std::string()) +
+                        (pipeline.since && pipeline.until ? " " : "") + (pipeline.until ? pipeline.until_name + " " + *pipeline.until : std::string());
     if (run.samples == 0) throw cli::UsageError(range + " holds no sample: the logs hold none");
     char span[160];
     std::snprintf(span, sizeof span, "the run spans 0 to %.3f s (%.3f to %.3f s since the epoch)", double(run.last_ns - run.first_ns) / 1e9,
@@ -124,7 +124,11 @@ Written write_both(const std::string& chrome, const std::optional<std::string>& 
 
 int run_export(hashtrace::cli::Args& args) {
     using namespace hashtrace;
-    const auto pipeline = cli::read_pipeline_options(args);
+    const auto pipeline = [&] {
+        auto options = cli::read_pipeline_options(args);
+        cli::read_range_aliases(args, options);
+        return options;
+    }();
     const auto chrome = args.option("--chrome");
     const auto perfetto = args.option("--perfetto");
     const double slice_us = args.number("--slice-us", 1.0);

@@ -83,6 +83,24 @@ const char* const kPipelineOptionsHelp =
     "  --memory-budget SIZE the memory a run may take (e.g. 512M, 4G); default: a quarter of this machine's.\n"
     "                       A run that needs more is analysed in time shards by analyze, refused by the others\n";
 
+namespace {
+
+std::optional<std::string> alias_of(Args& args, const std::optional<std::string>& given, const std::string& name, const char* alias,
+                                    std::string& given_as) {
+    auto other = args.option(alias);
+    if (given && other) throw UsageError(name + " and " + alias + " are one option: give one of them");
+    if (!other) return given;
+    given_as = alias;
+    return other;
+}
+
+}  // namespace
+
+void read_range_aliases(Args& args, PipelineOptions& options) {
+    options.since = alias_of(args, options.since, options.since_name, "--from", options.since_name);
+    options.until = alias_of(args, options.until, options.until_name, "--to", options.until_name);
+}
+
 PipelineOptions read_pipeline_options(Args& args) {
     PipelineOptions o;
     o.spec_file = args.option("--spec");

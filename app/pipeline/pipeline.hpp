@@ -34,6 +34,7 @@ struct PipelineOptions {
     // --since/--until: a time range of the run (seconds from its first sample,
     // or absolute: seconds since the epoch); only its samples are read.
     std::optional<std::string> since, until;
+    std::string since_name = "--since", until_name = "--until";  // or --from, --to: as given, for messages
     // --memory-budget: a run that needs more is refused by the commands that
     // hold it whole (with the range that would fit), and sharded by analyze.
     std::uint64_t memory_budget = 0;
@@ -53,6 +54,9 @@ void keep_freed_blocks_for_reuse();
 // Reads --spec, --tolerance-ms, --keep-all, --lenient, --threads, --quiet, --timings,
 // --since, --until, --memory-budget.
 PipelineOptions read_pipeline_options(Args& args);
+// --from T, --to T: --since and --until under the names trace viewers' users
+// look for, for commands where they name nothing else (`route --from` is a tracepoint).
+void read_range_aliases(Args& args, PipelineOptions& options);
 extern const char* const kPipelineOptionsHelp;
 
 graph::AnalysisSpec spec_stage(const PipelineOptions& options);

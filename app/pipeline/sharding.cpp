@@ -54,9 +54,9 @@ shard::TimeRange time_range_stage(const std::vector<std::filesystem::path>& file
     const bool check_budget = !options.budget_checked && samples_at_most(files) > fits;
     if (!options.since && !options.until && !check_budget) return range;
     const shard::RunIndex run = shard::index_run(files, options.lenient, options.threads);
-    if (options.since) range.from_ns = time_of(*options.since, run, "--since");
-    if (options.until) range.to_ns = time_of(*options.until, run, "--until");
-    if (range.from_ns >= range.to_ns) throw UsageError("--since must come before --until");
+    if (options.since) range.from_ns = time_of(*options.since, run, options.since_name.c_str());
+    if (options.until) range.to_ns = time_of(*options.until, run, options.until_name.c_str());
+    if (range.from_ns >= range.to_ns) throw UsageError(options.since_name + " must come before " + options.until_name);
     const std::uint64_t samples = shard::samples_in(run, range);
     if (options.budget_checked || samples <= fits) return range;
     char fitting[64];

@@ -221,6 +221,23 @@ TEST_F(ExportCli, ARangeOutsideTheRunNamesTheRunsSpanAndWritesNothing) {
     EXPECT_FALSE(std::filesystem::exists(dir / "t.json"));
 }
 
+TEST_F(ExportCli, FromAndToAreTheRangeOptionsUnderOtherNames) {
+    const auto since = hashtrace(path("logs") + " --spec " + path("spec.toml") + " --perfetto " + path("a.pftrace") + " --since 0.5 --until 1 --quiet");
+    const auto from = hashtrace(path("logs") + " --spec " + path("spec.toml") + " --perfetto " + path("b.pftrace") + " --from 0.5 --to 1 --quiet");
+    ASSERT_EQ(since.status, 0) << since.out;
+    ASSERT_EQ(from.status, 0) << from.out;
+    EXPECT_EQ(test::read_file(dir / "a.pftrace"), test::read_file(dir / "b.pftrace"));
+    const auto outside = hashtrace(path("logs") + " --perfetto " + path("c.pftrace") + " --from 50 --to 60");
+    EXPECT_EQ(outside.status, 2);
+    EXPECT_THAT(outside.out, HasSubstr("--from 50 --to 60 holds no sample: the run spans 0 to "));
+    const auto both = hashtrace(path("logs") + " --perfetto " + path("c.pftrace") + " --since 0.5 --from 0.5");
+    EXPECT_EQ(both.status, 2);
+    EXPECT_THAT(both.out, HasSubstr("--since and --from are one option"));
+    const auto backwards = hashtrace(path("logs") + " --perfetto " + path("c.pftrace") + " --from 1 --to 0.5");
+    EXPECT_THAT(backwards.out, HasSubstr("--from must come before --to"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "c.pftrace"));
+}
+
 TEST_F(ExportCli, AnEmptyRangeIsAnError) {
     const auto run = hashtrace(path("logs") + " --perfetto " + path("t.pftrace") + " --since 1 --until 1");
     EXPECT_EQ(run.status, 2);
