@@ -312,6 +312,12 @@ class _ShardRunner:
         # The plan as a task, not scattered data: a worker that dies with it makes Dask compute it
         # again, where the loss of scattered data would cancel every shard.
         self.plan_future = client.submit(same, plan_text, key=f"hashtrace-plan-{self.token}")
+        # On every worker before the first shard: else the scheduler, which keeps a task beside its
+        # data, queues the shards on the worker that made the plan until work stealing moves them
+        # (one of two workers idle for the first 0.2 s of a 3.5 s shard phase).
+        from distributed import wait
+        wait([self.plan_future])
+        client.replicate([self.plan_future])
         self.spec = spec
         self.lost_since: Dict[int, float] = {}
 
