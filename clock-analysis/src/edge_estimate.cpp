@@ -169,8 +169,16 @@ graph::TimeCorrection edge_time_correction(const TimeBase& base, const graph::Sa
 std::int64_t corrected_link_tolerance_ns(const TimeBase& base, std::int64_t first_ns, std::int64_t last_ns) {
     long double largest = -1, second = -1;
     for (std::uint32_t i = 0; i < base.clocks.size(); ++i) {
-        const auto bound = base.error_bound(i, first_ns, last_ns);
+        auto bound = base.error_bound(i, first_ns, last_ns);
         if (!bound) continue;
+        // A later piece's start: a sample stamped near a step may be taken
+        // by the wrong side of it, off by the step's size besides the bounds.
+        const auto& pieces = base.clocks[i].pieces;
+        for (std::size_t k = 1; k < pieces.size(); ++k) {
+            const ClockPiece &p = pieces[k], &before = pieces[k - 1];
+            const long double jump = std::fabs(p.offset_ns - (before.offset_ns + before.drift_ppm * 1e-6L * static_cast<long double>(p.from_ns - before.from_ns)));
+            if (const auto b = base.error_bound(i, p.from_ns, p.from_ns)) bound = std::max(*bound, *b + jump);
+        }
         if (*bound > largest) second = largest, largest = *bound;
         else if (*bound > second) second = *bound;
     }

@@ -46,7 +46,9 @@ graph::TimeCorrection edge_time_correction(const TimeBase& base, const graph::Sa
 // Linking the corrected run: a receive may still precede its send by as much
 // as the two instances' error bounds together, so links are admitted that
 // far back (the two largest bounds over [first_ns, last_ns], rounded up).
-// 0 when fewer than two instances are placed with bounds.
+// 0 when fewer than two instances are placed with bounds. The bounds are
+// taken at the ends and at every later piece's start, plus the size of its
+// change there: a sample stamped near a step may be corrected by the wrong side.
 std::int64_t corrected_link_tolerance_ns(const TimeBase& base, std::int64_t first_ns, std::int64_t last_ns);
 
 // The links of the corrected run whose consumer is stamped before its
