@@ -1,5 +1,6 @@
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
 
+#include "instance_files.hpp"
 #include "json_text.hpp"
 #include "hashtrace/text/text.hpp"
 
@@ -11,6 +12,7 @@
 namespace hashtrace::clock_analysis {
 namespace {
 
+using clock_analysis::detail::instance_of_files;
 using clock_analysis::detail::json_string;
 
 // Guaranteed bounds round outwards.
@@ -51,20 +53,6 @@ std::vector<std::string> instance_names(const graph::SampleSet& samples) {
     std::vector<std::string> names;
     for (std::uint32_t i = 0; i < samples.instances.size(); ++i) names.push_back(instance_name(samples, i));
     return names;
-}
-
-// The instance of each file; nullopt for a file mixing instances.
-std::vector<std::optional<std::uint32_t>> instance_of_files(const graph::SampleSet& samples) {
-    std::vector<std::optional<std::uint32_t>> of(samples.files.size());
-    std::vector<bool> mixed(samples.files.size(), false);
-    for (const auto& tp : samples.tracepoints) {
-        auto& o = of[tp.file];
-        if (o && *o != tp.instance_id) mixed[tp.file] = true;
-        o = tp.instance_id;
-    }
-    for (std::size_t f = 0; f < of.size(); ++f)
-        if (mixed[f]) of[f].reset();
-    return of;
 }
 
 }  // namespace
@@ -122,6 +110,9 @@ std::string render_estimate_text(const TimeBase& base, const graph::SampleSet& s
                 out += line;
             }
     }
+    if (base.relinked_edges)
+        out += "re-linked per piece with the bounds' tolerance: " + std::to_string(*base.relinked_edges) + " message edges changed (" +
+               std::to_string(base.relink_rounds) + (base.relink_rounds == 1 ? " linking)\n" : " linkings)\n");
     for (const auto& w : base.warnings) out += "warning: " + w + "\n";
     return out;
 }
@@ -148,7 +139,7 @@ std::string render_estimate_json(const TimeBase& base, const graph::SampleSet& s
     }
     j += "],\"warnings\":[";
     for (std::size_t i = 0; i < base.warnings.size(); ++i) j += (i ? "," : "") + json_string(base.warnings[i]);
-    return j + "]}";
+    return j + "]" + (base.relinked_edges ? ",\"relinked_edges\":" + std::to_string(*base.relinked_edges) : "") + "}";
 }
 
 graph::TimeCorrection edge_time_correction(const TimeBase& base, const graph::SampleSet& samples, std::vector<std::string>& warnings) {
