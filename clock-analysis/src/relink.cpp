@@ -47,18 +47,21 @@ graph::SampleSet corrected_copy(const graph::SampleSet& samples, const TimeBase&
 // linking made producers of cross-instance messages; nullopt when none
 // repeats a value. On times corrected to within less than half of it, a
 // window that wide finds a message's own producer and never the next use
-// of its hash.
+// of its hash. A counter that wraps reuses all its values alike, so on a
+// run over a million samples only every 16th hash id is looked at (the
+// table holds one entry per value and source).
 std::optional<std::int64_t> shortest_reuse_ns(const graph::SampleSet& samples, const graph::Graph& first) {
     std::vector<bool> sends(samples.source_count, false);
     for (const graph::Edge& e : first.edges) {
         const auto &a = samples.tracepoint_of(e.from), &b = samples.tracepoint_of(e.to);
         if (a.instance_id != b.instance_id) sends[a.source_id] = true;
     }
+    const graph::HashId stride = samples.size() > 1'000'000 ? 16 : 1;
     std::unordered_map<std::uint64_t, std::int64_t> last;  // (source, hash) -> its latest output
     std::int64_t shortest = std::numeric_limits<std::int64_t>::max();
     for (std::size_t i = 0; i < samples.size(); ++i) {
         const auto source = samples.tracepoint_of(static_cast<graph::SampleIndex>(i)).source_id;
-        if (!sends[source] || samples.output[i] == graph::kNoHash) continue;
+        if (!sends[source] || samples.output[i] == graph::kNoHash || samples.output[i] % stride != 0) continue;
         const auto [it, fresh] = last.try_emplace((std::uint64_t{source} << 32) | samples.output[i], samples.time_ns[i]);
         if (!fresh) shortest = std::min(shortest, samples.time_ns[i] - std::exchange(it->second, samples.time_ns[i]));
     }
@@ -102,8 +105,7 @@ std::size_t refused_count(const TimeBase& base) {
     return static_cast<std::size_t>(std::count_if(base.fits.begin(), base.fits.end(), [](const DirectedFit& d) { return d.fit.problem.has_value(); }));
 }
 
-// Whether an estimate warrants re-linking: a clock in pieces (a step or a
-// new rate), or a first linking that admitted a tolerance.
+// A clock in pieces (a step or a new rate): the estimate warrants re-linking.
 bool has_pieces(const TimeBase& base) {
     return std::any_of(base.clocks.begin(), base.clocks.end(), [](const InstanceClock& c) { return c.pieces.size() > 1; });
 }
@@ -144,8 +146,7 @@ TimeBase estimate_and_relink(const graph::SampleSet& samples, const graph::Graph
     if (reference) options.reference = resolve_reference(samples, messages, *reference);
     TimeBase base = estimate_time_base(messages, first_sample_ns(samples), names_of(samples), options);
     if (!has_pieces(base) && !confirmed_by) return base;
-    // No value reused: a window as wide as the first linking's (or, linked
-    // as the clocks said, the bounds' alone).
+    // No value reused: the window is max_tolerance_ns wide.
     const std::int64_t reuse = shortest_reuse_ns(samples, confirmed_by ? *confirmed_by : graph).value_or(std::numeric_limits<std::int64_t>::max());
     Relinked r = relink_by_pieces(samples, messages, std::move(base), link, options, reuse, max_tolerance_ns);
     r.base.relinked_edges = r.changed_edges;
