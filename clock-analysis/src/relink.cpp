@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
 #include <unordered_map>
 #include <utility>
 
@@ -20,25 +19,36 @@ std::vector<std::string> names_of(const graph::SampleSet& samples) {
     return names;
 }
 
-// A copy of the samples with each placed instance's times on the
-// reference's clock, in time order; `order[i]` is the index in `samples` of
-// the copy's sample i.
+// A copy of the samples of the placed instances (only their pairs are
+// re-linked), their times on the reference's clock, in time order;
+// `order[i]` is the index in `samples` of the copy's sample i.
 graph::SampleSet corrected_copy(const graph::SampleSet& samples, const TimeBase& base, std::vector<graph::SampleIndex>& order) {
     const auto of = detail::instance_of_files(samples);
     std::vector<std::int64_t> t(samples.size());
+    order.clear();
     for (std::size_t i = 0; i < samples.size(); ++i) {
         const auto& instance = of[samples.file_of(static_cast<graph::SampleIndex>(i))];
-        t[i] = instance ? base.to_reference(*instance, samples.time_ns[i]).value_or(samples.time_ns[i]) : samples.time_ns[i];
+        if (!instance || !base.clocks[*instance].placed) continue;
+        t[i] = *base.to_reference(*instance, samples.time_ns[i]);
+        order.push_back(static_cast<graph::SampleIndex>(i));
     }
-    order.resize(samples.size());
-    std::iota(order.begin(), order.end(), graph::SampleIndex{0});
     std::stable_sort(order.begin(), order.end(), [&](graph::SampleIndex a, graph::SampleIndex b) { return t[a] < t[b]; });
-    graph::SampleSet copy = samples;
-    copy.for_each_column([&](auto& column) {
-        auto source = column;
-        for (std::size_t i = 0; i < order.size(); ++i) column[i] = source[order[i]];
-    });
-    for (std::size_t i = 0; i < order.size(); ++i) copy.time_ns[i] = t[order[i]];
+    graph::SampleSet copy;
+    copy.tracepoints = samples.tracepoints;
+    copy.instances = samples.instances;
+    copy.node_names = samples.node_names;
+    copy.source_count = samples.source_count;
+    copy.files = samples.files;
+    copy.hash_count = samples.hash_count;
+    const auto take = [&](auto& column, const auto& from) {
+        column.resize(order.size());
+        for (std::size_t i = 0; i < order.size(); ++i) column[i] = from[order[i]];
+    };
+    take(copy.input, samples.input);
+    take(copy.output, samples.output);
+    take(copy.tracepoint, samples.tracepoint);
+    take(copy.thread, samples.thread);
+    take(copy.time_ns, t);
     return copy;
 }
 
