@@ -197,15 +197,28 @@ ClockEstimateOptions read_clock_estimate_options(Args& args) {
 clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options,
                                                const ClockEstimateOptions& estimate, bool keep_hash_ids) {
     try {
+        // Re-linking per piece links time-corrected copies, with the hash ids.
+        const clock_analysis::LinkCorrected relink = [&](graph::SampleSet& copy, std::int64_t tolerance_ns) {
+            PipelineOptions o = options;
+            o.tolerance_ms = static_cast<double>(std::max<std::int64_t>(tolerance_ns, std::llround(options.tolerance_ms * 1e6))) * 1e-6;
+            o.progress = false;
+            return link_stage(copy, spec, o, /*keep_hash_ids=*/false);
+        };
         const bool may_widen = estimate.max_offset_ms > options.tolerance_ms;
-        const auto graph = link_stage(samples, spec, options, keep_hash_ids || may_widen);
-        auto base = clock_analysis::estimate_from_graph(samples, graph, estimate.reference);
+        const auto graph = link_stage(samples, spec, options, /*keep_hash_ids=*/true);
+        const std::int64_t widest = std::llround(std::max(estimate.max_offset_ms, options.tolerance_ms) * 1e6);
+        auto base = clock_analysis::estimate_and_relink(samples, graph, estimate.reference, relink, widest);
         // Warnings: an instance not placed, or constraints refused.
-        if (!may_widen || base.warnings.empty() || graph.unlinked_inputs * 100 <= graph.edges.size()) return base;
+        if (!may_widen || base.warnings.empty() || graph.unlinked_inputs * 100 <= graph.edges.size()) {
+            if (!keep_hash_ids) samples.drop_hash_ids();
+            return base;
+        }
         PipelineOptions wide = options;
         wide.tolerance_ms = estimate.max_offset_ms;
-        const auto wide_graph = link_stage(samples, spec, wide, keep_hash_ids);
-        return clock_analysis::estimate_from_graph(samples, wide_graph, estimate.reference, &graph);
+        const auto wide_graph = link_stage(samples, spec, wide, /*keep_hash_ids=*/true);
+        base = clock_analysis::estimate_and_relink(samples, wide_graph, estimate.reference, relink, widest, &graph);
+        if (!keep_hash_ids) samples.drop_hash_ids();
+        return base;
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }

@@ -1,5 +1,6 @@
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
 
+#include "instance_files.hpp"
 #include "json_values.hpp"
 #include "hashtrace/text/text.hpp"
 
@@ -11,6 +12,7 @@
 namespace hashtrace::clock_analysis {
 namespace {
 
+using clock_analysis::detail::instance_of_files;
 using detail::json;
 
 // Guaranteed bounds round outwards.
@@ -46,20 +48,6 @@ std::vector<std::string> instance_names(const graph::SampleSet& samples) {
     std::vector<std::string> names;
     for (std::uint32_t i = 0; i < samples.instances.size(); ++i) names.push_back(instance_name(samples, i));
     return names;
-}
-
-// The instance of each file; nullopt for a file mixing instances.
-std::vector<std::optional<std::uint32_t>> instance_of_files(const graph::SampleSet& samples) {
-    std::vector<std::optional<std::uint32_t>> of(samples.files.size());
-    std::vector<bool> mixed(samples.files.size(), false);
-    for (const auto& tp : samples.tracepoints) {
-        auto& o = of[tp.file];
-        if (o && *o != tp.instance_id) mixed[tp.file] = true;
-        o = tp.instance_id;
-    }
-    for (std::size_t f = 0; f < of.size(); ++f)
-        if (mixed[f]) of[f].reset();
-    return of;
 }
 
 }  // namespace
@@ -117,6 +105,9 @@ std::string render_estimate_text(const TimeBase& base, const graph::SampleSet& s
                 out += line;
             }
     }
+    if (base.relinked_edges)
+        out += "re-linked per piece with the bounds' tolerance: " + std::to_string(*base.relinked_edges) + " message edges changed (" +
+               std::to_string(base.relink_rounds) + (base.relink_rounds == 1 ? " linking)\n" : " linkings)\n");
     for (const auto& w : base.warnings) out += "warning: " + w + "\n";
     return out;
 }
@@ -141,6 +132,7 @@ json estimate_json(const TimeBase& base, const graph::SampleSet& samples) {
         j["clock_estimates"].push_back(std::move(clock));
     }
     j["warnings"] = base.warnings;
+    if (base.relinked_edges) j["relinked_edges"] = *base.relinked_edges;  // only where re-linking ran
     return j;
 }
 
@@ -166,8 +158,16 @@ graph::TimeCorrection edge_time_correction(const TimeBase& base, const graph::Sa
 std::int64_t corrected_link_tolerance_ns(const TimeBase& base, std::int64_t first_ns, std::int64_t last_ns) {
     long double largest = -1, second = -1;
     for (std::uint32_t i = 0; i < base.clocks.size(); ++i) {
-        const auto bound = base.error_bound(i, first_ns, last_ns);
+        auto bound = base.error_bound(i, first_ns, last_ns);
         if (!bound) continue;
+        // A later piece's start: a sample stamped near a step may be taken
+        // by the wrong side of it, off by the step's size besides the bounds.
+        const auto& pieces = base.clocks[i].pieces;
+        for (std::size_t k = 1; k < pieces.size(); ++k) {
+            const ClockPiece &p = pieces[k], &before = pieces[k - 1];
+            const long double jump = std::fabs(p.offset_ns - (before.offset_ns + before.drift_ppm * 1e-6L * static_cast<long double>(p.from_ns - before.from_ns)));
+            if (const auto b = base.error_bound(i, p.from_ns, p.from_ns)) bound = std::max(*bound, *b + jump);
+        }
         if (*bound > largest) second = largest, largest = *bound;
         else if (*bound > second) second = *bound;
     }

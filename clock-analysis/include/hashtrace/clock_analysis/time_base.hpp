@@ -65,6 +65,10 @@ struct TimeBase {
     std::vector<DirectedFit> fits;
     std::vector<InstanceClock> clocks;      // one per instance
     std::vector<std::string> warnings;      // refusals and instances that cannot be placed (names by the caller's namer)
+    // Set by re-linking per piece (edge_estimate.hpp): message edges it
+    // changed, and the linkings it did; nullopt when it did not run.
+    std::optional<std::uint64_t> relinked_edges;
+    unsigned relink_rounds = 0;
 
     ClockAt at(std::uint32_t instance, std::int64_t reference_ns) const;
     // The reference time of an instance's timestamp; nullopt unless placed.
