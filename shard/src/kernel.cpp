@@ -78,38 +78,94 @@ struct LinksOfPair {
     }
 };
 
-// The links the shard owns (by their producer), per pair of tracepoints
-// named as the spec names them ("node/tracepoint"): instances of a node add up.
-std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const graph::SampleSet& s, const graph::Graph& g, const TimeBins& bins,
-                                                                         SampleIndex begin, SampleIndex end) {
+std::uint64_t mix(std::uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// FNV-1a of the text: the same on every machine and build (std::hash need not be).
+std::uint64_t text_hash(const std::string& text) {
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+    return h;
+}
+
+// What the shard learns from its edges, in one pass over the owned ones (a
+// consumer's tracepoint and time are a read from anywhere in the window: read
+// once, for all three) and one over the margins' for the longest links.
+struct EdgeFacts {
     std::unordered_map<std::uint64_t, LinksOfPair> by_ids;  // tracepoint ids in this window: cheap to look up
+    // The digest of the links the shard owns (SampleSet ids differ between
+    // shards: each end is known by its names and time).
+    std::uint64_t digest = 0;
+    std::vector<std::int64_t> longest_into;  // by the consumer's tracepoint id, the whole window's: -1 none
+};
+
+// A sample as the link digest knows it. One mixing: for one tracepoint,
+// `hash ^ time` already differs with the time.
+std::uint64_t end_of(const std::vector<std::uint64_t>& of_tracepoint, std::uint32_t tracepoint, std::int64_t time_ns) {
+    return mix(of_tracepoint[tracepoint] ^ static_cast<std::uint64_t>(time_ns));
+}
+
+// The owned links (by their producer): per pair of tracepoint ids their
+// latencies and count per bin, the digest, the longest into each tracepoint.
+void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBins& bins, SampleIndex begin, SampleIndex end, EdgeFacts& out) {
+    std::vector<std::uint64_t> of_tracepoint;
+    for (const graph::Tracepoint& t : s.tracepoints) of_tracepoint.push_back(text_hash(t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name));
     std::uint64_t last_key = ~std::uint64_t{0};
     LinksOfPair* last = nullptr;  // a producer's links mostly go where the previous one's went
     // Producers come in time order: their bin only grows, found again (a division) when a bin ends.
     std::uint32_t bin = 0;
     std::int64_t bin_end_ns = std::numeric_limits<std::int64_t>::min();
     for (SampleIndex v = begin; v < end; ++v) {
-        if (s.time_ns[v] >= bin_end_ns) {
-            bin = bins.bin_of(s.time_ns[v]);
+        if (g.out_offset[v] == g.out_offset[v + 1]) continue;
+        const std::int64_t from_ns = s.time_ns[v];
+        if (from_ns >= bin_end_ns) {
+            bin = bins.bin_of(from_ns);
             bin_end_ns = bin + 1 < bins.count ? bins.origin_ns + std::int64_t(bin + 1) * bins.width_ns : std::numeric_limits<std::int64_t>::max();
         }
+        const std::uint64_t from_end = end_of(of_tracepoint, s.tracepoint[v], from_ns) * 3;
         for (std::uint32_t i = g.out_offset[v]; i < g.out_offset[v + 1]; ++i) {
             const SampleIndex to = g.edges[i].to;
-            const std::uint64_t key = std::uint64_t(s.tracepoint[v]) << 32 | s.tracepoint[to];
+            const std::uint32_t to_tracepoint = s.tracepoint[to];
+            const std::int64_t to_ns = s.time_ns[to], latency = graph::elapsed_ns(from_ns, to_ns);
+            const std::uint64_t key = std::uint64_t(s.tracepoint[v]) << 32 | to_tracepoint;
             if (key != last_key) {
-                last = &by_ids[key];
+                last = &out.by_ids[key];
                 last_key = key;
                 if (last->per_bin.empty()) {
                     last->per_bin.assign(std::max<std::uint32_t>(bins.count, 1), 0);
                     last->batch.reserve(LinksOfPair::kBatch);
                 }
             }
-            last->add(graph::elapsed_ns(s.time_ns[v], s.time_ns[to]));
+            last->add(latency);
             ++last->per_bin[bin];
+            out.digest += mix(from_end + end_of(of_tracepoint, to_tracepoint, to_ns));
+            out.longest_into[to_tracepoint] = std::max(out.longest_into[to_tracepoint], latency);
         }
     }
+}
+
+// The longest link into each tracepoint among those of the margins' producers.
+void margin_edges(const graph::SampleSet& s, const graph::Graph& g, SampleIndex begin, SampleIndex end, EdgeFacts& out) {
+    const auto longest = [&](std::uint32_t first, std::uint32_t last) {
+        for (std::uint32_t i = first; i < last; ++i) {
+            const graph::Edge& e = g.edges[i];
+            std::int64_t& into = out.longest_into[s.tracepoint[e.to]];
+            into = std::max(into, graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]));
+        }
+    };
+    longest(0, g.out_offset[begin]);
+    longest(g.out_offset[end], static_cast<std::uint32_t>(g.edges.size()));
+}
+
+// The owned links per pair of tracepoints named as the spec names them
+// ("node/tracepoint"): instances of a node add up.
+std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const graph::SampleSet& s, EdgeFacts& facts) {
     std::map<std::pair<std::string, std::string>, LinkSummary> out;
-    for (auto& [ids, links] : by_ids) {
+    for (auto& [ids, links] : facts.by_ids) {
         LinkSummary& into = out[{label(s.tracepoints[ids >> 32]), label(s.tracepoints[ids & 0xffffffffu])}];
         links.flush();
         into.latency.append(links.latency);
@@ -139,44 +195,13 @@ void count_leftovers(const graph::SampleSet& s, const graph::Graph& g, SampleInd
     }
 }
 
-std::uint64_t mix(std::uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-// FNV-1a of the text: the same on every machine and build (std::hash need not be).
-std::uint64_t text_hash(const std::string& text) {
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
-    return h;
-}
-
-// The digest of the links the shard owns (SampleSet ids differ between
-// shards: each end is known by its names and time).
-std::uint64_t link_digest(const graph::SampleSet& s, const graph::Graph& g, SampleIndex begin, SampleIndex end) {
-    std::vector<std::uint64_t> of_tracepoint;
-    for (const graph::Tracepoint& t : s.tracepoints) of_tracepoint.push_back(text_hash(t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name));
-    // One mixing per end: for one tracepoint, `hash ^ time` already differs with the time.
-    auto end_of = [&](SampleIndex v) { return mix(of_tracepoint[s.tracepoint[v]] ^ static_cast<std::uint64_t>(s.time_ns[v])); };
-    std::uint64_t digest = 0;
-    for (std::uint32_t i = g.out_offset[begin]; i < g.out_offset[end]; ++i) digest += mix(end_of(g.edges[i].from) * 3 + end_of(g.edges[i].to));
-    return digest;
-}
-
 // What MarginReport needs of a shard: the longest link into each
 // tracepoint in the whole window, and the owned inputs without producer by
 // their time since the window's start (none in the run's first shard: no
 // producer lies before it). Histograms at 1 %: a count near a boundary, not a latency.
 void check_margin(const graph::SampleSet& s, const graph::Graph& g, const ShardWindow& w, SampleIndex begin, SampleIndex end,
-                  MarginReport& out) {
+                  const std::vector<std::int64_t>& longest_into, MarginReport& out) {
     out.margin_ns = w.margin_ns;
-    std::vector<std::int64_t> longest_into(s.tracepoints.size(), -1);
-    for (const graph::Edge& e : g.edges) {
-        std::int64_t& longest = longest_into[s.tracepoint[e.to]];
-        longest = std::max(longest, graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]));
-    }
     for (std::size_t t = 0; t < longest_into.size(); ++t)
         if (longest_into[t] >= 0) out.add_link_into(label(s.tracepoints[t]), longest_into[t]);
     if (w.own_from_ns <= w.run_first_ns) return;
@@ -231,9 +256,13 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     // Two halves with nothing in common (the kernel's own loops are serial): the links, and the metrics' values.
     graph::parallel::for_each(2, graph::parallel::thread_count(measure.threads), [&](std::size_t half, unsigned) {
         if (half == 0) {
-            out.links = link_summaries(s, g, out.bins, begin, end);
-            out.link_digest = link_digest(s, g, begin, end);
-            check_margin(s, g, w, begin, end, out.margin);
+            EdgeFacts facts;
+            facts.longest_into.assign(s.tracepoints.size(), -1);
+            owned_edges(s, g, out.bins, begin, end, facts);
+            margin_edges(s, g, begin, end, facts);
+            out.links = link_summaries(s, facts);
+            out.link_digest = facts.digest;
+            check_margin(s, g, w, begin, end, facts.longest_into, out.margin);
             return;
         }
         count_leftovers(s, g, begin, end, out);
