@@ -185,8 +185,8 @@ void BM_TracepointPerCall(benchmark::State& state) {
 }
 
 // ---- The floor under a tracepoint on this machine --------------------------
-// What any tracepoint of this design must pay: reading the clock, and handing
-// a sample to another thread through the queue. Side by side with the
+// What any tracepoint of this design must pay: reading the clock, and storing
+// the sample where another thread will read it. Side by side with the
 // tracepoints above, so the distance to the floor is visible.
 
 void BM_FloorClockTsc(benchmark::State& state) {
@@ -199,7 +199,8 @@ void BM_FloorClockGettime(benchmark::State& state) {
 
 // The TSC read plus a producer-token enqueue of a sample's cache lines (1 for
 // hashes, 2 for a deferred 64-byte payload) into a moodycamel queue that a
-// second thread drains, the way the writer drains the session's.
+// second thread drains: the hand-off tracepoints made before they wrote into
+// their thread's ring in place, kept to show what the ring saves.
 struct FloorQueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
     static const size_t BLOCK_SIZE = 256;
     static const size_t EXPLICIT_INITIAL_INDEX_SIZE = 4096;
