@@ -114,7 +114,9 @@ QueuedSample* prepare_slow(ThreadState& ts, const CallSite& site) noexcept;
 inline QueuedSample* prepare(ThreadState& ts, const CallSite& site) noexcept {
     if (__builtin_expect(ts.session != g_session.load(std::memory_order_acquire) || ts.head >= ts.limit, 0))
         return prepare_slow(ts, site);
-    return ts.slots + (ts.head & ts.mask);
+    QueuedSample* s = ts.slots + (ts.head & ts.mask);
+    if (!s) __builtin_unreachable();  // only the slow path returns null: callers test it there alone
+    return s;
 }
 
 // Hands the prepared slot to the writer: one release store.

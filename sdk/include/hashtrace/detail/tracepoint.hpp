@@ -114,8 +114,10 @@ inline void finish_slot(ThreadState& ts, QueuedSample* s, const CallSite& site, 
     s->site = &site;
     s->seq = ts.seq++;
     s->thread = ts.id;
-    s->flags = flags;
-    if (stamp(s->time_ns)) s->flags = static_cast<std::uint8_t>(flags | QueuedSample::kTscStamp);
+    std::int64_t t;
+    const bool tsc = stamp(t);
+    s->flags = static_cast<std::uint8_t>(flags | (tsc ? QueuedSample::kTscStamp : 0));
+    s->time_ns = t;
 }
 
 // Hashed on this thread: stamped first (the sample marks when the tracepoint
