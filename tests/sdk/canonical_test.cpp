@@ -3,6 +3,7 @@
 #include <hashtrace/canonical.hpp>
 
 #include <gtest/gtest.h>
+#include <openssl/md5.h>
 
 #include <vector>
 
@@ -73,6 +74,31 @@ TEST(CanonicalBytes, SpansOfEveryLengthCopyExactly) {
         want[1] = static_cast<char>(n >> 8);
         want.append(reinterpret_cast<const char*>(source.data() + 1), n);
         ASSERT_EQ(got, want) << n;
+    }
+}
+
+// Short messages are padded in place and compressed without MD5()'s context:
+// every length, across the one- and two-block bounds (55/56, 119/120) and the
+// hand-over to MD5() itself, gives MD5()'s digest, as raw bytes and as a span.
+TEST(CanonicalBytes, Md5OfEveryLengthIsOpenSslsMd5) {
+    std::vector<unsigned char> source(301);
+    for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<unsigned char>(i * 13 + 5);
+    auto reference = [](const unsigned char* p, std::size_t n) {
+        hashtrace::Hash128 h;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        MD5(p, n, h.bytes.data());
+#pragma GCC diagnostic pop
+        return h;
+    };
+    for (std::size_t n = 0; n <= 300; ++n) {
+        ASSERT_EQ(hashtrace::hash_canonical_bytes(hashtrace::HashFunction::md5, source.data() + 1, n),
+                  reference(source.data() + 1, n))
+            << n;
+        const std::string canonical = hashtrace::canonical_bytes(hashtrace::bytes(source.data() + 1, n));
+        ASSERT_EQ(hashtrace::hash_of(hashtrace::HashFunction::md5, hashtrace::bytes(source.data() + 1, n)),
+                  reference(reinterpret_cast<const unsigned char*>(canonical.data()), canonical.size()))
+            << n;
     }
 }
 

@@ -44,6 +44,14 @@ struct is_raw_hashable : std::false_type {};
     template <>                      \
     struct hashtrace::is_raw_hashable<Type> : std::true_type {}
 
+// For the few functions a deferred tracepoint's copy is made of: a call to
+// any of them would cost more than its body.
+#if defined(__GNUC__)
+#define HASHTRACE_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define HASHTRACE_ALWAYS_INLINE
+#endif
+
 namespace hashtrace {
 namespace detail {
 
@@ -84,7 +92,7 @@ inline void store_u32le(unsigned char* p, std::uint32_t v) noexcept {
 
 // Feeds the canonical bytes of one value to a sink with `put(const void*, size_t)`.
 template <class Sink, class T>
-void encode(Sink& sink, const T& v) noexcept {
+HASHTRACE_ALWAYS_INLINE inline void encode(Sink& sink, const T& v) noexcept {
     using U = remove_cvref_t<T>;
     static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                   "canonical encoding is written for little-endian hosts");
@@ -110,11 +118,34 @@ void encode(Sink& sink, const T& v) noexcept {
     }
 }
 
+// Copies n bytes known only at run time, inline where n is small (a
+// tracepoint's state, most often): two overlapping loads and stores per size
+// class instead of a call to memcpy.
+HASHTRACE_ALWAYS_INLINE inline void copy_bytes(unsigned char* d, const void* src, std::size_t n) noexcept {
+    const auto* s = static_cast<const unsigned char*>(src);
+    if (n > 64) {
+        std::memcpy(d, s, n);
+    } else if (n >= 16) {
+        for (std::size_t i = 0; i + 16 < n; i += 16) std::memcpy(d + i, s + i, 16);
+        std::memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 8) {
+        std::memcpy(d, s, 8);
+        std::memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        std::memcpy(d, s, 4);
+        std::memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n > 0) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+
 // Copies canonical bytes into a caller's buffer (which must be large enough).
 struct CopySink {
     unsigned char* out;
-    void put(const void* p, std::size_t n) noexcept {
-        if (n) std::memcpy(out, p, n);
+    HASHTRACE_ALWAYS_INLINE void put(const void* p, std::size_t n) noexcept {
+        copy_bytes(out, p, n);
         out += n;
     }
 };
@@ -132,7 +163,7 @@ struct HashingSink {
 
     void put(const void* p, std::size_t n) noexcept {
         if (used + n <= kBuffer) {
-            if (n) std::memcpy(buf + used, p, n);
+            copy_bytes(buf + used, p, n);
             used += n;
             return;
         }
@@ -150,7 +181,8 @@ struct HashingSink {
         }
     }
     Hash128 finish() noexcept {
-        if (!streaming) return Hasher::oneshot(buf, used);
+        static_assert(kBuffer >= 128, "oneshot_in_place pads up to 128 bytes in buf");
+        if (!streaming) return Hasher::oneshot_in_place(buf, used);
         hasher.update(buf, used);
         return hasher.finish();
     }

@@ -13,8 +13,8 @@
 //   }
 //
 // Each TRACEPOINT takes a time stamp, hashes the state you name into a 128-bit
-// input hash and output hash, and pushes the sample to a lock-free queue; a
-// writer thread drains the queue into one log file per process run
+// input hash and output hash, and writes the sample into its thread's ring; a
+// writer thread drains the rings into one log file per process run
 // (<log_dir>/<node>-<instance>.htlog, or .csv). After the run, `hashtrace
 // analyze` links samples whose output hash equals another's input hash.
 //
@@ -27,11 +27,12 @@
 //                                        links only with other XXH3 samples)
 //   TRACEPOINT_FAST_DEFERRED(name, ...)  both
 //
-// Cost on the application thread (docs/benchmarks.md): a time stamp (the TSC
-// where the kernel keeps time with it, converted to CLOCK_REALTIME by the
-// writer; else clock_gettime, a vDSO call), the hash (or a copy), a few stores
-// and an enqueue through a per-thread producer token. No lock, no allocation (after a thread's first
-// tracepoint, which creates its token), no I/O.
+// Cost on the application thread (docs/benchmarks.md): the hash (or a copy of
+// the state's bytes) written in place into the next slot of the thread's own
+// ring, a time stamp (the TSC where the kernel keeps time with it, converted
+// to CLOCK_REALTIME by the writer; else clock_gettime, a vDSO call), and one
+// release store that hands the slot to the writer thread. No lock, no
+// allocation (after a thread's first tracepoint, which gets its ring), no I/O.
 //
 // Compile with -DHASHTRACE_DISABLE to turn every macro into nothing;
 // hashtrace::set_enabled(false) turns recording off at run time for the cost
@@ -143,7 +144,7 @@ inline Stats stats() { return detail::runtime().stats(); }
             [&](const auto&... hashtrace_args_) {                                                        \
                 static const ::hashtrace::detail::CallSite hashtrace_site_(                              \
                     name, ::hashtrace::detail::types_of(hashtrace_args_...), fn, deferred);              \
-                ::hashtrace::detail::record(hashtrace_site_, hashtrace_args_...);                        \
+                ::hashtrace::detail::record<fn, deferred>(hashtrace_site_, hashtrace_args_...);        \
             }(__VA_ARGS__);                                                                              \
         }                                                                                                \
     } while (0)

@@ -1,19 +1,18 @@
 // hashtrace/detail/runtime.hpp - the process-wide state behind the macros:
-// the sample queue, each thread's producer token, and the writer thread.
+// each thread's ring, the switches the hot path reads, and the writer thread.
 // The runtime's jobs live in headers of their own: thread_queues.hpp (the
 // per-thread queues), signals.hpp, writer.hpp, session.hpp (start and stop).
 //
-// Hot path (record -> enqueue): one relaxed load of the recording flag, a
-// thread-local read, the clock, the hash, and try_enqueue on this thread's own
-// sub-queue of a moodycamel ConcurrentQueue. Everything that allocates, locks
-// or calls the kernel happens on the writer thread or once per thread.
+// Hot path (record: prepare, write in place, commit): one relaxed load of the
+// recording flag, thread-local reads, the sample written into the next slot of
+// the thread's own ring (the state's bytes or its hashes), the clock, and one
+// release store of the ring's index. Everything that allocates, locks or calls
+// the kernel happens on the writer thread or once per thread.
 #pragma once
 
 #include "hashtrace/config.hpp"
 #include "hashtrace/detail/clock.hpp"
 #include "hashtrace/detail/queued_sample.hpp"
-
-#include <concurrentqueue/concurrentqueue.h>
 
 #include <atomic>
 #include <cstdint>
@@ -46,22 +45,15 @@
 
 namespace hashtrace::detail {
 
-// Each recording thread enqueues through its own producer token into its own
-// ring of pre-allocated blocks (see attach_thread), so try_enqueue never
-// allocates and one thread's burst cannot take another thread's room. The
-// block index must cover a whole ring: 4096 x 256 = 1 Mi samples per thread.
-struct QueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
-    static const size_t BLOCK_SIZE = 256;
-    static const size_t EXPLICIT_INITIAL_INDEX_SIZE = 4096;
-};
-using SampleQueue = moodycamel::ConcurrentQueue<QueuedSample, QueueTraits>;
-inline constexpr std::size_t kMaxQueueCapacity = QueueTraits::BLOCK_SIZE * QueueTraits::EXPLICIT_INITIAL_INDEX_SIZE;
+// The most samples a thread's ring holds (Config::queue_capacity).
+inline constexpr std::size_t kMaxQueueCapacity = std::size_t{1} << 20;
 
 #if defined(__SANITIZE_THREAD__)
-// ThreadSanitizer does not model std::atomic_thread_fence, with which the
-// queue hands items and blocks between threads, so it would report every item
-// as a race. In TSan builds only, a mutex brackets each queue operation to give
-// TSan the ordering the fences give; all other synchronisation stays checked.
+// ThreadSanitizer does not model std::atomic_thread_fence, with which
+// moodycamel's queue hands rings between threads (thread_queues.hpp), so it
+// would report the rings as races. In TSan builds only, a mutex brackets each
+// of those queue operations to give TSan the ordering the fences give; the
+// rings themselves (acquire and release indices) stay checked.
 inline std::mutex g_tsan_queue_mutex;
 #define HASHTRACE_QUEUE_OPERATION std::lock_guard<std::mutex> hashtrace_tsan_guard_(::hashtrace::detail::g_tsan_queue_mutex)
 #else
@@ -71,7 +63,6 @@ inline std::mutex g_tsan_queue_mutex;
 // Constant-initialised globals: reading them costs no initialisation guard.
 inline std::atomic<bool> g_recording{false};
 inline std::atomic<std::uint64_t> g_session{0};   // bumped by every start()
-inline std::atomic<SampleQueue*> g_queue{nullptr};
 inline std::atomic<int> g_full_policy{0};         // FullPolicy
 inline std::atomic<std::size_t> g_thread_capacity{0};  // samples in flight per thread (Config::queue_capacity)
 inline std::atomic<std::uint32_t> g_next_thread{1};
@@ -79,21 +70,57 @@ inline std::atomic<std::uint32_t> g_next_thread{1};
 inline bool is_recording() noexcept { return g_recording.load(std::memory_order_relaxed); }
 void set_recording(bool on) noexcept;
 
+// A thread's ring: slots the thread writes samples into in place, and the two
+// indices that hand them to the writer thread. One producer (the thread that
+// owns it), one consumer (the writer); never freed: a ring outlives its thread
+// and goes to the next thread that starts (thread_queues.hpp).
+struct ThreadRing {
+    explicit ThreadRing(std::size_t slot_count) : slots(new QueuedSample[slot_count]()), mask(slot_count - 1) {}
+    ThreadRing(const ThreadRing&) = delete;
+    ThreadRing& operator=(const ThreadRing&) = delete;
+
+    QueuedSample* const slots;  // a power of two of them
+    const std::uint64_t mask;
+    alignas(64) std::atomic<std::uint64_t> published{0};  // slots below are written: stored by the owner, release
+    alignas(64) std::atomic<std::uint64_t> consumed{0};   // slots below are read: stored by the writer, release
+};
+
 // Trivially destructible so the hot path reads it without a TLS init wrapper;
-// the token is released by a separate thread_local touched only in attach().
+// the ring goes back to the pool from a separate thread_local touched only in
+// attach_thread. The first five fields are all a tracepoint reads.
 struct ThreadState {
-    std::uint64_t session;
-    SampleQueue* queue;
-    moodycamel::ProducerToken* token;  // kept for the thread's life, across sessions
-    std::uint32_t id;
+    QueuedSample* slots;
+    std::uint64_t mask;
+    std::uint64_t head;   // the next slot's index: slots below it are published
+    std::uint64_t limit;  // head may grow to this before the writer's progress is read again
+    std::atomic<std::uint64_t>* published;
     std::uint64_t seq;
+    std::uint64_t session;
+    ThreadRing* ring;
+    std::uint64_t capacity;  // samples in flight at most (Config::queue_capacity)
+    std::uint32_t id;
+    bool ended;  // the thread is exiting: its ring went back to the pool
 };
 inline thread_local ThreadState t_state{};
 
 inline ThreadState& thread_state() noexcept { return t_state; }
 
-void attach_thread(ThreadState& ts) noexcept;              // first tracepoint of a thread in a session
-void enqueue_when_full(ThreadState& ts, const QueuedSample& s) noexcept;
+// The cold half of prepare(): a thread's first sample in a session, a full
+// ring. Null: the sample is not recorded, its drop counted.
+QueuedSample* prepare_slow(ThreadState& ts, const CallSite& site) noexcept;
+
+// The slot the thread's next sample is written into, in place, or null (a
+// drop, counted). Nothing reaches the writer before commit().
+inline QueuedSample* prepare(ThreadState& ts, const CallSite& site) noexcept {
+    if (__builtin_expect(ts.session != g_session.load(std::memory_order_acquire) || ts.head >= ts.limit, 0))
+        return prepare_slow(ts, site);
+    QueuedSample* s = ts.slots + (ts.head & ts.mask);
+    if (!s) __builtin_unreachable();  // only the slow path returns null: callers test it there alone
+    return s;
+}
+
+// Hands the prepared slot to the writer: one release store.
+inline void commit(ThreadState& ts) noexcept { ts.published->store(++ts.head, std::memory_order_release); }
 
 class Writer;
 
@@ -112,19 +139,6 @@ private:
     Stats last_stats_{};
     std::string last_path_;
 };
-
-inline void enqueue(ThreadState& ts, QueuedSample& s) noexcept {
-    if (__builtin_expect(ts.session != g_session.load(std::memory_order_acquire), 0))
-        attach_thread(ts);
-    s.thread = ts.id;
-    s.seq = ts.seq++;  // also on a drop: the gap tells readers where samples are missing
-    bool queued;
-    {
-        HASHTRACE_QUEUE_OPERATION;
-        queued = ts.queue->try_enqueue(*ts.token, s);
-    }
-    if (__builtin_expect(!queued, 0)) enqueue_when_full(ts, s);
-}
 
 Runtime& runtime() noexcept;
 

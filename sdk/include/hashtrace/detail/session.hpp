@@ -68,16 +68,14 @@ HASHTRACE_RUNTIME_FN void Runtime::start(const Config& config) {
             {"hash_functions", "md5,xxh3_128"},
             {"writer", "hashtrace-sdk 0.1"},
         });
-    SampleQueue* queue = process_queue();
     const std::uint64_t session = g_session.load() + 1;
     auto writer = std::make_unique<Writer>(config, std::move(path), std::move(file));
     g_full_policy.store(static_cast<int>(config.when_full));
     g_thread_capacity.store(config.queue_capacity);
-    g_queue.store(queue, std::memory_order_release);
     g_session.store(session, std::memory_order_release);
     g_pending_signal.store(0);
     if (config.install_signal_handlers) install_signal_handlers();
-    writer->start(*queue, stamps);
+    writer->start(stamps);
     writer_ = writer.release();
     static bool at_exit_registered = [] { return std::atexit([] { runtime().stop(); }) == 0; }();
     (void)at_exit_registered;
@@ -111,7 +109,7 @@ HASHTRACE_RUNTIME_FN Stats Runtime::stats() const {
 
 HASHTRACE_RUNTIME_FN void Runtime::name_thread(std::string_view name) {
     ThreadState& ts = thread_state();
-    // A thread that names itself at start gets its queue ready now, not at its first tracepoint.
+    // A thread that names itself at start gets its ring ready now, not at its first tracepoint.
     if (is_recording() && ts.session != g_session.load(std::memory_order_acquire)) attach_thread(ts);
     if (ts.id == 0) ts.id = g_next_thread.fetch_add(1, std::memory_order_relaxed);
     auto& reg = thread_registry();

@@ -1,11 +1,13 @@
-// hashtrace/detail/thread_queues.hpp - the per-thread queues: the process's
-// one sample queue, each thread's producer token and ring of blocks, the
-// names of the recording threads, and what a full ring does.
+// hashtrace/detail/thread_queues.hpp - the per-thread rings: how a thread
+// gets one and gives it back, how the writer learns of it, the names of the
+// recording threads, and what a full ring does.
 // Nothing here runs on a tracepoint's fast path after a thread's first sample.
 #pragma once
 
 #include "hashtrace/detail/runtime.hpp"
-#include "hashtrace/detail/tracepoint.hpp"
+#include "hashtrace/detail/call_site.hpp"
+
+#include <concurrentqueue/concurrentqueue.h>
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #pragma GCC visibility push(default)  // one runtime per process: see runtime.hpp
 
@@ -35,82 +38,84 @@ inline ThreadRegistry& thread_registry() {
     return *r;
 }
 
-// One queue for the life of the process: threads keep their producer tokens
-// (and the blocks behind them) across sessions, and may outlive any session.
-inline SampleQueue* process_queue() {
-    static SampleQueue* q = new SampleQueue(0);  // no shared pool: each thread brings its own blocks
-    return q;
+// Rings change hands through two moodycamel queues, off the hot path: a
+// thread's new ring to the writer (which then reads it for the life of the
+// process, whichever session runs), and the ring of a thread that ended to the
+// next thread that starts. Neither queue is ever destroyed: threads may
+// outlive statics.
+using RingQueue = moodycamel::ConcurrentQueue<ThreadRing*>;
+inline RingQueue& new_rings() {
+    static RingQueue* q = new RingQueue;
+    return *q;
+}
+inline RingQueue& spare_rings() {
+    static RingQueue* q = new RingQueue;
+    return *q;
 }
 
-// Deletes a thread's producer token when the thread ends. Touched only from
-// attach_thread, so ordinary tracepoints never pay for thread_local destructors.
-struct TokenReaper {
-    ~TokenReaper() {
-        HASHTRACE_QUEUE_OPERATION;
-        delete t_state.token;
-        t_state.token = nullptr;
-    }
-};
-
-// A queue item the writer skips: used to give a new thread its blocks. The
-// last one of a batch carries a flag the writer sets once it got that far.
-struct PrewarmFence {
-    std::atomic<bool> reached{false};
-};
-
-inline QueuedSample prewarm_item(PrewarmFence* fence) noexcept {
-    QueuedSample q{};
-    q.site = nullptr;
-    std::memcpy(q.payload, &fence, sizeof fence);
-    return q;
+// Every ring the writers have been handed. Read and grown only by the writer
+// thread of the session running (one at a time, each joined before the next).
+inline std::vector<ThreadRing*>& known_rings() {
+    static auto* rings = new std::vector<ThreadRing*>;
+    return *rings;
 }
 
-// While a thread prepares its ring the writer must not consume, or the
-// producer would reuse the blocks it has just filled instead of allocating
-// the rest of its ring. The writer parks between batches while requests > 0.
-inline std::atomic<int> g_prewarm_requests{0};
-inline std::atomic<bool> g_writer_parked{false};
-
-// Gives the thread its own ring of `capacity` samples: with the writer parked,
-// enqueueing that many filler items (no sample: no call site) makes its producer allocate the
-// blocks; once the writer has consumed them the blocks stay in the producer's
-// ring, empty and reused, and enqueueing never allocates again. Takes well
-// under a millisecond (16 Ki samples), once per thread, at its first tracepoint
-// - or earlier, off the critical path, if the thread calls set_thread_name().
-inline void prewarm_thread_queue(ThreadState& ts, std::size_t capacity) noexcept {
-    const std::uint64_t session = g_session.load(std::memory_order_acquire);
-    auto session_over = [session] { return g_session.load(std::memory_order_acquire) != session || !is_recording(); };
-    g_prewarm_requests.fetch_add(1);
-    while (!g_writer_parked.load()) {
-        if (session_over()) break;
-        std::this_thread::yield();
-    }
-    const std::size_t blocks = (capacity + QueueTraits::BLOCK_SIZE - 1) / QueueTraits::BLOCK_SIZE;
-    const std::size_t items = blocks * QueueTraits::BLOCK_SIZE;
-    auto* fence = new PrewarmFence;
-    for (std::size_t i = 0; i < items; ++i) {
-        HASHTRACE_QUEUE_OPERATION;
-        ts.queue->enqueue(*ts.token, prewarm_item(i + 1 == items ? fence : nullptr));
-    }
-    g_prewarm_requests.fetch_sub(1);
-    while (!fence->reached.load(std::memory_order_acquire)) {
-        if (session_over()) return;  // fence leaks: rare, tiny
-        std::this_thread::yield();
-    }
-    delete fence;
-}
-
-HASHTRACE_RUNTIME_FN void attach_thread(ThreadState& ts) noexcept {
-    thread_local TokenReaper reaper;
-    (void)reaper;
-    if (!ts.token) {
-        ts.queue = g_queue.load(std::memory_order_acquire);
-        {
+// Gives the thread's ring to the pool when the thread ends: samples it holds
+// are still written (each slot names its thread), and the next thread to start
+// appends after them. Touched only from attach_thread, so ordinary tracepoints
+// never pay for thread_local destructors. A tracepoint run later in the
+// thread's exit (another thread_local's destructor) is counted as a drop.
+struct RingReaper {
+    ~RingReaper() {
+        ThreadState& ts = t_state;
+        if (ts.ring) {
             HASHTRACE_QUEUE_OPERATION;
-            ts.token = new moodycamel::ProducerToken(*ts.queue);
+            spare_rings().enqueue(ts.ring);
         }
-        prewarm_thread_queue(ts, g_thread_capacity.load(std::memory_order_relaxed));
+        ts.ring = nullptr;
+        ts.ended = true;
+        ts.session = 0;
+        ts.limit = ts.head;
     }
+};
+
+// The thread's ring from now on: its own if large enough, else a spare one
+// that is, else a new one, its pages touched now so tracepoints never fault.
+inline void take_ring(ThreadState& ts, std::size_t capacity) {
+    ThreadRing* spare = nullptr;
+    {
+        HASHTRACE_QUEUE_OPERATION;
+        if (ts.ring) spare_rings().enqueue(ts.ring);
+        if (spare_rings().try_dequeue(spare) && spare->mask + 1 < capacity) {
+            spare_rings().enqueue(spare);
+            spare = nullptr;
+        }
+    }
+    ThreadRing* r = spare;
+    if (!r) {
+        std::size_t slots = 64;
+        while (slots < capacity) slots *= 2;
+        r = new ThreadRing(slots);
+        HASHTRACE_QUEUE_OPERATION;
+        new_rings().enqueue(r);
+    }
+    ts.ring = r;
+    ts.slots = r->slots;
+    ts.mask = r->mask;
+    ts.published = &r->published;
+    ts.head = r->published.load(std::memory_order_relaxed);  // this thread is its only producer now
+}
+
+// A thread's first tracepoint in a session: a ring of at least
+// Config::queue_capacity slots, its number, its OS thread id for the log.
+HASHTRACE_RUNTIME_FN bool attach_thread(ThreadState& ts) noexcept {
+    if (ts.ended) return false;
+    thread_local RingReaper reaper;
+    (void)reaper;
+    const std::size_t capacity = g_thread_capacity.load(std::memory_order_relaxed);
+    if (!ts.ring || ts.mask + 1 < capacity) take_ring(ts, capacity);
+    ts.capacity = capacity;
+    ts.limit = ts.ring->consumed.load(std::memory_order_acquire) + capacity;
     if (ts.id == 0) ts.id = g_next_thread.fetch_add(1, std::memory_order_relaxed);
     {
         auto& reg = thread_registry();
@@ -118,17 +123,36 @@ HASHTRACE_RUNTIME_FN void attach_thread(ThreadState& ts) noexcept {
         reg.threads[ts.id].os_tid = static_cast<std::int64_t>(::syscall(SYS_gettid));
     }
     ts.session = g_session.load(std::memory_order_acquire);
+    return true;
 }
 
-HASHTRACE_RUNTIME_FN void enqueue_when_full(ThreadState& ts, const QueuedSample& s) noexcept {
+// The ring is full: read how far the writer got; then drop, counted, or (the
+// block policy) wait for room while recording lasts.
+inline bool make_room(ThreadState& ts) noexcept {
+    auto room = [&ts] {
+        ts.limit = ts.ring->consumed.load(std::memory_order_acquire) + ts.capacity;
+        return ts.head < ts.limit;
+    };
+    if (room()) return true;
     if (g_full_policy.load(std::memory_order_relaxed) == static_cast<int>(FullPolicy::block)) {
         while (is_recording()) {
             std::this_thread::yield();
-            HASHTRACE_QUEUE_OPERATION;
-            if (ts.queue->try_enqueue(*ts.token, s)) return;
+            if (room()) return true;
         }
     }
-    call_sites().dropped(s.site->id).fetch_add(1, std::memory_order_relaxed);
+    return false;
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+HASHTRACE_RUNTIME_FN QueuedSample* prepare_slow(ThreadState& ts, const CallSite& site) noexcept {
+    const bool ready = (ts.session == g_session.load(std::memory_order_acquire) || attach_thread(ts)) &&
+                       (ts.head < ts.limit || make_room(ts));
+    if (ready) return ts.slots + (ts.head & ts.mask);
+    call_sites().dropped(site.id).fetch_add(1, std::memory_order_relaxed);
+    ++ts.seq;  // the gap tells readers where samples are missing
+    return nullptr;
 }
 
 }  // namespace hashtrace::detail

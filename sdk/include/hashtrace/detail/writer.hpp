@@ -1,5 +1,5 @@
 // hashtrace/detail/writer.hpp - a session's writer thread: drains the
-// threads' queues in bulk, hashes deferred samples, converts TSC stamps,
+// threads' rings in bulk, hashes deferred samples, converts TSC stamps,
 // encodes into the log file and flushes it; logs drop counts and thread names.
 #pragma once
 
@@ -50,11 +50,11 @@ public:
         return {written_.load(), dropped_.load(), bytes_.load(), lost_.load(), stream_dropped_.load()};
     }
 
-    void start(SampleQueue& queue, StampConverter stamps) {
+    void start(StampConverter stamps) {
         stamps_ = stamps;
-        thread_ = std::thread([this, &queue] { run(queue); });
+        thread_ = std::thread([this] { run(); });
     }
-    // Returns once the queue stayed empty and the log is complete.
+    // Returns once the rings stayed empty and the log is complete.
     void stop() {
         stop_requested_.store(true, std::memory_order_release);
         if (thread_.joinable()) thread_.join();
@@ -109,12 +109,6 @@ private:
     }
 
     void write(const QueuedSample& q) {
-        if (!q.site) {  // a ring filler from prewarm_thread_queue, no sample
-            PrewarmFence* fence;
-            std::memcpy(&fence, q.payload, sizeof fence);
-            if (fence) fence->reached.store(true, std::memory_order_release);
-            return;
-        }
         const CallSite& site = *q.site;
         const std::int64_t time_ns = (q.flags & QueuedSample::kTscStamp) ? converted(q.thread, q.time_ns) : q.time_ns;
         const std::uint32_t index = log_index(site, time_ns);
@@ -138,30 +132,39 @@ private:
         file_->sample({time_ns, pin, pout, index, true, q.thread, true, q.seq});
     }
 
-    // Sequentially consistent on purpose: a thread that read `parked` as true
-    // just before it is cleared has already raised `requests`, so the loop's
-    // re-check after clearing parks again before anything is dequeued.
-    void park_while_threads_prepare_queues() {
-        while (g_prewarm_requests.load() > 0) {
-            g_writer_parked.store(true);
-            while (g_prewarm_requests.load() > 0) std::this_thread::yield();
-            g_writer_parked.store(false);
-        }
-    }
-
-    // A clock point after the batch is taken: every stamp in it is older.
-    std::size_t dequeue(SampleQueue& queue, moodycamel::ConsumerToken& consumer, std::vector<QueuedSample>& batch) {
-        std::size_t n;
-        {
+    // The rings threads made since the last look, read from now on.
+    static void learn_new_rings() {
+        std::vector<ThreadRing*>& rings = known_rings();
+        ThreadRing* r;
+        for (;;) {
             HASHTRACE_QUEUE_OPERATION;
-            n = queue.try_dequeue_bulk(consumer, batch.data(), batch.size());
+            if (!new_rings().try_dequeue(r)) break;
+            rings.push_back(r);
         }
-        if (n > 0 && stamps_.converts()) stamps_.add(read_clock_point());
-        return n;
     }
 
-    void write_batch(const QueuedSample* items, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) write(items[i]);
+    // One pass over every ring: what each has published (at most kRingBatch
+    // samples of it), then a clock point, so every stamp read is older than
+    // it, then the samples written and their slots handed back. Returns how many.
+    std::size_t drain_rings() {
+        learn_new_rings();
+        const std::vector<ThreadRing*>& rings = known_rings();
+        ends_.resize(rings.size());
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < rings.size(); ++i) {
+            const std::uint64_t from = rings[i]->consumed.load(std::memory_order_relaxed);
+            ends_[i] = std::min(rings[i]->published.load(std::memory_order_acquire), from + kRingBatch);
+            n += ends_[i] - from;
+        }
+        if (n == 0) return 0;
+        if (stamps_.converts()) stamps_.add(read_clock_point());
+        for (std::size_t i = 0; i < rings.size(); ++i) {
+            ThreadRing& r = *rings[i];
+            const std::uint64_t from = r.consumed.load(std::memory_order_relaxed);
+            for (std::uint64_t k = from; k < ends_[i]; ++k) write(r.slots[k & r.mask]);
+            if (ends_[i] != from) r.consumed.store(ends_[i], std::memory_order_release);
+        }
+        return n;
     }
 
     // Logs every drop counted since the last look. Call sites first reached
@@ -210,19 +213,12 @@ private:
         }
     }
 
-    void run(SampleQueue& queue) {
-        std::vector<QueuedSample> batch(1024);
-        moodycamel::ConsumerToken consumer = [&] {
-            HASHTRACE_QUEUE_OPERATION;
-            return moodycamel::ConsumerToken(queue);
-        }();
+    void run() {
         const auto flush_every = std::chrono::nanoseconds(config_.flush_interval).count();
         std::int64_t last_flush = now_ns(), last_drop_check = last_flush;
         int empty_polls_after_stop = 0;
         for (;;) {
-            park_while_threads_prepare_queues();
-            const std::size_t n = dequeue(queue, consumer, batch);
-            write_batch(batch.data(), n);
+            const std::size_t n = drain_rings();
             const std::int64_t now = now_ns();
             if (now - last_drop_check >= 10'000'000 || n == 0) {
                 log_drops(now);
@@ -235,7 +231,7 @@ private:
                 flush();
                 last_flush = now;
                 if (signal_ends_process(sig)) {
-                    finish_log(queue, consumer, batch);
+                    finish_log();
                     restore_signal_handlers();
                     ::raise(sig);  // default action: the process ends, its log complete
                     return;
@@ -247,21 +243,18 @@ private:
                 last_flush = now;
             }
             if (n == 0) {
-                // Stop only after the queue stayed empty across a short pause, so
+                // Stop only after the rings stayed empty across a short pause, so
                 // a tracepoint that passed the recording check just before stop()
                 // still lands in this log.
                 if (stop_requested_.load(std::memory_order_acquire) && ++empty_polls_after_stop >= 2) break;
                 std::this_thread::sleep_for(std::chrono::milliseconds(1));
             }
         }
-        finish_log(queue, consumer, batch);
+        finish_log();
     }
 
-    void finish_log(SampleQueue& queue, moodycamel::ConsumerToken& consumer, std::vector<QueuedSample>& batch) {
-        for (;;) {
-            const std::size_t n = dequeue(queue, consumer, batch);
-            if (n == 0) break;
-            write_batch(batch.data(), n);
+    void finish_log() {
+        while (drain_rings() != 0) {
         }
         log_drops(now_ns());
         if (stream_) {  // the collector gets a moment for the rest; what it does not take is in the log
@@ -292,6 +285,8 @@ private:
     bool reported_failing_ = false;
 
     // Writer-thread state.
+    static constexpr std::uint64_t kRingBatch = 4096;  // samples read from one ring in one pass, at most
+    std::vector<std::uint64_t> ends_;                   // by ring: the end of this pass's samples
     StampConverter stamps_;
     std::vector<std::int64_t> last_time_;  // per thread id, of converted stamps
     static constexpr std::uint32_t kNotLogged = ~std::uint32_t{0};
