@@ -40,7 +40,7 @@ import tempfile
 import time
 import uuid
 from contextlib import ExitStack
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 HOLDS_ENV = "HASHTRACE_CLUSTER_HOLDS"
 # A log whose holders all left the cluster (a machine gone, not a worker the
@@ -294,6 +294,21 @@ def _plan(client, local_bin: str, hashtrace: str, inputs: List[str], args: List[
                          pure=False).result()
 
 
+def _balanced_plan(client, local_bin: str, hashtrace: str, inputs: List[str], survey: _Workers,
+                   args_for: Callable[[int], List[str]], shard_samples: int) -> Tuple[str, str]:
+    """The plan, its shards a multiple of the workers' threads in number where that takes at
+    most one shard more a thread (shards of about SHARD_SAMPLES, at most): the last round then
+    keeps every thread busy, where 11 shards on 2 threads left one idle for half a shard."""
+    plan_text, health = _plan(client, local_bin, hashtrace, inputs, args_for(shard_samples), survey)
+    threads = sum(client.nthreads().values()) or 1
+    plan = json.loads(plan_text)
+    count, samples = len(plan["shards"]), int(plan["samples"])
+    if count < 2 or count % threads == 0:
+        return plan_text, health
+    balanced = -(-samples // (-(-count // threads) * threads))  # samples over the next multiple, rounded up
+    return _plan(client, local_bin, hashtrace, inputs, args_for(max(balanced, 1)), survey)
+
+
 def _check_held(plan: Dict[str, Any], workers: _Workers) -> None:
     needed = sorted({i for s in plan["shards"] for i in s["logs"]})
     missing = [plan["logs"][i]["path"] for i in needed if not workers.holders(i)]
@@ -460,8 +475,8 @@ def analyze(logs: Sequence[str], spec: Optional[str] = None, scheduler=None, loc
         t = time.perf_counter()
         given = _Workers(client, inputs, hashtrace)
         given.check_builds(hashtrace, me)
-        plan_args = _plan_args(inputs, shard_samples, margin_ms, tolerance_ms)
-        plan_text, health = _plan(client, local_bin, hashtrace, inputs, plan_args, given)
+        plan_text, health = _balanced_plan(client, local_bin, hashtrace, inputs, given,
+                                           lambda n: _plan_args(inputs, n, margin_ms, tolerance_ms), shard_samples)
         sys.stderr.write(health)
         with open(os.path.join(work, "plan.json"), "w", encoding="utf-8") as f:
             f.write(plan_text)
