@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace {
 
@@ -60,74 +62,56 @@ std::pair<std::string, unsigned> parse_gpio(const std::string& text) {
     }
 }
 
-int run_clock_pps(hashtrace::cli::Args& args) {
-    const auto gpio = args.option("--gpio");
-    const auto device = args.option("--device");
-    const auto replay = args.option("--replay");
-    const bool simulate = args.flag("--simulate");
-    const hs::EdgeFilter edge = parse_edge(args.option_or("--edge", "rising"));
-    const bool active_low = args.flag("--active-low");
-    const bool discipline = args.flag("--discipline");
-    hc::PpsTrackerConfig config;
-    config.servo.step_threshold_ns = std::llround(args.number("--step-threshold-us", 1000) * 1000);
-    config.window = static_cast<std::size_t>(args.integer("--window", 16));
-    const double sim_drift = args.number("--simulate-drift-ppb", 10'000);
-    const double sim_jitter = args.number("--simulate-jitter-ns", 50'000);
-    const double sim_offset = args.number("--simulate-offset-ns", 0);
-    const long long sim_edges = args.integer("--edges", 120);
-    const auto record_edges = args.option("--record-edges");
-    const double duration = args.number("--duration", 0);
-    const auto log_dir = hashtrace::clocksync::cli::log_dir_option(args);
-    config.host = hashtrace::clocksync::cli::host_option(args);
-    args.finish();
-    if (int(gpio.has_value()) + int(device.has_value()) + int(replay.has_value()) + int(simulate) != 1)
-        throw UsageError("give exactly one of --gpio, --device, --replay, --simulate");
-    if (config.window < 3) throw UsageError("--window must be at least 3");
-    if (config.servo.step_threshold_ns <= 0) throw UsageError("--step-threshold-us must be positive");
-    if (replay && discipline) throw UsageError("--discipline cannot act on replayed edges (the clock did not produce them)");
+// Where the edges come from: one of the GPIO line, the PPS device, a replay
+// file and a simulated clock with its PPS.
+struct EdgeInput {
+    std::optional<std::string> gpio, device, replay;
+    bool simulate = false;
+    hs::EdgeFilter edge = hs::EdgeFilter::rising;
+    bool active_low = false;
+    double sim_drift = 0, sim_jitter = 0, sim_offset = 0;
+    long long sim_edges = 0;
+};
 
+// The opened edge source, and the simulated clock when --simulate made one.
+struct OpenedEdges {
     std::unique_ptr<hc::SimulatedClock> simulated_clock;
     std::unique_ptr<hs::EdgeSource> source;
-    if (gpio) {
-        const auto [chip, line] = parse_gpio(*gpio);
+};
+
+OpenedEdges open_edges(const EdgeInput& in) {
+    OpenedEdges opened;
+    if (in.gpio) {
+        const auto [chip, line] = parse_gpio(*in.gpio);
         hs::GpioLineSpec spec;
         spec.chip = chip;
         spec.line = line;
-        spec.edges = edge;
-        spec.active_low = active_low;
-        source = hs::open_gpio_edges(spec);
-    } else if (device) {
-        source = hs::open_pps_edges(*device, edge);
-    } else if (replay) {
-        source = hs::make_replay_edges(hs::load_edge_replay(*replay), edge, *replay);
+        spec.edges = in.edge;
+        spec.active_low = in.active_low;
+        opened.source = hs::open_gpio_edges(spec);
+    } else if (in.device) {
+        opened.source = hs::open_pps_edges(*in.device, in.edge);
+    } else if (in.replay) {
+        opened.source = hs::make_replay_edges(hs::load_edge_replay(*in.replay), in.edge, *in.replay);
     } else {
-        if (sim_edges <= 0) throw UsageError("--edges must be positive");
-        simulated_clock = std::make_unique<hc::SimulatedClock>(1'700'000'000'000'000'000, sim_offset, sim_drift);
-        source = std::make_unique<hc::SimulatedPpsEdges>(*simulated_clock, sim_jitter, static_cast<std::uint64_t>(sim_edges), 1);
+        if (in.sim_edges <= 0) throw UsageError("--edges must be positive");
+        opened.simulated_clock = std::make_unique<hc::SimulatedClock>(1'700'000'000'000'000'000, in.sim_offset, in.sim_drift);
+        opened.source =
+            std::make_unique<hc::SimulatedPpsEdges>(*opened.simulated_clock, in.sim_jitter, static_cast<std::uint64_t>(in.sim_edges), 1);
     }
+    return opened;
+}
 
-    if (record_edges) source = hs::make_recording_edges(std::move(source), *record_edges);
-
-    std::unique_ptr<hc::SystemClock> system_clock;
-    hc::AdjustableClock* disciplined = nullptr;
-    if (discipline) {
-        if (simulated_clock) {
-            disciplined = simulated_clock.get();
-        } else {
-            system_clock = std::make_unique<hc::SystemClock>();
-            disciplined = system_clock.get();
-        }
-    }
-    hc::PpsTracker tracker(config, disciplined);
-    hc::ClockRecordWriter writer(hc::clock_file_path(log_dir, config.host));
-    std::fprintf(stderr, "%s %s from %s; recording to %s\n", discipline ? "disciplining" : "measuring",
-                 simulated_clock ? "a simulated clock" : "the system clock", source->describe().c_str(), writer.path().c_str());
-
+// Runs the PPS loop until the input ends or the run is stopped: each record
+// written and printed (with the true phase when the clock is simulated),
+// then the counts and the simulated true phase's rms.
+void track_and_print(hs::EdgeSource& source, hc::PpsTracker& tracker, hc::ClockRecordWriter& writer,
+                     const hc::SimulatedClock* simulated_clock, double duration) {
     hc::PpsLoopOptions options;
     options.keep_running = hashtrace::clocksync::cli::run_until_stopped(duration);
     double true_sq = 0;
     std::uint64_t true_n = 0;
-    const auto counts = hc::run_pps_loop(*source, tracker, [&](const hc::ClockRecord& r) {
+    const auto counts = hc::run_pps_loop(source, tracker, [&](const hc::ClockRecord& r) {
         writer.write(r);
         const auto show = [](const auto& v) { return v ? std::to_string(*v) : std::string("-"); };
         std::printf("%lld %-9s phase_ns %9s drift_ppb %12s jitter_ns %7s", static_cast<long long>(r.time_ns), r.state.c_str(),
@@ -145,6 +129,55 @@ int run_clock_pps(hashtrace::cli::Args& args) {
                  static_cast<unsigned long long>(counts.glitches), static_cast<unsigned long long>(counts.steps),
                  static_cast<unsigned long long>(counts.timeouts));
     if (true_n > 0) std::fprintf(stderr, "simulated true phase rms over the run: %.0f ns\n", std::sqrt(true_sq / static_cast<double>(true_n)));
+}
+
+int run_clock_pps(hashtrace::cli::Args& args) {
+    EdgeInput in;
+    in.gpio = args.option("--gpio");
+    in.device = args.option("--device");
+    in.replay = args.option("--replay");
+    in.simulate = args.flag("--simulate");
+    in.edge = parse_edge(args.option_or("--edge", "rising"));
+    in.active_low = args.flag("--active-low");
+    const bool discipline = args.flag("--discipline");
+    hc::PpsTrackerConfig config;
+    config.servo.step_threshold_ns = std::llround(args.number("--step-threshold-us", 1000) * 1000);
+    config.window = static_cast<std::size_t>(args.integer("--window", 16));
+    in.sim_drift = args.number("--simulate-drift-ppb", 10'000);
+    in.sim_jitter = args.number("--simulate-jitter-ns", 50'000);
+    in.sim_offset = args.number("--simulate-offset-ns", 0);
+    in.sim_edges = args.integer("--edges", 120);
+    const auto record_edges = args.option("--record-edges");
+    const double duration = args.number("--duration", 0);
+    const auto log_dir = hashtrace::clocksync::cli::log_dir_option(args);
+    config.host = hashtrace::clocksync::cli::host_option(args);
+    args.finish();
+    if (int(in.gpio.has_value()) + int(in.device.has_value()) + int(in.replay.has_value()) + int(in.simulate) != 1)
+        throw UsageError("give exactly one of --gpio, --device, --replay, --simulate");
+    if (config.window < 3) throw UsageError("--window must be at least 3");
+    if (config.servo.step_threshold_ns <= 0) throw UsageError("--step-threshold-us must be positive");
+    if (in.replay && discipline) throw UsageError("--discipline cannot act on replayed edges (the clock did not produce them)");
+
+    OpenedEdges opened = open_edges(in);
+    const std::unique_ptr<hc::SimulatedClock>& simulated_clock = opened.simulated_clock;
+    std::unique_ptr<hs::EdgeSource>& source = opened.source;
+    if (record_edges) source = hs::make_recording_edges(std::move(source), *record_edges);
+
+    std::unique_ptr<hc::SystemClock> system_clock;
+    hc::AdjustableClock* disciplined = nullptr;
+    if (discipline) {
+        if (simulated_clock) {
+            disciplined = simulated_clock.get();
+        } else {
+            system_clock = std::make_unique<hc::SystemClock>();
+            disciplined = system_clock.get();
+        }
+    }
+    hc::PpsTracker tracker(config, disciplined);
+    hc::ClockRecordWriter writer(hc::clock_file_path(log_dir, config.host));
+    std::fprintf(stderr, "%s %s from %s; recording to %s\n", discipline ? "disciplining" : "measuring",
+                 simulated_clock ? "a simulated clock" : "the system clock", source->describe().c_str(), writer.path().c_str());
+    track_and_print(*source, tracker, writer, simulated_clock.get(), duration);
     return 0;
 }
 

@@ -6,6 +6,8 @@
 #include "pipeline.hpp"
 
 #include <cstdio>
+#include <optional>
+#include <string>
 
 namespace {
 
@@ -18,6 +20,37 @@ constexpr const char* kUsage =
     "  --dot FILE           write Graphviz DOT (render: dot -Tsvg FILE > route.svg); '-' for stdout\n"
     "  --max-hops N         per direction (default 64)\n"
     "  --max-samples N      per direction (default 2000)\n";
+
+// The first sample of tracepoints matching `from` at or after --after (the
+// run's start without it); an error saying what the run covers if none.
+hashtrace::graph::SampleIndex first_match(const hashtrace::graph::SampleSet& samples, const std::string& from, const std::optional<std::string>& after) {
+    using namespace hashtrace;
+    graph::Selector selector;
+    try {
+        selector = graph::Selector::parse(from);
+    } catch (const std::invalid_argument& e) {
+        throw cli::UsageError(e.what());
+    }
+    std::int64_t after_ns = samples.size() ? samples.time_ns.front() : 0;
+    if (after) {
+        std::int64_t t = 0;
+        const bool relative = after->starts_with("+");
+        if (!logio::parse_time_ns(relative ? std::string_view(*after).substr(1) : std::string_view(*after), t))
+            throw cli::UsageError("--after takes decimal seconds (epoch) or +seconds, not '" + *after + "'");
+        after_ns = relative ? after_ns + t : t;
+    }
+    const auto found = graph::find_sample(samples, selector, after_ns);
+    if (!found) {
+        // Say what the run covers, so a time past its end is seen as such.
+        const std::int64_t first = samples.size() ? samples.time_ns.front() : 0;
+        const std::int64_t last = samples.size() ? samples.time_ns.back() : 0;
+        char span[128];
+        std::snprintf(span, sizeof span, "the run lasts %.3f s and --after is at +%.3f s",
+                      double(graph::elapsed_ns(first, last)) / 1e9, double(graph::elapsed_ns(first, after_ns)) / 1e9);
+        throw std::runtime_error("no sample of " + from + " at or after the given time: " + span);
+    }
+    return *found;
+}
 
 int run_route(hashtrace::cli::Args& args) {
     using namespace hashtrace;
@@ -42,31 +75,7 @@ int run_route(hashtrace::cli::Args& args) {
 
     graph::SampleIndex origin;
     if (from) {
-        graph::Selector selector;
-        try {
-            selector = graph::Selector::parse(*from);
-        } catch (const std::invalid_argument& e) {
-            throw cli::UsageError(e.what());
-        }
-        std::int64_t after_ns = samples.size() ? samples.time_ns.front() : 0;
-        if (after) {
-            std::int64_t t = 0;
-            const bool relative = after->starts_with("+");
-            if (!logio::parse_time_ns(relative ? std::string_view(*after).substr(1) : std::string_view(*after), t))
-                throw cli::UsageError("--after takes decimal seconds (epoch) or +seconds, not '" + *after + "'");
-            after_ns = relative ? after_ns + t : t;
-        }
-        const auto found = graph::find_sample(samples, selector, after_ns);
-        if (!found) {
-            // Say what the run covers, so a time past its end is seen as such.
-            const std::int64_t first = samples.size() ? samples.time_ns.front() : 0;
-            const std::int64_t last = samples.size() ? samples.time_ns.back() : 0;
-            char span[128];
-            std::snprintf(span, sizeof span, "the run lasts %.3f s and --after is at +%.3f s",
-                          double(graph::elapsed_ns(first, last)) / 1e9, double(graph::elapsed_ns(first, after_ns)) / 1e9);
-            throw std::runtime_error("no sample of " + *from + " at or after the given time: " + span);
-        }
-        origin = *found;
+        origin = first_match(samples, *from, after);
     } else {
         if (static_cast<unsigned long long>(sample) >= samples.size())
             throw cli::UsageError("--sample " + std::to_string(sample) + " is beyond the " + std::to_string(samples.size()) + " samples");

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -43,51 +44,60 @@ int usage(const char* why) {
 
 constexpr std::uint64_t kNoMessage = UINT64_MAX;
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The options, or none after printing the usage (exit status 2).
+std::optional<Options> parse_options(int argc, char** argv) {
+    const auto fail = [](const char* why) -> std::optional<Options> {
+        usage(why);
+        return std::nullopt;
+    };
     Options options;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (i + 1 >= argc) return usage(("missing value for " + arg).c_str());
+        if (i + 1 >= argc) return fail(("missing value for " + arg).c_str());
         const std::string value = argv[++i];
         try {
             if (arg == "--fps") options.fps = std::stod(value);
             else if (arg == "--offscreen") options.offscreen = value;
             else if (arg == "--frames") options.frames = std::stoll(value);
-            else return usage(("unknown option " + arg).c_str());
+            else return fail(("unknown option " + arg).c_str());
         } catch (const std::exception&) {
-            return usage(("bad value for " + arg + ": " + value).c_str());
+            return fail(("bad value for " + arg + ": " + value).c_str());
         }
     }
-    if (!(options.fps > 0)) return usage("--fps must be positive");
+    if (!(options.fps > 0)) return fail("--fps must be positive");
+    return options;
+}
 
-    hashtrace::Config defaults;
-    defaults.node_name = "Display";
-    hashtrace::Session tracing(hashtrace::Config::from_env(defaults));
-
-    // The network side: the latest id, handed to the render loop lock-free.
+// What the network side hands the render loop, lock-free: the latest id, and
+// whether the input has ended.
+struct Inbox {
     std::atomic<std::uint64_t> latest{kNoMessage};
     std::atomic<bool> input_done{false};
-    std::thread reader([&] {
-        hashtrace::set_thread_name("input");
-        std::string line;
-        std::size_t line_number = 0;
-        while (std::getline(std::cin, line)) {
-            ++line_number;
-            std::uint32_t id = 0;
-            auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), id);
-            if (ec != std::errc{} || end != line.data() + line.size()) {
-                std::fprintf(stderr, "hashtrace-qr-display: stdin:%zu: '%s' is not a message id (uint32)\n", line_number,
-                             line.c_str());
-                continue;
-            }
-            TRACEPOINT("MessageProcessed", hashtrace::inout("messageid", id));
-            latest.store(id, std::memory_order_release);
-        }
-        input_done.store(true, std::memory_order_release);
-    });
+};
 
+// The network side (thread "input"): each message id on stdin into the inbox,
+// a bad line reported and skipped.
+void read_message_ids(Inbox& inbox) {
+    hashtrace::set_thread_name("input");
+    std::string line;
+    std::size_t line_number = 0;
+    while (std::getline(std::cin, line)) {
+        ++line_number;
+        std::uint32_t id = 0;
+        auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), id);
+        if (ec != std::errc{} || end != line.data() + line.size()) {
+            std::fprintf(stderr, "hashtrace-qr-display: stdin:%zu: '%s' is not a message id (uint32)\n", line_number, line.c_str());
+            continue;
+        }
+        TRACEPOINT("MessageProcessed", hashtrace::inout("messageid", id));
+        inbox.latest.store(id, std::memory_order_release);
+    }
+    inbox.input_done.store(true, std::memory_order_release);
+}
+
+// The render loop (thread "render"): at each refresh, the latest id's code
+// and patch to the window or to a file, and the tracepoints of a new code.
+void show_frames(const Options& options, const Inbox& inbox) {
     hashtrace::set_thread_name("render");
     const bool window = options.offscreen.empty();
     if (!window) std::filesystem::create_directories(options.offscreen);
@@ -98,8 +108,8 @@ int main(int argc, char** argv) {
         // Input's end is read before the id: the reader stores the last id
         // before it sets input_done, so a frame that sees the end also sees
         // the last id, and the display never stops with it unshown.
-        const bool input_ended = input_done.load(std::memory_order_acquire);
-        const std::uint64_t id = latest.load(std::memory_order_acquire);
+        const bool input_ended = inbox.input_done.load(std::memory_order_acquire);
+        const std::uint64_t id = inbox.latest.load(std::memory_order_acquire);
         const bool changed = id != kNoMessage && (!state.message_id || *state.message_id != id);
         if (changed) {
             state.message_id = static_cast<std::uint32_t>(id);
@@ -124,8 +134,23 @@ int main(int argc, char** argv) {
         next_refresh += period;
         std::this_thread::sleep_until(next_refresh);
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::optional<Options> options = parse_options(argc, argv);
+    if (!options) return 2;
+
+    hashtrace::Config defaults;
+    defaults.node_name = "Display";
+    hashtrace::Session tracing(hashtrace::Config::from_env(defaults));
+
+    Inbox inbox;
+    std::thread reader([&] { read_message_ids(inbox); });
+    show_frames(*options, inbox);
     if (reader.joinable()) {
-        if (!input_done.load()) reader.detach();  // still blocked on stdin: the process is ending anyway
+        if (!inbox.input_done.load()) reader.detach();  // still blocked on stdin: the process is ending anyway
         else reader.join();
     }
     return 0;

@@ -240,83 +240,115 @@ void PollingLoops::read_schedule(Loop& loop) const {
     }
 }
 
-PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed,
-                                             SampleBits& moved) const {
-    const auto& recorded = model_.samples().time_ns;
-    Outcome out;
-    for (const Loop& loop : loops_) {
-        LoopNote note{loop.order[loop.messages.front().position], loop.messages.size(), 0, 0};
-        const std::size_t count = loop.messages.size();
+// One loop's simulation: its inputs in an inbox they enter when ready (at
+// their new times) and leave in their recorded take order, and the loop's
+// samples placed tick by tick.
+class PollingLoops::LoopSimulation {
+public:
+    LoopSimulation(const Loop& loop, const graph::Column<std::int64_t>& recorded, graph::Column<std::int64_t>& time_ns, const ChangeTable& changes,
+                   std::vector<std::uint64_t>& changed, SampleBits& moved, Outcome& out)
+        : loop_(loop), time_ns_(time_ns), changes_(changes), changed_(changed), moved_(moved), out_(out),
+          note_{loop.order[loop.messages.front().position], loop.messages.size(), 0, 0}, count_(loop.messages.size()), key_(count_),
+          ready_(count_), by_ready_(count_), inbox_(LaterInInbox{&key_}) {
         // Each input's recorded place in the inbox and arrival, moved by as
         // much as its producer moved.
-        std::vector<std::int64_t> key(count), ready(count);
-        for (std::size_t i = 0; i < count; ++i) {
+        for (std::size_t i = 0; i < count_; ++i) {
             const Message& m = loop.messages[i];
             const std::int64_t shift = time_ns[m.input] - recorded[m.input];
-            key[i] = loop.time[m.position] + shift;
-            ready[i] = m.arrival + shift;
+            key_[i] = loop.time[m.position] + shift;
+            ready_[i] = m.arrival + shift;
         }
-        // The inbox: inputs enter it when ready and leave it in key order.
-        std::vector<std::uint32_t> by_ready(count);
-        std::iota(by_ready.begin(), by_ready.end(), 0u);
-        std::stable_sort(by_ready.begin(), by_ready.end(), [&](std::uint32_t a, std::uint32_t b) { return ready[a] < ready[b]; });
-        const auto later_in_inbox = [&](std::uint32_t a, std::uint32_t b) { return key[a] != key[b] ? key[a] > key[b] : a > b; };
-        std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(later_in_inbox)> inbox(later_in_inbox);
-        std::size_t entered = 0;
-        const auto enter_until = [&](std::int64_t t) {
-            for (; entered < count && ready[by_ready[entered]] <= t; ++entered) inbox.push(by_ready[entered]);
-        };
+        std::iota(by_ready_.begin(), by_ready_.end(), 0u);
+        std::stable_sort(by_ready_.begin(), by_ready_.end(), [&](std::uint32_t a, std::uint32_t b) { return ready_[a] < ready_[b]; });
+    }
 
-        auto place = [&](SampleIndex x, std::int64_t t) {
-            if (time_ns[x] == t) return;
-            out.moved = true;
-            moved.set(x);
-            time_ns[x] = t;
-        };
-        auto after_previous = [&](std::uint32_t p, std::int64_t t) {
-            const std::int64_t gap = graph::elapsed_ns(loop.time[p - 1], loop.time[p]);
-            return t + changes.apply(loop.order[p - 1], loop.order[p], loop.kind[p], gap, changed);
-        };
-        // The first input in the inbox, taken at t: the time its chain ends.
-        auto take = [&](std::int64_t t, std::uint32_t iteration) {
-            const Message& m = loop.messages[inbox.top()];
-            inbox.pop();
-            std::uint32_t p = m.position;
-            t += m.take_gap;
-            place(loop.order[m.position], t);
-            for (++p; p < m.chain_end; ++p) place(loop.order[p], t = after_previous(p, t));
-            note.moved += m.iteration != iteration;
-            return t;
-        };
+    // The loop's iterations, each at its tick taking the inputs in the inbox
+    // and then doing its own work; then the inputs that come after the
+    // recording's last tick, taken as they come.
+    LoopNote run() {
         std::int64_t tick = kNoTime, free_at = kNoTime;
-        for (std::uint32_t k = 0; k < loop.iterations.size(); ++k) {
-            const Iteration& it = loop.iterations[k];
-            const std::int64_t recorded_tick = loop.time[it.begin];
-            if (k == 0) {
-                tick = recorded_tick;
-            } else if (loop.scheduled) {
-                const Tick& scheduled = loop.ticks[k];
-                const std::int64_t deadline = tick + scheduled.after_tick, after_work = free_at + scheduled.after_end;
-                out.delayed_ticks += after_work > deadline && !scheduled.restarted;  // overran where the recording did not
-                tick = std::max(deadline, after_work);
-            } else {
-                out.delayed_ticks += free_at > recorded_tick;
-                tick = std::max(recorded_tick, free_at);
-            }
+        for (std::uint32_t k = 0; k < loop_.iterations.size(); ++k) {
+            const Iteration& it = loop_.iterations[k];
+            tick = next_tick(k, tick, free_at);
             std::int64_t t = tick;
-            for (enter_until(t); !inbox.empty(); enter_until(t)) t = take(t, k);
-            for (std::uint32_t p = it.tail_begin; p < it.end; ++p) place(loop.order[p], t = p == it.begin ? t : after_previous(p, t));
+            for (enter_until(t); !inbox_.empty(); enter_until(t)) t = take(t, k);
+            for (std::uint32_t p = it.tail_begin; p < it.end; ++p) place(loop_.order[p], t = p == it.begin ? t : after_previous(p, t));
             free_at = t;
         }
-        // Inputs that come after the recording's last tick: taken as they come.
-        while (entered < count || !inbox.empty()) {
-            if (inbox.empty()) free_at = std::max(free_at, ready[by_ready[entered]]);
+        while (entered_ < count_ || !inbox_.empty()) {
+            if (inbox_.empty()) free_at = std::max(free_at, ready_[by_ready_[entered_]]);
             enter_until(free_at);
             free_at = take(free_at, kNone);
-            ++note.after_end;
+            ++note_.after_end;
         }
-        out.notes.push_back(std::move(note));
+        return std::move(note_);
     }
+
+private:
+    // The inbox's order: by key, then by recorded take order.
+    struct LaterInInbox {
+        const std::vector<std::int64_t>* key;
+        bool operator()(std::uint32_t a, std::uint32_t b) const { return (*key)[a] != (*key)[b] ? (*key)[a] > (*key)[b] : a > b; }
+    };
+
+    // Iteration k's tick: the recorded one for the first; on the schedule
+    // (not before the thread is free) for a scheduled loop; else the recorded
+    // one, or later when the thread is still busy.
+    std::int64_t next_tick(std::uint32_t k, std::int64_t tick, std::int64_t free_at) {
+        const std::int64_t recorded_tick = loop_.time[loop_.iterations[k].begin];
+        if (k == 0) return recorded_tick;
+        if (loop_.scheduled) {
+            const Tick& scheduled = loop_.ticks[k];
+            const std::int64_t deadline = tick + scheduled.after_tick, after_work = free_at + scheduled.after_end;
+            out_.delayed_ticks += after_work > deadline && !scheduled.restarted;  // overran where the recording did not
+            return std::max(deadline, after_work);
+        }
+        out_.delayed_ticks += free_at > recorded_tick;
+        return std::max(recorded_tick, free_at);
+    }
+    void enter_until(std::int64_t t) {
+        for (; entered_ < count_ && ready_[by_ready_[entered_]] <= t; ++entered_) inbox_.push(by_ready_[entered_]);
+    }
+    void place(SampleIndex x, std::int64_t t) {
+        if (time_ns_[x] == t) return;
+        out_.moved = true;
+        moved_.set(x);
+        time_ns_[x] = t;
+    }
+    std::int64_t after_previous(std::uint32_t p, std::int64_t t) const {
+        const std::int64_t gap = graph::elapsed_ns(loop_.time[p - 1], loop_.time[p]);
+        return t + changes_.apply(loop_.order[p - 1], loop_.order[p], loop_.kind[p], gap, changed_);
+    }
+    // The first input in the inbox, taken at t: the time its chain ends.
+    std::int64_t take(std::int64_t t, std::uint32_t iteration) {
+        const Message& m = loop_.messages[inbox_.top()];
+        inbox_.pop();
+        std::uint32_t p = m.position;
+        t += m.take_gap;
+        place(loop_.order[m.position], t);
+        for (++p; p < m.chain_end; ++p) place(loop_.order[p], t = after_previous(p, t));
+        note_.moved += m.iteration != iteration;
+        return t;
+    }
+
+    const Loop& loop_;
+    graph::Column<std::int64_t>& time_ns_;
+    const ChangeTable& changes_;
+    std::vector<std::uint64_t>& changed_;
+    SampleBits& moved_;
+    Outcome& out_;
+    LoopNote note_;
+    std::size_t count_;
+    std::vector<std::int64_t> key_, ready_;
+    std::vector<std::uint32_t> by_ready_;  // the inputs in the order they enter the inbox
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, LaterInInbox> inbox_;
+    std::size_t entered_ = 0;
+};
+
+PollingLoops::Outcome PollingLoops::simulate(graph::Column<std::int64_t>& time_ns, const ChangeTable& changes, std::vector<std::uint64_t>& changed,
+                                             SampleBits& moved) const {
+    Outcome out;
+    for (const Loop& loop : loops_) out.notes.push_back(LoopSimulation(loop, model_.samples().time_ns, time_ns, changes, changed, moved, out).run());
     return out;
 }
 

@@ -124,6 +124,7 @@ private:
         std::vector<Tick> ticks;               // per iteration, where `scheduled`
         bool scheduled = false;  // its iterations are its ticks: they follow its schedule
     };
+    class LoopSimulation;  // simulate()'s work on one loop
 
     // Reads a candidate thread as a loop, phase by phase (the comments
     // above); false as soon as a phase shows it is not one.

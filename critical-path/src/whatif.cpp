@@ -43,45 +43,55 @@ QueueStepsOnPaths queue_steps_on_paths(const DependenceModel& model, const std::
     return out;
 }
 
-}  // namespace
-
-WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& interval, const std::vector<Change>& changes) {
-    const auto& s = model.samples();
+// Every change's selectors match a tracepoint of the run.
+void check_selectors(const graph::SampleSet& s, const std::vector<Change>& changes) {
     for (const Change& c : changes)
         for (const graph::Selector* selector : {&c.from, &c.to}) {
             const bool any = std::any_of(s.tracepoints.begin(), s.tracepoints.end(),
                                          [&](const graph::Tracepoint& t) { return selector->matches(t.node_name, t.tracepoint_name); });
             if (!any) throw std::invalid_argument("'" + c.text + "': selector '" + selector->text() + "' matches no tracepoint");
         }
-    // The interval's instances, and their paths (for inputs served by
-    // another slot), from the recording alone: found beside the replay.
-    IntervalInstances instances;
-    std::vector<QueueStepsOnPaths> parts(4 * std::size_t{graph::parallel::thread_count(0)});
-    const Replay rep = replay_with(model, changes,
-                                   {[&] { instances = InstanceFinder(s, model.graph(), 1).find(interval); }, parts.size(),
-                                    [&](std::size_t part) { parts[part] = queue_steps_on_paths(model, instances.list, part, parts.size()); }});
+}
+
+// Every change changed a segment of the replay.
+void check_changes_applied(const Replay& rep, const std::vector<Change>& changes) {
     for (std::size_t c = 0; c < changes.size(); ++c)
         if (rep.changed_segments[c] == 0)
             throw std::invalid_argument("'" + changes[c].text + "': no segment of the run goes from '" + changes[c].from.text() + "' to '" +
                                         changes[c].to.text() + "'");
+}
 
-    WhatIfResult out;
-    out.interval = interval.name;
-    for (const Change& c : changes) out.changes.push_back(c.text);
-    out.changed_segments = rep.changed_segments;
-    out.reorderings = rep.reorderings;
-    out.queues = rep.queues;
-    out.delayed_external = rep.delayed_external;
-    out.backward_constraints = rep.backward_constraints;
+// The instances' latencies, recorded and predicted (ms), the run's message
+// edges, and the replayed span [first, last].
+struct Latencies {
+    std::vector<double> recorded, predicted;
+    std::uint64_t message_edges = 0;
+    std::int64_t first = 0, last = 0;
+};
 
-    out.unreached_starts = instances.unreached_starts;
-    // The instances' latencies, recorded and predicted, in chunks on all
-    // cores (the walks' parts): and the run's message edges and replayed
-    // span with them.
-    const auto& list = instances.list;
+// An instance's latency in the replay (ns); an input served by another
+// slot: the instance continues from there.
+std::int64_t predicted_latency_ns(const Replay& rep, const IntervalInstance& i, const QueueStepsOnPaths& on_paths, std::size_t k) {
+    std::int64_t latency = rep.time_ns[i.to] - rep.time_ns[i.from];
+    if (rep.reorderings > 0)
+        for (std::uint32_t q = on_paths.first[k]; q < on_paths.first[k + 1]; ++q) {
+            const auto [from, to] = on_paths.steps[q];
+            if (const auto served = rep.served_slot.find(Replay::served_key(from, to)); served != rep.served_slot.end())
+                latency += rep.time_ns[served->second] - rep.time_ns[to];
+        }
+    return latency;
+}
+
+// The latencies, in chunks on all cores (the walks' parts): and the run's
+// message edges and replayed span with them.
+Latencies measure_latencies(const DependenceModel& model, const std::vector<IntervalInstance>& list, const std::vector<QueueStepsOnPaths>& parts,
+                            const Replay& rep) {
+    const auto& s = model.samples();
     const unsigned threads = graph::parallel::thread_count(0);
     const std::size_t chunks = parts.size();
-    std::vector<double> recorded(list.size()), predicted(list.size());
+    Latencies out;
+    out.recorded.resize(list.size());
+    out.predicted.resize(list.size());
     struct ChunkFigures {
         std::uint64_t message_edges = 0;
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
@@ -90,19 +100,10 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
     const auto& edges = model.graph().edges;
     graph::parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
         const auto [begin, end] = graph::parallel::chunk(list.size(), c, chunks);
-        const QueueStepsOnPaths& on_paths = parts[c];
         for (std::size_t k = begin; k < end; ++k) {
             const IntervalInstance& i = list[k];
-            recorded[k] = double(graph::elapsed_ns(s.time_ns[i.from], s.time_ns[i.to])) / 1e6;
-            std::int64_t latency = rep.time_ns[i.to] - rep.time_ns[i.from];
-            // An input served by another slot: the instance continues from there.
-            if (rep.reorderings > 0)
-                for (std::uint32_t q = on_paths.first[k - begin]; q < on_paths.first[k - begin + 1]; ++q) {
-                    const auto [from, to] = on_paths.steps[q];
-                    if (const auto served = rep.served_slot.find(Replay::served_key(from, to)); served != rep.served_slot.end())
-                        latency += rep.time_ns[served->second] - rep.time_ns[to];
-                }
-            predicted[k] = double(latency) / 1e6;
+            out.recorded[k] = double(graph::elapsed_ns(s.time_ns[i.from], s.time_ns[i.to])) / 1e6;
+            out.predicted[k] = double(predicted_latency_ns(rep, i, parts[c], k - begin)) / 1e6;
         }
         ChunkFigures& f = figures[c];
         // Not local: between threads or node instances (the model's kinds tell).
@@ -113,15 +114,42 @@ WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& in
             f.last = std::max(f.last, rep.time_ns[x]);
         }
     });
-    std::uint64_t message_edges = 0;
-    std::int64_t first = 0, last = 0;
-    for (const ChunkFigures& f : figures) message_edges += f.message_edges;
+    for (const ChunkFigures& f : figures) out.message_edges += f.message_edges;
     if (s.size() > 0) {
-        first = std::min_element(figures.begin(), figures.end(), [](const auto& a, const auto& b) { return a.first < b.first; })->first;
-        last = std::max_element(figures.begin(), figures.end(), [](const auto& a, const auto& b) { return a.last < b.last; })->last;
+        out.first = std::min_element(figures.begin(), figures.end(), [](const auto& a, const auto& b) { return a.first < b.first; })->first;
+        out.last = std::max_element(figures.begin(), figures.end(), [](const auto& a, const auto& b) { return a.last < b.last; })->last;
     }
-    out.baseline = figures_of(std::move(recorded), message_edges, s.size() ? graph::elapsed_ns(s.time_ns.front(), s.time_ns.back()) : 0);
-    out.predicted = figures_of(std::move(predicted), message_edges, last - first);
+    return out;
+}
+
+}  // namespace
+
+WhatIfResult what_if(const DependenceModel& model, const graph::IntervalSpec& interval, const std::vector<Change>& changes) {
+    const auto& s = model.samples();
+    check_selectors(s, changes);
+    // The interval's instances, and their paths (for inputs served by
+    // another slot), from the recording alone: found beside the replay.
+    IntervalInstances instances;
+    std::vector<QueueStepsOnPaths> parts(4 * std::size_t{graph::parallel::thread_count(0)});
+    const Replay rep = replay_with(model, changes,
+                                   {[&] { instances = InstanceFinder(s, model.graph(), 1).find(interval); }, parts.size(),
+                                    [&](std::size_t part) { parts[part] = queue_steps_on_paths(model, instances.list, part, parts.size()); }});
+    check_changes_applied(rep, changes);
+
+    WhatIfResult out;
+    out.interval = interval.name;
+    for (const Change& c : changes) out.changes.push_back(c.text);
+    out.changed_segments = rep.changed_segments;
+    out.reorderings = rep.reorderings;
+    out.queues = rep.queues;
+    out.delayed_external = rep.delayed_external;
+    out.backward_constraints = rep.backward_constraints;
+    out.unreached_starts = instances.unreached_starts;
+
+    Latencies latencies = measure_latencies(model, instances.list, parts, rep);
+    const std::int64_t recorded_span = s.size() ? graph::elapsed_ns(s.time_ns.front(), s.time_ns.back()) : 0;
+    out.baseline = figures_of(std::move(latencies.recorded), latencies.message_edges, recorded_span);
+    out.predicted = figures_of(std::move(latencies.predicted), latencies.message_edges, latencies.last - latencies.first);
     return out;
 }
 

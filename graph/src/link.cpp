@@ -162,6 +162,8 @@ struct Gathered {
     // link_few_producers: per source, the last consumer (serial number) it linked to
     std::vector<std::uint32_t> linked_serial;
     std::uint32_t consumer_serial = 0;
+    // link_many_producers: the current hash's source runs (see split_into_runs)
+    std::vector<std::uint32_t> runs, run_reached;
 };
 
 // The producers and consumers of a unit, each grouped by hash (stable, so in
@@ -364,6 +366,108 @@ std::size_t count_degrees(const JoinContext& ctx, const JoinUnit& unit, std::spa
     return records.producers.size() - consumed;
 }
 
+// A hash with many producers: its producers sorted by source into runs;
+// records.runs gets each run's start (an index into records.producers) and
+// then the hash's end, run_reached each run's start, and, when the pair
+// table has lists, run_of_source each source's run.
+void split_into_runs(std::size_t h, Endpoint* p_first, Endpoint* p_last, bool listed, Gathered& records) {
+    const Endpoint* const base = records.producers.data();
+    std::vector<std::uint32_t>& runs = records.runs;
+    sort_by_source(p_first, p_last);
+    runs.clear();
+    for (const Endpoint* p = p_first; p != p_last; ++p)
+        if (p == p_first || p->source != (p - 1)->source) {
+            if (listed) records.run_of_source[p->source] = {static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(runs.size())};
+            runs.push_back(static_cast<std::uint32_t>(p - base));
+        }
+    records.run_reached.assign(runs.begin(), runs.end());
+    runs.push_back(static_cast<std::uint32_t>(p_last - base));
+}
+
+// Links the consumers [consumer, consumers_end) of hash h, whose producers
+// split_into_runs has grouped, appending the edges to `edges`. Returns the
+// consumers left with no edge.
+std::uint64_t link_many_producers(const JoinContext& ctx, std::size_t h, const Endpoint* consumer, const Endpoint* consumers_end,
+                                  Gathered& records, Column<Edge>& edges) {
+    const SampleSet& s = ctx.s;
+    const detail::PairTable& pairs = ctx.pairs;
+    const bool listed = pairs.has_lists();
+    const std::int64_t tolerance = ctx.options.tolerance_ns;
+    const bool keep_all = ctx.options.keep_all;
+    const Column<Endpoint>& producers = records.producers;
+    const std::vector<std::uint32_t>& runs = records.runs;
+    // Per run, the first producer later than the limit of the consumers seen
+    // so far: consumers come in time order, so it only moves forward, and a
+    // hash's runs are walked once in all (no binary search per consumer).
+    std::vector<std::uint32_t>& run_reached = records.run_reached;
+    std::uint64_t unlinked = 0;
+    for (; consumer != consumers_end; ++consumer) {
+        const Endpoint& b = *consumer;
+        const std::int64_t limit = latest_producer_time(b.time, tolerance);
+        const std::size_t edges_before = edges.size();
+        // Run r's latest producer(s) at or before the limit, itself and
+        // other threads skipped where the scope says so.
+        // Inlined: called once or twice per consumer, it is the join's inner loop.
+        auto link_run = [&](std::size_t r, PairScope scope) __attribute__((always_inline)) {
+            std::uint32_t& reached = run_reached[r];
+            while (reached < runs[r + 1] && producers[reached].time <= limit) ++reached;
+            const Endpoint* first = producers.data() + runs[r];
+            const Endpoint* p = producers.data() + reached;
+            while (p != first) {
+                const SampleIndex a = (--p)->sample;
+                if (a == b.sample) continue;
+                if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
+                edges.push_back({a, b.sample});
+                if (!keep_all) break;
+            }
+        };
+        // Whichever is shorter: the sources allowed to link to b, or the
+        // hash's producer runs. Both visit every allowed run.
+        const auto allowed = listed ? pairs.producers_for(b.source) : std::span<const detail::PairTable::Allowed>{};
+        if (listed && allowed.size() + 1 < runs.size()) {
+            for (const auto& [source, scope] : allowed)
+                if (const RunOfSource& at = records.run_of_source[source]; at.hash == h) link_run(at.run, scope);
+        } else {
+            for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
+                const std::uint32_t source = producers[runs[r]].source;
+                const auto scope = pairs.scope(source, b.source);
+                if (!scope) continue;
+                if (*scope != PairScope::any && ctx.plan.instance_of_source[source] != ctx.plan.instance_of_source[b.source]) continue;
+                link_run(r, *scope);
+            }
+        }
+        unlinked += edges.size() == edges_before;
+    }
+    return unlinked;
+}
+
+// A worker's progress, added to the join's shared counters every 64 Ki
+// consumers and at the end of a unit, so that the workers seldom share a
+// cache line; the worker that reports calls options.progress then.
+class ProgressShare {
+public:
+    ProgressShare(const JoinContext& ctx, std::size_t edges_now, bool reports) : ctx_(ctx), reported_edges_(edges_now), reports_(reports) {}
+
+    void add(std::uint64_t consumers, std::size_t edges_now) {
+        consumers_done_ += consumers;
+        if (consumers_done_ < 0x10000) return;
+        flush(edges_now);
+        if (reports_ && ctx_.options.progress) ctx_.options.progress(ctx_.done.load(), ctx_.edges_found.load());
+    }
+    void flush(std::size_t edges_now) {
+        ctx_.done.fetch_add(consumers_done_, std::memory_order_relaxed);
+        ctx_.edges_found.fetch_add(edges_now - reported_edges_, std::memory_order_relaxed);
+        consumers_done_ = 0;
+        reported_edges_ = edges_now;
+    }
+
+private:
+    const JoinContext& ctx_;
+    std::uint64_t consumers_done_ = 0;
+    std::size_t reported_edges_;
+    bool reports_;
+};
+
 // Links the consumers of a unit's hashes, appending the edges to the
 // worker's list `edges`; counts each sample's edges into the out- and
 // in-degree columns (only the unit's producers and consumers are written).
@@ -373,9 +477,6 @@ void link_unit(const JoinContext& ctx, const JoinUnit& unit, Gathered& records, 
     const SampleSet& s = ctx.s;
     const JoinPlan& plan = ctx.plan;
     const detail::PairTable& pairs = ctx.pairs;
-    const LinkOptions& options = ctx.options;
-    std::atomic<std::uint64_t>& done = ctx.done;
-    std::atomic<std::uint64_t>& edges_found = ctx.edges_found;
     const std::size_t first_hash = unit.first_hash, last_hash = unit.last_hash;
     gather(s, plan, unit, records);
     Column<Endpoint>& producers = records.producers;
@@ -388,15 +489,7 @@ void link_unit(const JoinContext& ctx, const JoinUnit& unit, Gathered& records, 
     constexpr std::ptrdiff_t kFewProducers = 16;
     const std::uint32_t producer_base = plan.producer_offset[first_hash], consumer_base = plan.consumer_offset[first_hash];
     out.begin = edges.size();
-    const std::int64_t tolerance = options.tolerance_ns;
-    const bool keep_all = options.keep_all;
-    std::vector<std::uint32_t> runs;  // starts of the current hash's source runs, plus its end
-    // Per run, the first producer later than the limit of the consumers seen
-    // so far: consumers come in time order, so it only moves forward, and a
-    // hash's runs are walked once in all (no binary search per consumer).
-    std::vector<std::uint32_t> run_reached;
-    std::uint64_t consumers_done = 0;
-    std::size_t reported_edges = out.begin;
+    ProgressShare progress(ctx, out.begin, reports);
     for (std::size_t h = first_hash; h < last_hash; ++h) {
         const Endpoint* consumer = consumers.data() + (plan.consumer_offset[h] - consumer_base);
         const Endpoint* const consumers_end = consumers.data() + (plan.consumer_offset[h + 1] - consumer_base);
@@ -405,69 +498,17 @@ void link_unit(const JoinContext& ctx, const JoinUnit& unit, Gathered& records, 
         Endpoint* const p_last = producers.data() + (plan.producer_offset[h + 1] - producer_base);
         if (p_last - p_first <= kFewProducers) {
             out.unlinked += pairs.has_masks()
-                                ? link_few_producers_masked(s, pairs, options, p_first, p_last, consumer, consumers_end, edges)
-                                : link_few_producers(s, plan, pairs, options, p_first, p_last, consumer, consumers_end, records, edges);
+                                ? link_few_producers_masked(s, pairs, ctx.options, p_first, p_last, consumer, consumers_end, edges)
+                                : link_few_producers(s, plan, pairs, ctx.options, p_first, p_last, consumer, consumers_end, records, edges);
         } else {
-            sort_by_source(p_first, p_last);
-            runs.clear();
-            for (const Endpoint* p = p_first; p != p_last; ++p)
-                if (p == p_first || p->source != (p - 1)->source) {
-                    if (listed) records.run_of_source[p->source] = {static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(runs.size())};
-                    runs.push_back(static_cast<std::uint32_t>(p - producers.data()));
-                }
-            run_reached.assign(runs.begin(), runs.end());
-            runs.push_back(static_cast<std::uint32_t>(p_last - producers.data()));
-            for (; consumer != consumers_end; ++consumer) {
-                const Endpoint& b = *consumer;
-                const std::int64_t limit = latest_producer_time(b.time, tolerance);
-                const std::size_t edges_before = edges.size();
-                // Run r's latest producer(s) at or before the limit, itself and
-                // other threads skipped where the scope says so.
-                // Inlined: called once or twice per consumer, it is the join's inner loop.
-                auto link_run = [&](std::size_t r, PairScope scope) __attribute__((always_inline)) {
-                    std::uint32_t& reached = run_reached[r];
-                    while (reached < runs[r + 1] && producers[reached].time <= limit) ++reached;
-                    const Endpoint* first = producers.data() + runs[r];
-                    const Endpoint* p = producers.data() + reached;
-                    while (p != first) {
-                        const SampleIndex a = (--p)->sample;
-                        if (a == b.sample) continue;
-                        if (scope == PairScope::thread && s.thread[a] != s.thread[b.sample]) continue;
-                        edges.push_back({a, b.sample});
-                        if (!keep_all) break;
-                    }
-                };
-                // Whichever is shorter: the sources allowed to link to b, or the
-                // hash's producer runs. Both visit every allowed run.
-                const auto allowed = listed ? pairs.producers_for(b.source) : std::span<const detail::PairTable::Allowed>{};
-                if (listed && allowed.size() + 1 < runs.size()) {
-                    for (const auto& [source, scope] : allowed)
-                        if (const RunOfSource& at = records.run_of_source[source]; at.hash == h) link_run(at.run, scope);
-                } else {
-                    for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
-                        const std::uint32_t source = producers[runs[r]].source;
-                        const auto scope = pairs.scope(source, b.source);
-                        if (!scope) continue;
-                        if (*scope != PairScope::any && plan.instance_of_source[source] != plan.instance_of_source[b.source]) continue;
-                        link_run(r, *scope);
-                    }
-                }
-                out.unlinked += edges.size() == edges_before;
-            }
+            split_into_runs(h, p_first, p_last, listed, records);
+            out.unlinked += link_many_producers(ctx, h, consumer, consumers_end, records, edges);
         }
-        consumers_done += plan.consumer_offset[h + 1] - plan.consumer_offset[h];
-        if (consumers_done >= 0x10000) {
-            done.fetch_add(consumers_done, std::memory_order_relaxed);
-            edges_found.fetch_add(edges.size() - reported_edges, std::memory_order_relaxed);
-            consumers_done = 0;
-            reported_edges = edges.size();
-            if (reports && options.progress) options.progress(done.load(), edges_found.load());
-        }
+        progress.add(plan.consumer_offset[h + 1] - plan.consumer_offset[h], edges.size());
     }
     out.end = edges.size();
     out.unconsumed = count_degrees(ctx, unit, std::span<Edge>(edges.data() + out.begin, edges.data() + out.end), records);
-    done.fetch_add(consumers_done, std::memory_order_relaxed);
-    edges_found.fetch_add(edges.size() - reported_edges, std::memory_order_relaxed);
+    progress.flush(edges.size());
 }
 
 // Degrees -> the end of each row (inclusive prefix sums); placing a row's

@@ -124,38 +124,37 @@ TargetClasses TargetClasses::from_lists(const std::vector<std::vector<std::uint3
 
 namespace {
 
-// One pass of search_earliest over the starts, for word w of the classes,
-// the budget counted down in `left`.
-template <typename Sink>
-bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
-                 const TargetClasses& classes, std::size_t w, std::size_t& left, SearchScratch& scratch, Sink sink) {
-    const graph::TracepointId* tracepoint = samples.tracepoint.data();
-    const std::uint32_t* out_offset = graph.out_offset.data();
-    const std::uint32_t* in_offset = graph.in_offset.data();
-    const graph::Edge* edges = graph.edges.data();
-    std::uint64_t* visited = scratch.visited.data();
-    const std::size_t tracepoints = classes.first.size() - 1;
-    const std::uint64_t* classes_of = classes.words.data() + w * tracepoints;
-    const std::uint64_t* skipped_by = classes.skipped.data() + w * tracepoints;
-    const std::uint32_t first_class = static_cast<std::uint32_t>(64 * w), in_word = std::min<std::uint32_t>(64, classes.count - first_class);
-    const std::uint64_t all = in_word == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_word) - 1;
-    graph::SampleIndex earliest[64];  // per class of the word: where it was found
-    for (std::size_t i = 0; i < starts.size(); ++i) {
-        // The searches touch the samples and edges right after their start:
-        // fetch those of a start a few ahead while this one runs.
-        constexpr std::size_t kAhead = 8;
-        if (i + kAhead < starts.size()) {
-            const graph::SampleIndex ahead = starts[i + kAhead];
-            __builtin_prefetch(&out_offset[ahead]);
-            __builtin_prefetch(&tracepoint[ahead]);
-            __builtin_prefetch(&edges[out_offset[starts[i + kAhead / 2]]]);
-        }
-        const graph::SampleIndex v = starts[i];
+// The searches of search_earliest for word w of the classes: the columns
+// they read and the word's classes, one start at a time.
+struct WordSearch {
+    const graph::TracepointId* tracepoint;
+    const std::uint32_t* out_offset;
+    const std::uint32_t* in_offset;
+    const graph::Edge* edges;
+    std::uint64_t* visited;
+    const std::uint64_t* classes_of;  // per tracepoint, the word's classes its samples are of
+    const std::uint64_t* skipped_by;  // per tracepoint, its start class (not reported)
+    std::uint32_t first_class;
+    std::uint64_t all;  // the word's classes
+    SearchScratch& scratch;
+
+    WordSearch(const graph::SampleSet& samples, const graph::Graph& graph, const TargetClasses& classes, std::size_t w,
+               SearchScratch& scratch_)
+        : tracepoint(samples.tracepoint.data()), out_offset(graph.out_offset.data()), in_offset(graph.in_offset.data()),
+          edges(graph.edges.data()), visited(scratch_.visited.data()), classes_of(classes.words.data() + w * (classes.first.size() - 1)),
+          skipped_by(classes.skipped.data() + w * (classes.first.size() - 1)), first_class(static_cast<std::uint32_t>(64 * w)),
+          scratch(scratch_) {
+        const std::uint32_t in_word = std::min<std::uint32_t>(64, classes.count - first_class);
+        all = in_word == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_word) - 1;
+    }
+
+    // The search from start v: adds the classes found to `found` (which
+    // holds the start's own class) and, for each new one, where it was
+    // found to `earliest`. False when the budget in `left` ran out.
+    // Inlined: it is the body of the loop over the starts.
+    [[gnu::always_inline]] bool from(graph::SampleIndex v, std::uint64_t& found, graph::SampleIndex (&earliest)[64], std::size_t& left) const {
         const std::uint32_t first_edge = out_offset[v], end_edge = out_offset[v + 1];
-        // The start's own class (the matrix's) counts as found from the start, and is not reported.
-        const std::uint64_t skipped = skipped_by[tracepoint[v]];
-        std::uint64_t found = skipped;
-        if (first_edge == end_edge || found == all) continue;
+        if (first_edge == end_edge || found == all) return true;
         // Times never decrease along a path, so samples are popped in time
         // order (smallest index first, the samples being in time order) and
         // the first sample popped of a class is at its earliest time: the
@@ -175,38 +174,63 @@ bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std
         graph::SampleIndex first = edges[first_edge].to;
         for (std::uint32_t e = first_edge + 1; e < end_edge; ++e) first = std::min(first, edges[e].to);
         if (left-- == 0) return false;
-        if (!classify(first)) {
-            // A sample with one incoming edge is reached only from the one
-            // sample before it, which is expanded once: it needs no mark.
-            // The start is marked when reached again (edges between samples
-            // of equal time can close a cycle), so that it is expanded at
-            // most twice.
-            auto newly_reached = [&](graph::SampleIndex c) {
-                if (c != v && in_offset[c + 1] - in_offset[c] <= 1) return true;
-                std::uint64_t& word = visited[c / 64];
-                const std::uint64_t bit = std::uint64_t{1} << (c % 64);
-                if (word & bit) return false;
-                word |= bit;
-                scratch.marked.push_back(c);
-                return true;
-            };
-            // The start's other successors wait; `first` is expanded next.
-            Frontier frontier(scratch.frontier);
-            for (std::uint32_t e = first_edge; e < end_edge; ++e)
-                if (const graph::SampleIndex c = edges[e].to; newly_reached(c) && c != first) frontier.push(c);
-            for (graph::SampleIndex u = first;;) {
-                for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e)
-                    if (const graph::SampleIndex c = edges[e].to; newly_reached(c)) frontier.push(c);
-                if (frontier.empty()) break;
-                u = frontier.pop();
-                if (left-- == 0) return false;
-                if (classify(u)) break;
-            }
-            clear_marks(scratch);
+        if (classify(first)) return true;
+        // A sample with one incoming edge is reached only from the one
+        // sample before it, which is expanded once: it needs no mark.
+        // The start is marked when reached again (edges between samples
+        // of equal time can close a cycle), so that it is expanded at
+        // most twice.
+        auto newly_reached = [&](graph::SampleIndex c) {
+            if (c != v && in_offset[c + 1] - in_offset[c] <= 1) return true;
+            std::uint64_t& word = visited[c / 64];
+            const std::uint64_t bit = std::uint64_t{1} << (c % 64);
+            if (word & bit) return false;
+            word |= bit;
+            scratch.marked.push_back(c);
+            return true;
+        };
+        // The start's other successors wait; `first` is expanded next.
+        Frontier frontier(scratch.frontier);
+        for (std::uint32_t e = first_edge; e < end_edge; ++e)
+            if (const graph::SampleIndex c = edges[e].to; newly_reached(c) && c != first) frontier.push(c);
+        for (graph::SampleIndex u = first;;) {
+            for (std::uint32_t e = out_offset[u], end = out_offset[u + 1]; e < end; ++e)
+                if (const graph::SampleIndex c = edges[e].to; newly_reached(c)) frontier.push(c);
+            if (frontier.empty()) break;
+            u = frontier.pop();
+            if (left-- == 0) return false;
+            if (classify(u)) break;
         }
+        clear_marks(scratch);
+        return true;
+    }
+};
+
+// One pass of search_earliest over the starts, for word w of the classes,
+// the budget counted down in `left`.
+template <typename Sink>
+bool search_word(const graph::SampleSet& samples, const graph::Graph& graph, std::span<const graph::SampleIndex> starts,
+                 const TargetClasses& classes, std::size_t w, std::size_t& left, SearchScratch& scratch, Sink sink) {
+    const WordSearch search(samples, graph, classes, w, scratch);
+    graph::SampleIndex earliest[64];  // per class of the word: where it was found
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        // The searches touch the samples and edges right after their start:
+        // fetch those of a start a few ahead while this one runs.
+        constexpr std::size_t kAhead = 8;
+        if (i + kAhead < starts.size()) {
+            const graph::SampleIndex ahead = starts[i + kAhead];
+            __builtin_prefetch(&search.out_offset[ahead]);
+            __builtin_prefetch(&search.tracepoint[ahead]);
+            __builtin_prefetch(&search.edges[search.out_offset[starts[i + kAhead / 2]]]);
+        }
+        const graph::SampleIndex v = starts[i];
+        // The start's own class (the matrix's) counts as found from the start, and is not reported.
+        const std::uint64_t skipped = search.skipped_by[search.tracepoint[v]];
+        std::uint64_t found = skipped;
+        if (!search.from(v, found, earliest, left)) return false;
         for (std::uint64_t reported = found & ~skipped; reported != 0; reported &= reported - 1) {
             const int c = std::countr_zero(reported);
-            sink(v, first_class + static_cast<std::uint32_t>(c), earliest[c]);
+            sink(v, search.first_class + static_cast<std::uint32_t>(c), earliest[c]);
         }
     }
     return true;
