@@ -161,8 +161,10 @@ DatasetSize generate_dataset(const std::filesystem::path& dir, std::uint64_t tar
     return {written, 5};
 }
 
-std::string bench_spec() {
-    return R"(# Allowed pairs of the synthetic Case Study 2 run (bench/graph/dataset.cpp).
+namespace {
+
+// The spec as text, where a reader of the run looks for it (a listing, not logic).
+constexpr const char* kBenchSpec = R"(# Allowed pairs of the synthetic Case Study 2 run (bench/graph/dataset.cpp).
 [[pair]]
 from = "Chai/HapticLoop"
 to = "Chai/HapticLoop"
@@ -249,6 +251,9 @@ from = "Chai/ForceComputed"
 to = "Display/QrFrame"
 kind = "end_to_end"
 )";
-}
+
+}  // namespace
+
+std::string bench_spec() { return kBenchSpec; }
 
 }  // namespace hashtrace::bench
