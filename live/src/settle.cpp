@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 namespace hashtrace::live {
 namespace {
@@ -173,11 +174,11 @@ void Collector::shed_excess(std::int64_t settle_to) {
 }
 
 std::optional<Collector::Slice> Collector::take_slice(std::int64_t settle_to) {
-    if (settled_ns_ == INT64_MIN) settled_ns_ = origin_ns_;
+    if (settled_ns_ == INT64_MIN) settled_ns_ = bins_origin_ns_ = origin_ns_;
     if (settle_to <= settled_ns_) return std::nullopt;
     Slice s;
     s.settle_to = settle_to;
-    s.window = {settled_ns_, settle_to, origin_ns_, origin_ns_ + kBinnedSpanNs, options_.margin_ns};
+    s.window = {settled_ns_, settle_to, bins_origin_ns_, bins_origin_ns_ + kBinnedSpanNs, options_.margin_ns};
     s.load.from_ns = s.window.read_from_ns();
     s.load.to_ns = s.window.read_to_ns(options_.tolerance_ns);
     s.load.threads = 1;
@@ -234,7 +235,11 @@ void Collector::merge_linked(const Slice& slice, Linked linked) {
         linked_samples_ = first ? double(linked.owned) : 0.8 * linked_samples_ + 0.2 * double(linked.owned);
         linked_seconds_ = first ? linked.seconds : 0.8 * linked_seconds_ + 0.2 * linked.seconds;
     }
-    keep_recent(std::move(linked.part), std::move(linked.paths), slice.settle_to);
+    try {
+        keep_recent(std::move(linked.part), std::move(linked.paths), slice.settle_to);
+    } catch (const std::invalid_argument& e) {  // a part that does not add up with the others: said, never a crash
+        say(std::string("samples before ") + std::to_string(slice.settle_to) + " ns not counted: " + e.what());
+    }
     window_.forget_before(slice.settle_to - options_.window_ns - options_.margin_ns);
 }
 

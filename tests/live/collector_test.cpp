@@ -336,6 +336,27 @@ TEST(Collector, ReadersFeedWhileItSettles) {
     EXPECT_EQ(state["shed_samples"], 0);
 }
 
+// A node whose first block arrives after the first settle, with samples
+// older than any seen before: its parts are binned as the earlier ones (a
+// summary binned otherwise cannot be added to them), its old samples late.
+TEST(Collector, ANodeJoiningWithOlderSamplesKeepsTheBins) {
+    const Pair first = linked_pair("A", "B", kStart + 1000 * kMs, 10 * kMs, kLatency, 100, 0, 20);
+    std::vector<TestSample> older;
+    for (int k = 0; k < 100; ++k) older.push_back({kStart + k * 10 * kMs, std::nullopt, std::uint64_t(5000 + k)});
+    Collector c(spec(), {});
+    const auto a = c.open("a"), b = c.open("b"), d = c.open("d");
+    ASSERT_TRUE(c.receive(*a, first.producer));
+    ASSERT_TRUE(c.receive(*b, first.consumer));
+    c.settle();
+    ASSERT_GT(counted(c.state()), 0u);  // a part is in: the bins are set
+    ASSERT_TRUE(c.receive(*d, node_log("C", "Send", older, 20)));
+    EXPECT_NO_THROW(c.settle());
+    EXPECT_NO_THROW(c.finish());
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(state["links"][0]["count"], 100);
+    EXPECT_EQ(counted(state) + state["late_samples"].get<std::uint64_t>(), 300u);
+}
+
 TEST(Collector, DropsInTheNodeAreShownPerNode) {
     std::vector<TestSample> sent;
     for (int k = 0; k < 50; ++k) sent.push_back({kStart + k * kMs, std::nullopt, std::uint64_t(k)});

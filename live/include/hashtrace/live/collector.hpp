@@ -110,7 +110,11 @@ private:
     std::map<std::size_t, std::unique_ptr<Connection>> connections_;
     std::size_t next_id_ = 0;
     Window window_;
-    std::int64_t origin_ns_ = INT64_MIN;   // the first sample time seen: the summaries' time bins start there
+    std::int64_t origin_ns_ = INT64_MIN;   // the first sample time seen
+    // origin_ns_ when the first slice was taken: every summary's time bins
+    // start there, since summaries binned alike are the only ones that add up
+    // (a node whose first block comes later may hold older samples).
+    std::int64_t bins_origin_ns_ = INT64_MIN;
     std::int64_t settled_ns_ = INT64_MIN;  // everything before this is owned by a summary
     std::int64_t last_estimate_ns_ = INT64_MIN / 2;  // when the clocks were last estimated (settled time)
     std::optional<shard::ShardSummary> total_;
