@@ -66,7 +66,8 @@ LogHistogram histogram_of(const json& j) {
         std::int64_t key = run.at(0).get<std::int64_t>();
         for (const json& n : run.at(1)) {
             if (const auto count = n.get<std::uint64_t>()) buckets.emplace_back(key, count);
-            if (key++ == std::numeric_limits<std::int64_t>::max()) throw std::invalid_argument("a histogram run runs past the last bucket");
+            if (key == std::numeric_limits<std::int64_t>::max()) throw std::invalid_argument("a histogram run runs past the last bucket");
+            ++key;
         }
     }
     return LogHistogram::from_buckets(j.at("sub_bucket_bits").get<unsigned>(), buckets);
