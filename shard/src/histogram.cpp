@@ -49,8 +49,13 @@ void LogHistogram::add(std::int64_t value, std::uint64_t n) {
 void LogHistogram::add_all(std::span<const std::int64_t> values) {
     if (values.empty()) return;
     const auto [low, high] = std::minmax_element(values.begin(), values.end());
-    if (*high >= 0 && index_of(static_cast<std::uint64_t>(*high)) >= positive_.size()) positive_.resize(index_of(static_cast<std::uint64_t>(*high)) + 1, 0);
-    if (*low < 0 && index_of(0 - static_cast<std::uint64_t>(*low)) >= negative_.size()) negative_.resize(index_of(0 - static_cast<std::uint64_t>(*low)) + 1, 0);
+    add_all(values, *low, *high);
+}
+
+void LogHistogram::add_all(std::span<const std::int64_t> values, std::int64_t lowest, std::int64_t highest) {
+    if (values.empty()) return;
+    if (highest >= 0 && index_of(static_cast<std::uint64_t>(highest)) >= positive_.size()) positive_.resize(index_of(static_cast<std::uint64_t>(highest)) + 1, 0);
+    if (lowest < 0 && index_of(0 - static_cast<std::uint64_t>(lowest)) >= negative_.size()) negative_.resize(index_of(0 - static_cast<std::uint64_t>(lowest)) + 1, 0);
     // Every index is now in range: a value's bucket lies at or below its extreme's.
     for (const std::int64_t v : values) {
         if (v >= 0) ++positive_[index_of(static_cast<std::uint64_t>(v))];

@@ -52,7 +52,7 @@ void Distribution::add_all(std::span<const std::int64_t> values) {
     if (count == 0) min = max = first = last = values.front();  // the first value has no difference before it
     __int128 s = 0;
     unsigned __int128 sq = 0, diff_sq = 0;
-    std::int64_t low = min, high = max, previous = last;
+    std::int64_t low = values.front(), high = values.front(), previous = last;  // the batch's extremes
     for (const std::int64_t v : values) {
         s += v;
         sq += square(v);
@@ -65,11 +65,11 @@ void Distribution::add_all(std::span<const std::int64_t> values) {
     diff_sum_sq += diff_sq;
     sum += s;
     sum_sq += sq;
-    min = low;
-    max = high;
+    min = std::min(min, low);
+    max = std::max(max, high);
     last = values.back();
     count += values.size();
-    histogram.add_all(values);
+    histogram.add_all(values, low, high);
 }
 
 void Distribution::append(const Distribution& later) {
@@ -137,7 +137,7 @@ void BinStats::add_all(std::span<const std::int64_t> values) {
     min = count ? std::min(min, *low) : *low;
     max = count ? std::max(max, *high) : *high;
     count += values.size();
-    histogram.add_all(values);
+    histogram.add_all(values, *low, *high);
 }
 
 void BinStats::merge(const BinStats& other) {

@@ -37,6 +37,8 @@ public:
     // Each of `values` once: as many add(v), with the buckets grown once
     // (the per-value growth check showed in the time-shard kernel's profile).
     void add_all(std::span<const std::int64_t> values);
+    // The same, for a caller that has the batch's extremes already.
+    void add_all(std::span<const std::int64_t> values, std::int64_t lowest, std::int64_t highest);
     // Adds another histogram's counts; throws std::invalid_argument when its precision differs.
     void merge(const LogHistogram& other);
 
