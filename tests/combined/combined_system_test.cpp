@@ -178,10 +178,7 @@ protected:
                                  " tracker logs tracker.port $rp & t=$!; tp=$(wait_port tracker.port); " + node +
                                  " detector logs $rp $tp 1500 & d=$!; " + node +
                                  " camera logs $rp 1000 4000 && wait $d && wait $t && wait $r";
-        const std::string script = "cd " + shell_quote(dir_->path().string()) +
-                                   " && mkdir -p logs && wait_port() { i=0; while [ ! -s \"$1\" ] && [ $i -lt 2000 ]; do sleep 0.01; "
-                                   "i=$((i+1)); done; cat \"$1\"; } && { " + body + "; }";
-        const auto r = run_command("timeout 120 sh -c " + shell_quote(script) + " 2>&1");
+        const auto r = hashtrace::test::run_node_script(dir_->path(), body);
         ASSERT_EQ(r.status, 0) << r.out;
     }
 

@@ -74,7 +74,7 @@ public:
     // samples are late ones). The counts are then those of `analyze` on the saved logs.
     void finish();
     // GET /api/state (docs/live.md).
-    nlohmann::json state() const;
+    nlohmann::ordered_json state() const;
     // Writes the last `seconds` as one log per connection into `dir`; the files written.
     std::vector<std::filesystem::path> save_recent(const std::filesystem::path& dir, double seconds) const;
 
@@ -100,9 +100,9 @@ private:
     void refuse(Connection& c, const std::string& why);
     void say(const std::string& message);  // into messages(), the last few kept
     void record_losses(const std::vector<std::size_t>& streams, const std::vector<logio::ReadReport>& reports);
-    nlohmann::json nodes_json() const;
-    nlohmann::json links_json() const;
-    nlohmann::json intervals_json() const;
+    nlohmann::ordered_json nodes_json() const;
+    nlohmann::ordered_json links_json() const;
+    nlohmann::ordered_json intervals_json() const;
 
     graph::AnalysisSpec spec_;
     CollectorOptions options_;
