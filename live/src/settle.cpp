@@ -95,10 +95,14 @@ std::int64_t Collector::watermark_ns(std::int64_t now) const {
     return mark;
 }
 
-// A second or more since the last settle (its ticker runs several times a
-// second): the collector was stopped or starved, and every connection may
-// have a backlog its reader has not seen yet, as long as the stall at most.
-// Each counts as catching up until the watermark's rule says it is not.
+// A second or more since the last settle began (its ticker starts one
+// several times a second): the collector was stopped or starved, and every
+// connection may have a backlog its reader has not seen yet, as long as the
+// stall at most. Each counts as catching up until the watermark's rule says
+// it is not. Counted from the start, since a stop that caught a settle while
+// it linked ends with that settle, not before the next; a settle that only
+// took long (the readers read on meanwhile) leaves every connection within
+// the margin of the newest, and so holding nothing back.
 void Collector::notice_stall() {
     constexpr std::int64_t kStallNs = 1'000'000'000;
     const std::int64_t now = steady_now_ns();
@@ -153,7 +157,6 @@ void Collector::settle_step(bool everything) {
     Linked linked = link_slice(*slice);
     std::lock_guard lock(mutex_);
     merge_linked(*slice, std::move(linked));
-    last_settle_wall_ns_ = steady_now_ns();  // a stall is a long gap between settles, not a long settle
 }
 
 // Load shedding: this settle would link more samples than the collector

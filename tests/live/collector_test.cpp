@@ -191,6 +191,29 @@ TEST(Collector, CatchingUpEndsWhenTheReaderIsIdleOrAtTheLimit) {
     EXPECT_GT(run(10 * kMs, false), kMessages / 2);     // past the limit
 }
 
+// Over a second between two settles (the collector stopped): every
+// connection counts as catching up, its reader not yet heard from. B's
+// reader had found nothing waiting before the stop; A's is read first after
+// it: B's samples still to come are not passed.
+TEST(Collector, AStallMarksEveryConnectionCatchingUp) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.window_ns = 100'000 * kMs; }));
+    const auto a = c.open("a"), b = c.open("b");
+    const std::size_t head = logs.consumer.size() / 4;
+    EXPECT_TRUE(c.receive(*b, std::string_view(logs.consumer).substr(0, head)));
+    EXPECT_TRUE(c.receive(*a, std::string_view(logs.producer).substr(0, head)));
+    c.settle();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    EXPECT_TRUE(c.receive(*a, std::string_view(logs.producer).substr(head)));
+    c.settle();
+    EXPECT_TRUE(c.receive(*b, std::string_view(logs.consumer).substr(head)));
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(state["late_samples"], 0) << state.dump();
+    ASSERT_EQ(state["links"].size(), 1u) << state.dump();
+    EXPECT_EQ(state["links"][0]["count"], kMessages);
+}
+
 // A connection catching up whose newest sample is within the margin of the
 // newest received holds nothing back: the settling stops a margin behind the
 // newest sample anyway, short of its samples still to come.

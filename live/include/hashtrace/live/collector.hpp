@@ -135,7 +135,7 @@ private:
     std::map<std::size_t, std::pair<std::uint64_t, std::uint64_t>> losses_;  // connection -> (dropped in the node, lost by the stream)
     std::map<std::pair<std::string, std::string>, std::int64_t> offsets_;  // (node, instance) -> clock offset, the latest estimate
     std::uint64_t late_samples_ = 0, refused_ = 0;
-    std::int64_t last_settle_wall_ns_ = INT64_MIN;  // steady clock, for notice_stall
+    std::int64_t last_settle_wall_ns_ = INT64_MIN;  // when the last settle began (steady clock), for notice_stall
     std::mutex settling_;                          // one settle at a time
     std::int64_t settling_to_ = INT64_MIN;         // a settle in flight owns everything before this
     double linked_samples_ = 0, linked_seconds_ = 0;  // the measured linking speed (smoothed); 0: not yet measured
