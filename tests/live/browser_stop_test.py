@@ -8,10 +8,11 @@ hold, which drops from its stream and counts. The page's DOM is recorded at
 every update it draws, and must say:
 - nothing new while the collector is stopped;
 - within 1 s of SIGCONT, an update whose newest sample was recorded after
-  the SIGCONT, with every node's samples counted past where they stood;
+  the SIGCONT, and the newest sample time advancing from update to update;
+- within 2 s, the samples A and B recorded during the stop counted;
 - E's stream drops (and none for A and B);
-and after the run, every sample each node recorded counted by the collector
-or as a stream drop, none late, the drops as many as each node counted.
+and after the run, every sample each node wrote counted by the collector or
+as a stream drop, none late, the drops as many as each node counted.
 
 usage: browser_stop_test.py HASHTRACE STREAM_NODE
 """
@@ -106,15 +107,16 @@ def drops_shown(driver):
 
 
 def check_final(final, counted):
-    """Every sample each node recorded is counted by the collector or as a stream drop; none late."""
+    """Every sample each node wrote is counted by the collector or as a stream drop; none late."""
     assert final["late_samples"] == 0, f"late samples: {final['late_samples']}"
     seen = {n["node"]: n for n in final["nodes"]}
     for name, own in counted.items():
         n = seen[name]
-        print(f"{name}: recorded {own['recorded']}, collector counted {n['samples']}, stream drops {n['stream_dropped']} "
-              f"(the node counted {own['stream_dropped']}), shed {n['shed']}")
-        assert n["stream_dropped"] == own["stream_dropped"], (name, n, own)
-        assert n["samples"] + n["stream_dropped"] + n["shed"] == own["recorded"], (name, n, own)
+        print(f"{name}: recorded {own['recorded']}, written {own['written']}, collector counted {n['samples']}, stream drops "
+              f"{n['stream_dropped']} (the node counted {own['stream_dropped']}), shed {n['shed']}, dropped in the node {n['dropped']}")
+        assert n["stream_dropped"] == own["stream_dropped"] and n["dropped"] == own["dropped"], (name, n, own)
+        # Written: what the node's own queue did not drop (a busy machine may make it); the stream copies those.
+        assert n["samples"] + n["stream_dropped"] + n["shed"] == own["written"], (name, n, own)
     assert seen["E"]["stream_dropped"] > 0 and seen["A"]["stream_dropped"] == seen["B"]["stream_dropped"] == 0, seen
 
 
