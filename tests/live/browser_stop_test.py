@@ -18,6 +18,7 @@ usage: browser_stop_test.py HASHTRACE STREAM_NODE
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -169,6 +170,7 @@ def main():
             if process.poll() is None:
                 process.send_signal(signal.SIGCONT)
                 process.kill()
+        shutil.rmtree(work, ignore_errors=True)  # the nodes' disk logs: E's are about 55 MB
 
 
 if __name__ == "__main__":
