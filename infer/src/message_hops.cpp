@@ -126,8 +126,10 @@ void HopCounter::follow(const SampleIndex* first, const SampleIndex* last, HashI
         if (start.consumes && v.size() == 2) hop(v[1].departure, start.arrival, out);  // a reply with the same hash
         return;
     }
+    // Only what is certain: every other instance's samples follow the maker
+    // sample (a later send of the maker's instance may follow an arrival).
     ++out.order_unknown;
-    for (auto it = v.begin() + 1; it != v.end(); ++it) hop(start.departure, it->arrival, out);
+    for (auto it = v.begin() + 1; it != v.end(); ++it) hop(*maker, it->arrival, out);
 }
 
 std::vector<HopPair> HopCounter::pairs() const {

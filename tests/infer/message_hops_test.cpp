@@ -94,6 +94,29 @@ TEST(MessageHops, AHashMadeTwiceIsLeftOutAndCounted) {
     EXPECT_TRUE(hops.pairs.empty());
 }
 
+// The maker's instance sends the message to two receivers, the second send
+// after the first receiver got it: the order is not known (two consumers),
+// and the hops count from the maker sample, which every receive follows,
+// not from the instance's last send, which the first receive precedes.
+TEST(MessageHops, WhereTheOrderIsNotKnownTheHopsCountFromTheMakerSample) {
+    SystemLogs logs;
+    const Tp make{"Hub", "h1", "Made", "", "state"}, send{"Hub", "h1", "Send", "state", "state"};
+    const Tp left{"Left", "l1", "Got", "state", ""}, right{"Right", "r1", "Got", "state", ""};
+    for (int i = 0; i < 40; ++i) {
+        const std::int64_t t = kStart + i * kMs;
+        logs.add(make, t, "", value(i));
+        logs.add(send, t + 1'000, value(i), value(i));
+        logs.add(left, t + 10'000, value(i), "");
+        logs.add(send, t + 50'000, value(i), value(i));  // to the right, after the left one got it
+        logs.add(right, t + 60'000, value(i), "");
+    }
+    const auto hops = find_message_hops(logs.load());
+    EXPECT_EQ(hops.messages, 40u);
+    EXPECT_EQ(hops.order_unknown, 40u);
+    EXPECT_EQ(pair_texts(hops), (std::vector<std::string>{"Hub/Made -> Left/Got 40", "Hub/Made -> Right/Got 40"}));
+    EXPECT_EQ(hops.received_before_sent, 0u);
+}
+
 // A reply with the same hash (an echo): maker -> echo -> back to the maker.
 TEST(MessageHops, AReplyWithTheSameHashGoesBackToItsMaker) {
     SystemLogs logs;

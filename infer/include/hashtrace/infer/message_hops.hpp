@@ -19,10 +19,12 @@
 // consumer. Each hop joins the last sample with h on one instance (within an
 // instance one clock orders them) to the first on the next. Where the order
 // is not known (two pass-through instances, or several consumers), only the
-// hops from the maker, which are certain, are kept.
+// hops from the maker sample itself, which are certain, are kept.
 //
 // A hash made by more than one sample (a reused counter, ids from two
-// spaces hashed alike) is left out: its journeys cannot be told apart.
+// spaces hashed alike, a state value computed again) is left out: its
+// journeys cannot be told apart, and another instance may compute the same
+// value on its own, before any of them.
 #pragma once
 
 #include "hashtrace/graph/sample_set.hpp"
