@@ -68,6 +68,7 @@ public:
 
 private:
     std::vector<Visit> visits(const SampleIndex* first, const SampleIndex* last, const SampleIndex* maker, HashId h) const;
+    SampleIndex first_send(const SampleIndex* first, const SampleIndex* last, const SampleIndex* maker, const Visit& v) const;
     void hop(SampleIndex from, SampleIndex to, MessageHops& out);
 
     const graph::SampleSet& s_;
@@ -91,6 +92,16 @@ std::vector<Visit> HopCounter::visits(const SampleIndex* first, const SampleInde
         if (s_.input[*p] == h && s_.output[*p] != h) it->consumes = true;
     }
     return v;
+}
+
+// To several receivers an instance sends once each, the last send maybe
+// after a receive: the first sample of its last sending tracepoint (on the
+// maker's instance, from the maker on), which every receive follows.
+SampleIndex HopCounter::first_send(const SampleIndex* first, const SampleIndex* last, const SampleIndex* maker, const Visit& v) const {
+    const std::uint32_t source = s_.tracepoint_of(v.departure).source_id;
+    for (const SampleIndex* p = first; p != last; ++p)
+        if (s_.tracepoint_of(*p).source_id == source && (s_.tracepoint_of(*maker).instance_id != v.instance || p >= maker)) return *p;
+    return v.departure;
 }
 
 void HopCounter::hop(SampleIndex from, SampleIndex to, MessageHops& out) {
@@ -119,10 +130,11 @@ void HopCounter::follow(const SampleIndex* first, const SampleIndex* last, HashI
     const Visit& start = v.front();  // the maker's instance
     std::vector<const Visit*> passing, consuming;
     for (auto it = v.begin() + 1; it != v.end(); ++it) (it->consumes ? consuming : passing).push_back(&*it);
-    if (passing.size() <= 1 && consuming.size() <= 1) {
-        const Visit* previous = &start;
-        for (const Visit* next : {passing.empty() ? nullptr : passing[0], consuming.empty() ? nullptr : consuming[0]})
-            if (next) hop(previous->departure, next->arrival, out), previous = next;
+    if (passing.size() <= 1) {  // maker -> [the one that passes it on] -> each consumer (a broker's fan-out)
+        const Visit& via = passing.empty() ? start : *passing[0];
+        if (&via != &start) hop(start.departure, via.arrival, out);
+        const SampleIndex sent = consuming.size() == 1 ? via.departure : first_send(first, last, maker, via);
+        for (const Visit* c : consuming) hop(sent, c->arrival, out);
         if (start.consumes && v.size() == 2) hop(v[1].departure, start.arrival, out);  // a reply with the same hash
         return;
     }

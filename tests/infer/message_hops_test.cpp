@@ -95,10 +95,10 @@ TEST(MessageHops, AHashMadeTwiceIsLeftOutAndCounted) {
 }
 
 // The maker's instance sends the message to two receivers, the second send
-// after the first receiver got it: the order is not known (two consumers),
-// and the hops count from the maker sample, which every receive follows,
-// not from the instance's last send, which the first receive precedes.
-TEST(MessageHops, WhereTheOrderIsNotKnownTheHopsCountFromTheMakerSample) {
+// after the first receiver got it: the hops count from its first send,
+// which every receive follows, not from its last, which the first receive
+// precedes.
+TEST(MessageHops, ToSeveralConsumersTheHopsCountFromTheFirstSend) {
     SystemLogs logs;
     const Tp make{"Hub", "h1", "Made", "", "state"}, send{"Hub", "h1", "Send", "state", "state"};
     const Tp left{"Left", "l1", "Got", "state", ""}, right{"Right", "r1", "Got", "state", ""};
@@ -112,9 +112,30 @@ TEST(MessageHops, WhereTheOrderIsNotKnownTheHopsCountFromTheMakerSample) {
     }
     const auto hops = find_message_hops(logs.load());
     EXPECT_EQ(hops.messages, 40u);
-    EXPECT_EQ(hops.order_unknown, 40u);
-    EXPECT_EQ(pair_texts(hops), (std::vector<std::string>{"Hub/Made -> Left/Got 40", "Hub/Made -> Right/Got 40"}));
+    EXPECT_EQ(hops.order_unknown, 0u);
+    EXPECT_EQ(pair_texts(hops), (std::vector<std::string>{"Hub/Send -> Left/Got 40", "Hub/Send -> Right/Got 40"}));
     EXPECT_EQ(hops.received_before_sent, 0u);
+}
+
+// A broker that forwards each message to every other client, a send each
+// (the pass-through router of the infer tests): maker -> broker -> each
+// consumer, the broker's hops from its first forward.
+TEST(MessageHops, ABrokersFanOutGoesThroughIt) {
+    SystemLogs logs;
+    const Tp sent{"A", "a1", "Sent", "", "msg"}, receive{"Bus", "b1", "Receive", "msg", "msg"}, forward{"Bus", "b1", "Forward", "msg", "msg"};
+    const Tp b{"B", "b", "Got", "msg", ""}, c{"C", "c", "Got", "msg", ""};
+    for (int i = 0; i < 30; ++i) {
+        const std::int64_t t = kStart + i * kMs;
+        logs.add(sent, t, "", value(i));
+        logs.add(receive, t + 10'000, value(i), value(i));
+        logs.add(forward, t + 11'000, value(i), value(i));
+        logs.add(b, t + 20'000, value(i), "");
+        logs.add(forward, t + 25'000, value(i), value(i));
+        logs.add(c, t + 30'000 - 40 * kMs, value(i), "");  // C's clock 40 ms behind
+    }
+    const auto hops = find_message_hops(logs.load());
+    EXPECT_EQ(pair_texts(hops), (std::vector<std::string>{"A/Sent -> Bus/Receive 30", "Bus/Forward -> B/Got 30", "Bus/Forward -> C/Got 30"}));
+    EXPECT_EQ(hops.received_before_sent, 30u);  // C's, by its clock; B's from the first forward, not the second
 }
 
 // A reply with the same hash (an echo): maker -> echo -> back to the maker.

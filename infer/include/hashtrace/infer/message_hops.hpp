@@ -14,12 +14,15 @@
 // input not h) comes first; every other sample with h comes after it in
 // true time, whatever the clocks say. The samples that take h in and give
 // something else out (a consumer) end the journey. So when a message visits,
-// besides its maker's instance, at most one instance that only passes it on
-// and at most one that consumes it, the order is known: maker -> router ->
-// consumer. Each hop joins the last sample with h on one instance (within an
-// instance one clock orders them) to the first on the next. Where the order
-// is not known (two pass-through instances, or several consumers), only the
-// hops from the maker sample itself, which are certain, are kept.
+// besides its maker's instance, at most one instance that only passes it on,
+// the order is known: maker -> router -> each consumer (a broker's fan-out;
+// taken on trust: a maker that also sent straight to a consumer would make
+// a wrong hop). Each hop joins the last sample with h on one instance
+// (within an instance one clock orders them) to the first on the next; to
+// several consumers, from the first sample of the sending tracepoint (a send
+// each: the last may follow the first consumer's receive). Where
+// the order is not known (two pass-through instances), only the hops from
+// the maker sample itself, which are certain, are kept.
 //
 // A hash made by more than one sample (a reused counter, ids from two
 // spaces hashed alike, a state value computed again) is left out: its
