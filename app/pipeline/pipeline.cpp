@@ -240,14 +240,14 @@ clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const 
             PipelineOptions o = options;
             o.tolerance_ms = static_cast<double>(std::max<std::int64_t>(tolerance_ns, std::llround(options.tolerance_ms * 1e6))) * 1e-6;
             o.progress = false;
-            return link_stage(copy, spec, o, /*keep_hash_ids=*/false);
+            return link_stage(copy, spec, o, /*keep_hash_ids=*/true);  // messages sent several times dated by the first
         };
         const bool may_widen = estimate.max_offset_ms > options.tolerance_ms;
         const auto graph = link_stage(samples, spec, options, /*keep_hash_ids=*/true);
         const std::int64_t widest = std::llround(std::max(estimate.max_offset_ms, options.tolerance_ms) * 1e6);
         auto base = clock_analysis::estimate_and_relink(samples, graph, estimate.reference, relink, widest);
         // Warnings: an instance not placed, or constraints refused.
-        if (!may_widen || base.warnings.empty() || graph.unlinked_inputs * 100 <= graph.edges.size()) {
+        if (!may_widen || graph.unlinked_inputs * 100 <= graph.edges.size()) {
             if (!keep_hash_ids) samples.drop_hash_ids();
             return base;
         }

@@ -73,8 +73,9 @@ graph::Graph link_stage(graph::SampleSet& samples, const graph::AnalysisSpec& sp
 // Clocks from causality (`clock estimate`, `analyze --clock-correct edges`):
 // links as the clocks say and estimates every instance's clock from the
 // message edges. Clocks far apart hide a direction (its receives precede
-// their sends and stay unlinked): when an instance is then not placed and
-// more than 1% of the inputs are unlinked, it links again with a tolerance of
+// their sends and stay unlinked): when more than 1% of the inputs are
+// unlinked (an instance placed from the rest may still be wrong: clocks a
+// drift apart lose only the later part of a direction), it links again with a tolerance of
 // --max-offset-ms and estimates from the edges the first linking does not
 // contradict (a reused hash may link a later producer within the tolerance).
 // keep_hash_ids: for a caller that relinks.

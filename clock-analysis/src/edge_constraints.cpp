@@ -9,6 +9,26 @@ namespace {
 
 bool by_x(const Point& a, const Point& b) { return a.x < b.x; }
 
+// A message sent to several receivers, one send each (a router or broker
+// forwarding it to every subscriber), is one hash put out by one source
+// several times in a row. The linking takes the latest of them before a
+// receive, which by clocks apart by more than the sends' spacing may be a
+// send made after that receive: a constraint too tight, bounds that miss the
+// truth or contradict. The first of the run precedes every receive of the
+// message: it is the send time (never too tight, looser by the run's
+// length). Empty without the hash ids.
+std::vector<graph::SampleIndex> first_copies(const graph::SampleSet& s) {
+    if (s.output.size() != s.size()) return {};
+    constexpr graph::SampleIndex kNone = ~graph::SampleIndex{0};
+    std::vector<graph::SampleIndex> first(s.size()), last(s.source_count, kNone);
+    for (graph::SampleIndex i = 0; i < s.size(); ++i) {
+        const graph::SampleIndex previous = std::exchange(last[s.tracepoint_of(i).source_id], i);
+        const bool copy = previous != kNone && s.output[i] != graph::kNoHash && s.output[previous] == s.output[i];
+        first[i] = copy ? first[previous] : i;
+    }
+    return first;
+}
+
 }  // namespace
 
 std::vector<InstanceMessages> message_times(const graph::SampleSet& samples, const graph::Graph& graph, const graph::Graph* confirmed_by,
@@ -45,6 +65,7 @@ std::vector<InstanceMessages> message_times(const graph::SampleSet& samples, con
         work(0);
         for (auto& t : pool) t.join();
     };
+    const std::vector<graph::SampleIndex> first = first_copies(samples);
     std::vector<std::vector<std::size_t>> at(workers, std::vector<std::size_t>(n * n, 0));  // counts, then offsets
     in_parallel([&](unsigned w) { for_each_message(w, [&](std::size_t pair, const graph::Edge&) { ++at[w][pair]; }); });
     std::vector<std::vector<Message>> lists(n * n);
@@ -55,7 +76,8 @@ std::vector<InstanceMessages> message_times(const graph::SampleSet& samples, con
     }
     in_parallel([&](unsigned w) {
         for_each_message(w, [&](std::size_t pair, const graph::Edge& edge) {
-            lists[pair][at[w][pair]++] = {samples.time_ns[edge.from], samples.time_ns[edge.to]};
+            const graph::SampleIndex sent = first.empty() ? edge.from : first[edge.from];
+            lists[pair][at[w][pair]++] = {samples.time_ns[sent], samples.time_ns[edge.to]};
         });
     });
     std::vector<InstanceMessages> out;

@@ -16,7 +16,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 
 namespace hashtrace::infer::testing {
 namespace {
@@ -119,6 +123,82 @@ TEST_F(PassThroughRouter, TheInferredSpecLinksAndMeasuresAsTheHandWrittenOne) {
 TEST_F(PassThroughRouter, AnalyzeWithoutASpecLinksAsManyAsTheHandWrittenSpec) {
     ASSERT_FALSE(HasFatalFailure());
     expect_specless_analyze_links_as_the_truth(logs(), kPassthroughRouterTruth, path("."));
+}
+
+// The router forwards each message to both other clients, a send each. The
+// clients' logs warped as clocks that far off would stamp them (`hashtrace
+// convert`): A 25 ms ahead and 150 ppm fast, B 30 ms behind and 100 ppm slow
+// stepping 2 ms ahead 0.7 s in, C 120 ppm fast alone (apart by less than a
+// transit at first). Without a spec, `clock estimate` places every clock
+// from the messages' journeys, the truth inside its bounds (a message
+// forwarded twice is dated by its first forward: the second may come after
+// the first client's receive); and `infer` writes from the warped logs the
+// spec it writes from the true ones.
+struct ClientWarp {
+    const char* node;
+    double offset_ms, drift_ppm, step_ms, step_at_s;
+};
+constexpr ClientWarp kClientWarps[] = {{"A", 25, 150, 0, 0}, {"B", -30, -100, 2, 0.7}, {"C", 0, 120, 0, 0}};
+
+void warp_client_logs(const std::string& logs, const std::string& warped, std::map<std::string, long long>& t0) {
+    std::filesystem::create_directories(warped);
+    for (const auto& e : std::filesystem::directory_iterator(logs)) {
+        const std::string name = e.path().filename().string(), node = name.substr(0, name.find('-'));
+        const std::string out = (std::filesystem::path(warped) / name).string();
+        const auto w = std::find_if(std::begin(kClientWarps), std::end(kClientWarps), [&](const ClientWarp& c) { return node == c.node; });
+        if (w == std::end(kClientWarps)) {
+            std::filesystem::copy_file(e.path(), out);
+            continue;
+        }
+        std::string cmd = shell_quote(HASHTRACE_BIN) + " convert " + shell_quote(e.path().string()) + " " + shell_quote(out) +
+                          " --warp-offset-ms " + std::to_string(w->offset_ms) + " --warp-drift-ppm " + std::to_string(w->drift_ppm);
+        if (w->step_ms != 0) cmd += " --warp-step-ms " + std::to_string(w->step_ms) + " --warp-step-at-s " + std::to_string(w->step_at_s);
+        const auto r = run_command(cmd + " 2>&1");
+        ASSERT_EQ(r.status, 0) << r.out;
+        t0[node] = std::stoll(r.out.substr(r.out.find("t0 = ") + 5));
+    }
+}
+
+TEST_F(PassThroughRouter, FromWarpedLogsTheClocksArePlacedAndTheSpecIsTheTrueClocksOne) {
+    ASSERT_FALSE(HasFatalFailure());
+    std::map<std::string, long long> t0;
+    warp_client_logs(logs(), path("warped"), t0);
+    ASSERT_EQ(t0.size(), 3u);
+    const auto r = run_command(shell_quote(HASHTRACE_BIN) + " clock estimate " + shell_quote(path("warped")) +
+                               " --reference Router --quiet --json " + shell_quote(path("estimate.json")) + " 2>&1");
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto j = nlohmann::json::parse(hashtrace::test::read_file(path("estimate.json")));
+    for (const auto& e : j["clock_estimates"]) {
+        const auto w = std::find_if(std::begin(kClientWarps), std::end(kClientWarps), [&](const ClientWarp& c) { return e["node"] == c.node; });
+        if (w == std::end(kClientWarps)) continue;
+        ASSERT_FALSE(e["offset_ns"].is_null()) << r.out;
+        ASSERT_EQ(e["pieces"].size(), w->step_ms != 0 ? 2u : 1u) << r.out;
+        for (std::size_t p = 0; p < e["pieces"].size(); ++p) {
+            const auto& piece = e["pieces"][p];
+            const double from = piece["from_ns"].get<double>();
+            const double truth = w->offset_ms * 1e6 + w->drift_ppm * 1e-6 * (from - static_cast<double>(t0.at(w->node))) + (p > 0 ? w->step_ms * 1e6 : 0);
+            EXPECT_LE(piece["offset_lo_ns"].get<double>(), truth) << w->node << " piece " << p << "\n" << r.out;
+            EXPECT_GE(piece["offset_hi_ns"].get<double>(), truth) << w->node << " piece " << p << "\n" << r.out;
+        }
+        // 1.5 s of messages whose bounds are ~15 us wide pin a rate to ~10 ppm
+        // (the combined system's 4 s, to 2).
+        EXPECT_NEAR(e["drift_ppm"].get<double>(), w->drift_ppm, 10.0) << r.out;
+    }
+    // The rules of the spec, not its comments (their medians come from each run's times).
+    const auto infer = [&](const std::string& dir, const std::string& out) {
+        const auto i = run_command(shell_quote(HASHTRACE_BIN) + " infer " + shell_quote(dir) + " --all-intervals --quiet --force -o " +
+                                   shell_quote(path(out)) + " 2>&1");
+        EXPECT_EQ(i.status, 0) << i.out;
+        const auto spec = graph::parse_spec(hashtrace::test::read_file(path(out)), out);
+        std::vector<std::string> rules;
+        for (const auto& p : spec.pairs) rules.push_back(p.from.text() + " -> " + p.to.text() + " " + std::string(graph::to_string(p.scope)));
+        for (const auto& i : spec.intervals)
+            rules.push_back(i.name + ": " + i.from.text() + " -> " + i.to.text() + " " + std::string(graph::to_string(i.kind)));
+        return rules;
+    };
+    const auto from_true_clocks = infer(logs(), "true.toml");
+    EXPECT_GT(from_true_clocks.size(), 20u);
+    EXPECT_EQ(infer(path("warped"), "warped.toml"), from_true_clocks);
 }
 
 TEST_F(FanOutToTwoWorkers, BothWorkersAndTheirQueueWaitsAreIntervals) {

@@ -26,7 +26,11 @@ struct InstanceMessages {
 };
 
 // One list per ordered pair of instances with at least one message edge,
-// ordered by (from, to). Pure: reads the samples' times and the graph.
+// ordered by (from, to). Pure: reads the samples' times and the graph. A
+// message its producer put out several times in a row (one send per
+// receiver) is dated by the first of them, where the samples hold their
+// hash ids: by clocks apart the latest before a receive may be a send made
+// after it.
 //
 // With `confirmed_by`: `graph` was linked with a tolerance for clock offsets
 // (a receive may precede its send) and `confirmed_by` as the clocks say, on
