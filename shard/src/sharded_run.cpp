@@ -1,5 +1,6 @@
 #include "hashtrace/shard/sharded_run.hpp"
 
+#include "hashtrace/graph/column.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
 
@@ -17,6 +18,7 @@ ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, c
     load.from_ns = window.read_from_ns();
     load.to_ns = window.read_to_ns(options.tolerance_ns);
     load.expected_samples = samples_per_log(run, {load.from_ns, load.to_ns});
+    load.trim_heap = false;  // the next shard takes as much again
     const graph::SampleSet samples = graph::load_samples(files, load);
     if (inspect) inspect(samples);
     graph::LinkOptions link;
@@ -36,6 +38,7 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
                            const std::vector<TimeRange>& given, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
                            const std::function<void(const graph::SampleSet&)>& inspect,
                            const std::function<void(std::size_t, std::size_t)>& progress, const WindowHook& also) {
+    const graph::KeepPooledMemory reuse;  // each shard's columns in the pages of the one before
     ShardedRun out;
     out.margin_ns = margin_ns > 0 ? margin_ns : kDefaultMarginNs;
     // A default margin is checked on a probe, an eighth of the first shard:
