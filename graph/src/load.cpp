@@ -76,13 +76,13 @@ std::vector<std::vector<TracepointId>> number_tracepoints(const std::vector<Chun
 }
 
 // The chunks into one SampleSet (peak: the chunks' columns and the final ones).
-SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, const LoadOptions& options) {
+SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, bool keep_hash_values) {
     SampleSet out;
     const std::vector<std::vector<TracepointId>> tracepoint_map = number_tracepoints(chunks, out);
     std::size_t total = 0;
     for (const ParsedFile& f : files) total += f.meta.sample_count;
     if (total >= 0xFFFFFFFFull) throw std::length_error("more than 4294967294 samples in one analysis");
-    const std::vector<std::vector<HashId>> hash_map = detail::number_hashes(chunks, out, options.keep_hash_values);
+    const std::vector<std::vector<HashId>> hash_map = detail::number_hashes(chunks, out, keep_hash_values);
 
     // Every column written once, in its final place, straight from the
     // chunks (so not filled with zeros first: Column's resize leaves them).
@@ -97,7 +97,7 @@ SampleSet merge(std::vector<Chunk>& chunks, std::vector<ParsedFile>& files, cons
         out.lost_samples += f.meta.report.lost_samples;
         out.files.push_back(std::move(f.meta));
     }
-    if (options.trim_heap) release_free_memory();
+    release_free_memory();
     return out;
 }
 
@@ -151,7 +151,7 @@ SampleSet load_with(const std::vector<std::string>& names, const std::vector<std
     });
     for (auto& e : errors)
         if (e) std::rethrow_exception(e);
-    return merge(chunks, files, options);
+    return merge(chunks, files, options.keep_hash_values);
 }
 
 logio::ReadOptions read_options_of(const LoadOptions& options) {

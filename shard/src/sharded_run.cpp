@@ -18,7 +18,6 @@ ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, c
     load.from_ns = window.read_from_ns();
     load.to_ns = window.read_to_ns(options.tolerance_ns);
     load.expected_samples = samples_per_log(run, {load.from_ns, load.to_ns});
-    load.trim_heap = false;  // the next shard takes as much again
     const graph::SampleSet samples = graph::load_samples(files, load);
     if (inspect) inspect(samples);
     graph::LinkOptions link;

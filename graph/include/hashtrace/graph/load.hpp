@@ -31,11 +31,6 @@ struct LoadOptions {
     // Per file, how many samples the range is expected to hold (from the
     // logs' time index), so that a file's columns are not sized for all of it; empty: unknown.
     std::vector<std::uint64_t> expected_samples;
-    // Hand the heap's freed pages back to the kernel once loaded (the peak
-    // through linking stays lower). A caller that loads again and again (a
-    // run in time shards) keeps them: handed back, they come back zeroed by
-    // the kernel at every load, which cost such a run a tenth of its CPU.
-    bool trim_heap = true;
 };
 
 // Loads the given files in parallel (one worker per file at a time). The files
