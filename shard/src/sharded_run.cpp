@@ -3,8 +3,13 @@
 #include "hashtrace/graph/column.hpp"
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
+#include "hashtrace/graph/parallel.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
 
 namespace hashtrace::shard {
 
@@ -33,6 +38,52 @@ ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, c
     return summary;
 }
 
+namespace {
+
+// How many shards of `windows` (their read ranges) to summarise at once: as
+// many as there are threads, while the largest windows that many together
+// hold no more samples than options.samples_at_once allows.
+unsigned shards_at_once(const RunIndex& run, const std::vector<TimeRange>& windows, const ShardOptions& options) {
+    std::vector<std::uint64_t> samples;
+    for (const TimeRange& w : windows) samples.push_back(samples_in(run, w));
+    std::sort(samples.begin(), samples.end(), std::greater<>());
+    const auto most = std::min<std::size_t>(graph::parallel::thread_count(options.threads), samples.size());
+    unsigned lanes = 1;
+    for (std::uint64_t held = samples.empty() ? 0 : samples[0]; lanes < most && held + samples[lanes] <= options.samples_at_once; ++lanes)
+        held += samples[lanes];
+    return lanes;
+}
+
+}  // namespace
+
+void summarize_at_once(std::size_t first, std::size_t count, unsigned lanes, const std::function<ShardSummary(std::size_t, bool)>& summarize,
+                       const std::function<void(std::size_t, ShardSummary&)>& take) {
+    std::mutex mutex;
+    std::map<std::size_t, ShardSummary> done;  // ahead of the next to take
+    std::size_t next = first;
+    std::map<std::size_t, std::exception_ptr> failed;
+    graph::parallel::for_each(count - first, lanes, [&](std::size_t i, unsigned) {
+        const std::size_t k = first + i;
+        {
+            const std::lock_guard lock(mutex);
+            if (!failed.empty() && failed.begin()->first < k) return;
+        }
+        try {
+            ShardSummary s = summarize(k, count - k < lanes);
+            const std::lock_guard lock(mutex);
+            done.emplace(k, std::move(s));
+            while (failed.empty() && !done.empty() && done.begin()->first == next) {
+                take(next++, done.begin()->second);
+                done.erase(done.begin());
+            }
+        } catch (...) {
+            const std::lock_guard lock(mutex);
+            failed.emplace(k, std::current_exception());
+        }
+    });
+    if (!failed.empty()) std::rethrow_exception(failed.begin()->second);
+}
+
 ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
                            const std::vector<TimeRange>& given, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
                            const std::function<void(const graph::SampleSet&)>& inspect,
@@ -44,28 +95,43 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
     // if the run's links outgrow it, only the probe is summarised again.
     const std::vector<TimeRange> shards = margin_ns > 0 || given.size() < 2 ? given : with_probe(run, given, kProbeParts);
     auto window = [&](const TimeRange& r) { return ShardWindow{r.from_ns, r.to_ns, run.first_ns, run.last_ns, out.margin_ns}; };
-    const auto summarize_shard = [&](std::size_t k, const std::function<void(const graph::SampleSet&)>& inspect_first) {
+    const auto summarize_shard = [&](std::size_t k, const std::function<void(const graph::SampleSet&)>& inspect_first, unsigned threads) {
         const ShardWindow w = window(shards[k]);
         const auto hook = [&](const graph::SampleSet& samples, const graph::Graph& graph) { also(k, samples, graph, w); };
-        return summarize_window(files, run, spec, w, options, inspect_first, also ? hook : std::function<void(const graph::SampleSet&, const graph::Graph&)>{});
+        ShardOptions shard_options = options;
+        shard_options.threads = threads;
+        return summarize_window(files, run, spec, w, shard_options, inspect_first,
+                                also ? hook : std::function<void(const graph::SampleSet&, const graph::Graph&)>{});
     };
-    for (std::size_t k = 0; k < shards.size(); ++k) {
-        ShardSummary s = summarize_shard(k, k == 0 ? inspect : nullptr);
-        // A run of one shard reads all of it: no margin to widen. The first
-        // shard is summarised again only when what it saw exceeded the
-        // margin it had; within it, it was exact, and the wider margin is
-        // for the shards after it.
-        if (k == 0 && shards.size() > 1 && margin_ns <= 0 && 2 * s.margin.needed_ns() > out.margin_ns &&
-            2 * s.margin.needed_ns() <= max_margin_ns) {
-            const bool exceeded = s.margin.needed_ns() > out.margin_ns;
-            out.margin_ns = 2 * s.margin.needed_ns();
-            out.margin_widened = true;
-            if (exceeded) s = summarize_shard(k, nullptr);
-        }
-        if (k == 0) out.summary = std::move(s);
-        else out.summary.append(s);
-        if (progress) progress(k + 1, shards.size());
+    ShardSummary first = summarize_shard(0, inspect, options.threads);
+    // A run of one shard reads all of it: no margin to widen. The first
+    // shard is summarised again only when what it saw exceeded the
+    // margin it had; within it, it was exact, and the wider margin is
+    // for the shards after it.
+    if (shards.size() > 1 && margin_ns <= 0 && 2 * first.margin.needed_ns() > out.margin_ns && 2 * first.margin.needed_ns() <= max_margin_ns) {
+        const bool exceeded = first.margin.needed_ns() > out.margin_ns;
+        out.margin_ns = 2 * first.margin.needed_ns();
+        out.margin_widened = true;
+        if (exceeded) first = summarize_shard(0, nullptr, options.threads);
     }
+    out.summary = std::move(first);
+    if (progress) progress(1, shards.size());
+    const auto take = [&](std::size_t k, ShardSummary& s) {
+        out.summary.append(s);
+        if (progress) progress(k + 1, shards.size());
+    };
+    std::vector<TimeRange> windows;
+    for (std::size_t k = 1; k < shards.size(); ++k) {
+        const ShardWindow w = window(shards[k]);
+        windows.push_back({w.read_from_ns(), w.read_to_ns(options.tolerance_ns)});
+    }
+    const unsigned lanes = also ? 1 : shards_at_once(run, windows, options);
+    for (std::size_t k = 1; lanes == 1 && k < shards.size(); ++k) {
+        ShardSummary s = summarize_shard(k, nullptr, options.threads);
+        take(k, s);
+    }
+    const auto summarize_lane = [&](std::size_t k, bool alone) { return summarize_shard(k, nullptr, alone ? options.threads : 1); };
+    if (lanes > 1) summarize_at_once(1, shards.size(), lanes, summarize_lane, take);
     return out;
 }
 
