@@ -106,32 +106,32 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
     ShardSummary first = summarize_shard(0, inspect, options.threads);
     // A run of one shard reads all of it: no margin to widen. The first
     // shard is summarised again only when what it saw exceeded the
-    // margin it had; within it, it was exact, and the wider margin is
-    // for the shards after it.
+    // margin it had (with the others: they need only the margin); within
+    // it, it was exact, and the wider margin is for the shards after it.
+    std::size_t next = 1;
     if (shards.size() > 1 && margin_ns <= 0 && 2 * first.margin.needed_ns() > out.margin_ns && 2 * first.margin.needed_ns() <= max_margin_ns) {
-        const bool exceeded = first.margin.needed_ns() > out.margin_ns;
+        if (first.margin.needed_ns() > out.margin_ns) next = 0;
         out.margin_ns = 2 * first.margin.needed_ns();
         out.margin_widened = true;
-        if (exceeded) first = summarize_shard(0, nullptr, options.threads);
     }
-    out.summary = std::move(first);
-    if (progress) progress(1, shards.size());
     const auto take = [&](std::size_t k, ShardSummary& s) {
-        out.summary.append(s);
+        if (k == 0) out.summary = std::move(s);
+        else out.summary.append(s);
         if (progress) progress(k + 1, shards.size());
     };
+    if (next == 1) take(0, first);
     std::vector<TimeRange> windows;
-    for (std::size_t k = 1; k < shards.size(); ++k) {
+    for (std::size_t k = next; k < shards.size(); ++k) {
         const ShardWindow w = window(shards[k]);
         windows.push_back({w.read_from_ns(), w.read_to_ns(options.tolerance_ns)});
     }
     const unsigned lanes = also ? 1 : shards_at_once(run, windows, options);
-    for (std::size_t k = 1; lanes == 1 && k < shards.size(); ++k) {
+    for (std::size_t k = next; lanes == 1 && k < shards.size(); ++k) {
         ShardSummary s = summarize_shard(k, nullptr, options.threads);
         take(k, s);
     }
     const auto summarize_lane = [&](std::size_t k, bool alone) { return summarize_shard(k, nullptr, alone ? options.threads : 1); };
-    if (lanes > 1) summarize_at_once(1, shards.size(), lanes, summarize_lane, take);
+    if (lanes > 1) summarize_at_once(next, shards.size(), lanes, summarize_lane, take);
     return out;
 }
 

@@ -70,9 +70,10 @@ inline constexpr unsigned kProbeParts = 8;
 // max_margin_ns (what the memory holds: a hash reused long after may link
 // a stale producer, and such a link must not make every shard read the
 // whole run; the margin report then says what was not covered).
-// The shards after the first are summarised several at once, one thread
-// each, when options.samples_at_once holds their windows together (and no
-// `also` is given); they are appended in time order all the same.
+// The shards after the first (and the first again, when it is) are
+// summarised several at once, one thread each, when options.samples_at_once
+// holds their windows together (and no `also` is given); they are appended
+// in time order all the same.
 ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
                            const std::vector<TimeRange>& shards, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
                            const std::function<void(const graph::SampleSet&)>& inspect = {},
