@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace hashtrace::shard {
 
@@ -40,18 +41,19 @@ ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, c
 
 namespace {
 
-// How many shards of `windows` (their read ranges) to summarise at once: as
-// many as there are threads, while the largest windows that many together
-// hold no more samples than options.samples_at_once allows.
-unsigned shards_at_once(const RunIndex& run, const std::vector<TimeRange>& windows, const ShardOptions& options) {
+// How many of `windows` (shards' read ranges) the memory holds at once: as
+// many as the largest that many together hold no more samples than
+// options.samples_at_once allows, up to `most`.
+unsigned windows_held(const RunIndex& run, const std::vector<TimeRange>& windows, const ShardOptions& options, std::size_t most) {
     std::vector<std::uint64_t> samples;
     for (const TimeRange& w : windows) samples.push_back(samples_in(run, w));
     std::sort(samples.begin(), samples.end(), std::greater<>());
-    const auto most = std::min<std::size_t>(graph::parallel::thread_count(options.threads), samples.size());
-    unsigned lanes = 1;
-    for (std::uint64_t held = samples.empty() ? 0 : samples[0]; lanes < most && held + samples[lanes] <= options.samples_at_once; ++lanes)
-        held += samples[lanes];
-    return lanes;
+    most = std::min(most, samples.size());
+    unsigned held_windows = 1;
+    for (std::uint64_t held = samples.empty() ? 0 : samples[0]; held_windows < most && held + samples[held_windows] <= options.samples_at_once;
+         ++held_windows)
+        held += samples[held_windows];
+    return held_windows;
 }
 
 }  // namespace
@@ -88,7 +90,6 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
                            const std::vector<TimeRange>& given, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
                            const std::function<void(const graph::SampleSet&)>& inspect,
                            const std::function<void(std::size_t, std::size_t)>& progress, const WindowHook& also) {
-    const graph::KeepPooledMemory reuse;  // each shard's columns in the pages of the one before
     ShardedRun out;
     out.margin_ns = margin_ns > 0 ? margin_ns : kDefaultMarginNs;
     // A default margin is checked on a probe, an eighth of the first shard:
@@ -125,7 +126,12 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
         const ShardWindow w = window(shards[k]);
         windows.push_back({w.read_from_ns(), w.read_to_ns(options.tolerance_ns)});
     }
-    const unsigned lanes = also ? 1 : shards_at_once(run, windows, options);
+    // Where the memory holds two windows, the pages a shard frees are kept
+    // for the next (its columns in them: not zeroed again by the kernel), and
+    // shards go as many at once as there are threads and the memory holds.
+    std::optional<graph::KeepPooledMemory> reuse;
+    if (windows_held(run, windows, options, 2) == 2) reuse.emplace();
+    const unsigned lanes = also ? 1 : windows_held(run, windows, options, graph::parallel::thread_count(options.threads));
     for (std::size_t k = next; lanes == 1 && k < shards.size(); ++k) {
         ShardSummary s = summarize_shard(k, nullptr, options.threads);
         take(k, s);

@@ -30,6 +30,7 @@ struct ShardOptions {
     std::size_t reach_search_budget = 0;  // metrics::MetricOptions', for tests
     // At most how many samples the windows of shards summarised at once may
     // hold together (what the memory budget holds); 0: one shard at a time.
+    // Where it holds two, the pages a shard frees are also kept for the next.
     std::uint64_t samples_at_once = 0;
 };
 
