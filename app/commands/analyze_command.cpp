@@ -187,15 +187,23 @@ int run_whole(const AnalyzeOptions& o, hashtrace::cli::PipelineOptions pipeline,
     const auto clocks = clock_analysis::load_clock_analysis(samples);
     if (o.by_records()) graph::correct_times(samples, clock_analysis::time_correction(clocks));
     std::optional<EdgeClocks> edge_clocks;
+    // The corrected run links within the clocks' bounds; but the structure is
+    // inferred with the tolerance given: within the bounds a pass-through
+    // hop's reverse would link as well.
+    cli::PipelineOptions linking = pipeline;
     if (o.by_edges()) {
-        edge_clocks = correct_by_edges(samples, spec, o, pipeline);
+        edge_clocks = correct_by_edges(samples, spec, o, linking);
         timings.mark("estimate");
     }
     const auto warnings = cli::check_spec_stage(spec, samples, pipeline);
     timings.mark("checks");
     // Only the HTML report, and the hint below, read the hash ids after linking (8 bytes a sample).
     const bool specless = !pipeline.spec_file;
-    auto graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/o.html.has_value() || specless);
+    if (specless && o.infer_links && !o.by_edges())
+        if (const auto disagreement = cli::clock_disagreement_stage(samples); disagreement.matters())
+            std::fprintf(stderr, "warning: %s: the structure inferred from them is wrong across instances; --clock-correct edges "
+                                 "estimates the clocks from the messages and corrects them first\n", disagreement.text().c_str());
+    auto graph = cli::link_stage(samples, spec, o.infer_links ? pipeline : linking, /*keep_hash_ids=*/o.html.has_value() || specless);
     timings.mark("link");
     // Without a spec: linked again as the inferred spec would, or (--all-pairs,
     // or nothing to infer) every pair may link, with a note on how much of
@@ -205,8 +213,10 @@ int run_whole(const AnalyzeOptions& o, hashtrace::cli::PipelineOptions pipeline,
     if (inferred) {
         spec = inferred->spec;
         graph = {};  // the spec-less graph is done with: not held beside the new one
-        graph = cli::link_stage(samples, spec, pipeline, /*keep_hash_ids=*/o.html.has_value());
+        graph = cli::link_stage(samples, spec, linking, /*keep_hash_ids=*/o.html.has_value());
         timings.mark("infer");
+    } else if (o.infer_links && linking.tolerance_ms != pipeline.tolerance_ms) {
+        graph = cli::link_stage(samples, spec, linking, /*keep_hash_ids=*/true);  // every pair, within the bounds
     }
     std::optional<infer::Evidence> evidence;
     if (inferred) evidence = std::move(inferred->evidence);
@@ -218,7 +228,7 @@ int run_whole(const AnalyzeOptions& o, hashtrace::cli::PipelineOptions pipeline,
     if (edge_clocks) {
         result.warnings.insert(result.warnings.end(), edge_clocks->warnings.begin(), edge_clocks->warnings.end());
         const auto faults = clock_analysis::check_recorded_clocks(edge_clocks->base, samples, clocks, result.first_time_ns, result.last_time_ns);
-        const auto links = clock_analysis::count_corrected_links(samples, graph, std::llround(pipeline.tolerance_ms * 1e6));
+        const auto links = clock_analysis::count_corrected_links(samples, graph, std::llround(linking.tolerance_ms * 1e6));
         clock_analysis::add_edge_clock_report(edge_clocks->base, samples, faults, links, result);
     }
     timings.mark("metrics");

@@ -14,6 +14,7 @@ constexpr const char* kUsage =
     "  Estimates each process instance's clock (offset at the reference's first sample and drift)\n"
     "  relative to a reference instance from the run's message edges alone - a message is received\n"
     "  after it was sent - with bounds that hold whatever the transit times. Works without PTP or PPS.\n"
+    "  Without --spec, from the message pairs the hashes' journeys show (a maker before its consumer).\n"
     "  A partial answer is an answer: the instances that cannot be placed are named, with the bounds the\n"
     "  messages give them, and the exit status is 0 while one instance besides the reference is placed\n"
     "  (1 when none is).\n"

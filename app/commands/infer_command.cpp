@@ -4,6 +4,7 @@
 #include "command.hpp"
 #include "hashtrace/infer/chains.hpp"
 #include "hashtrace/infer/evidence.hpp"
+#include "hashtrace/clock_analysis/edge_estimate.hpp"
 #include "hashtrace/infer/infer.hpp"
 #include "hashtrace/infer/writers.hpp"
 #include "pipeline.hpp"
@@ -29,7 +30,12 @@ constexpr const char* kUsage =
     "  --dot FILE           the system as Graphviz (nodes as clusters); also FILE.svg where `dot` is installed\n"
     "  --json FILE          the evidence, chains and intervals as JSON\n"
     "  --all-intervals      an interval for every ordered pair of tracepoints along each main route,\n"
-    "                       not only each link and each source-to-sink pair\n";
+    "                       not only each link and each source-to-sink pair\n"
+    "  --clock-correct edges|none  clocks that disagree by more than a message's transit hide links and\n"
+    "                       reverse pass-through hops: when over 1% of the messages are received before\n"
+    "                       they are sent by the logs' clocks, the clocks are estimated from the messages\n"
+    "                       (as `clock estimate` does) and the samples corrected first. edges: always;\n"
+    "                       none: never\n";
 
 void write_file(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
@@ -57,6 +63,30 @@ void render_svg(const std::string& dot_file) {
         std::fprintf(stderr, "`dot -Tsvg %s` failed; the .dot file is written\n", dot_file.c_str());
 }
 
+// Clocks that disagree by more than a message's transit put its receives
+// before its sends: the spec-less linking then misses those links and takes
+// a pass-through hop's reverse for it. The message hops the hashes show do
+// not depend on the clocks: when they show it (ClockDisagreement), the
+// clocks are estimated from them and the samples corrected before anything
+// is linked. The linking after keeps the tolerance given: the bounds' width
+// would let a pass-through hop's reverse link again.
+void correct_clocks(hashtrace::graph::SampleSet& samples, const std::optional<std::string>& mode, const hashtrace::cli::PipelineOptions& pipeline,
+                    const hashtrace::cli::ClockEstimateOptions& estimate) {
+    using namespace hashtrace;
+    if (mode == "none") return;
+    if (!mode) {
+        const auto disagreement = cli::clock_disagreement_stage(samples);
+        if (!disagreement.matters()) return;
+        std::fprintf(stderr, "note: %s: the clocks are estimated from the messages and the samples corrected first (--clock-correct none: not)\n",
+                     disagreement.text().c_str());
+    }
+    const auto base = cli::estimate_clocks_stage(samples, graph::AnalysisSpec{}, pipeline, estimate, /*keep_hash_ids=*/true);
+    std::fputs(clock_analysis::render_estimate_text(base, samples).c_str(), stderr);
+    std::vector<std::string> warnings = base.warnings;
+    graph::correct_times(samples, clock_analysis::edge_time_correction(base, samples, warnings));
+    for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+}
+
 // What a user may not expect from logs of one node.
 void note_single_node(const hashtrace::graph::SampleSet& samples) {
     if (samples.node_names.size() == 1)
@@ -67,7 +97,7 @@ void note_single_node(const hashtrace::graph::SampleSet& samples) {
 int run_infer(hashtrace::cli::Args& args) {
     using namespace hashtrace;
     if (args.help_requested()) {
-        std::printf("%s%s", kUsage, cli::kPipelineOptionsHelp);
+        std::printf("%s%s%s", kUsage, cli::kClockEstimateOptionsHelp, cli::kPipelineOptionsHelp);
         return 0;
     }
     const auto pipeline = cli::read_pipeline_options(args);
@@ -76,6 +106,8 @@ int run_infer(hashtrace::cli::Args& args) {
     const auto json = args.option("--json");
     const bool all_intervals = args.flag("--all-intervals");
     const bool force = args.flag("--force");
+    const auto clock_correct = args.flag_or_word("--clock-correct", {"edges", "none"});
+    const auto estimate = cli::read_clock_estimate_options(args);
     const auto inputs = args.positionals();
     args.finish();
     if (inputs.empty()) throw cli::UsageError("give the logs to infer the structure of (files or directories)");
@@ -88,6 +120,8 @@ int run_infer(hashtrace::cli::Args& args) {
     auto samples = cli::load_stage(inputs, pipeline);
     cli::report_input_health(samples);
     timings.mark("load");
+    correct_clocks(samples, clock_correct && clock_correct->empty() ? std::optional<std::string>("edges") : clock_correct, pipeline, estimate);
+    timings.mark("clocks");
     const auto specless = cli::link_stage(samples, graph::AnalysisSpec{}, pipeline, /*keep_hash_ids=*/true);
     timings.mark("link");
     note_single_node(samples);

@@ -3,6 +3,7 @@
 #include "sharding.hpp"
 
 #include "hashtrace/clock_analysis/edge_estimate.hpp"
+#include "hashtrace/infer/message_hops.hpp"
 #include "hashtrace/logio/reader.hpp"
 #include "hashtrace/metrics/render.hpp"
 #include "output.hpp"
@@ -194,8 +195,45 @@ ClockEstimateOptions read_clock_estimate_options(Args& args) {
     return o;
 }
 
-clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options,
+namespace {
+void print_hop_pairs(const infer::MessageHops& hops) {
+    std::fprintf(stderr,
+                 "note: no --spec: the clocks are estimated from the %zu message pairs the hashes' journeys show (%llu messages "
+                 "followed; %llu in an order the hashes do not tell, of which only the maker's hops count; %llu hashes made twice "
+                 "left out):\n",
+                 hops.pairs.size(), (unsigned long long)hops.messages, (unsigned long long)hops.order_unknown,
+                 (unsigned long long)hops.hashes_made_twice);
+    constexpr std::size_t kShown = 12;
+    for (std::size_t i = 0; i < hops.pairs.size() && i < kShown; ++i) {
+        const auto& p = hops.pairs[i];
+        std::fprintf(stderr, "  %s -> %s: %llu hops, %llu received before sent by the logs' clocks\n", p.from.text().c_str(),
+                     p.to.text().c_str(), (unsigned long long)p.hops, (unsigned long long)p.received_before_sent);
+    }
+    if (hops.pairs.size() > kShown) std::fprintf(stderr, "  and %zu more\n", hops.pairs.size() - kShown);
+}
+}  // namespace
+
+graph::AnalysisSpec clock_spec_stage(const graph::SampleSet& samples, const graph::AnalysisSpec& spec) {
+    if (!spec.pairs.empty()) return spec;
+    const auto hops = infer::find_message_hops(samples);
+    if (hops.pairs.empty()) return spec;
+    print_hop_pairs(hops);
+    return hops.spec();
+}
+
+ClockDisagreement clock_disagreement_stage(const graph::SampleSet& samples) {
+    const auto hops = infer::find_message_hops(samples);
+    return {hops.hops, hops.received_before_sent};
+}
+
+std::string ClockDisagreement::text() const {
+    return "by the logs' clocks, " + std::to_string(received_before_sent) + " of the " + std::to_string(hops) +
+           " message hops are received before they are sent";
+}
+
+clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& given, const PipelineOptions& options,
                                                const ClockEstimateOptions& estimate, bool keep_hash_ids) {
+    const graph::AnalysisSpec spec = clock_spec_stage(samples, given);
     try {
         // Re-linking per piece links time-corrected copies, with the hash ids.
         const clock_analysis::LinkCorrected relink = [&](graph::SampleSet& copy, std::int64_t tolerance_ns) {

@@ -83,7 +83,22 @@ struct ClockEstimateOptions {
     std::optional<std::string> reference;  // --reference NODE[/INSTANCE]
 };
 ClockEstimateOptions read_clock_estimate_options(Args& args);
+// The pairs the clocks are estimated from: the spec's; with no [[pair]], the
+// message hops the hashes' journeys show (infer/message_hops.hpp: a
+// pass-through hop linked by time goes both ways), said on stderr; with none
+// found, the spec as given (every pair may link).
+graph::AnalysisSpec clock_spec_stage(const graph::SampleSet& samples, const graph::AnalysisSpec& spec);
 extern const char* const kClockEstimateOptionsHelp;
+// Whether the logs' clocks disagree by more than a message's transit: over
+// 1% of the message hops the hashes show (infer/message_hops.hpp) received
+// before they are sent. A structure inferred from such logs is wrong unless
+// the clocks are corrected first (`--clock-correct edges`).
+struct ClockDisagreement {
+    std::uint64_t hops = 0, received_before_sent = 0;
+    bool matters() const { return static_cast<double>(received_before_sent) > 0.01 * static_cast<double>(hops); }
+    std::string text() const;  // "by the logs' clocks, N of the M message hops are received before they are sent"
+};
+ClockDisagreement clock_disagreement_stage(const graph::SampleSet& samples);
 clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options,
                                                const ClockEstimateOptions& estimate, bool keep_hash_ids);
 

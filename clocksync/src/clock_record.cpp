@@ -1,6 +1,7 @@
 #include "hashtrace/clocksync/clock_record.hpp"
 
 #include "hashtrace/fileio/read_file.hpp"
+#include "hashtrace/text/text.hpp"
 
 #include <cmath>
 #include <type_traits>
@@ -84,29 +85,16 @@ std::string format_clock_record(const ClockRecord& r) {
 
 std::vector<ClockRecord> parse_clock_records(std::string_view text, const std::string& name) {
     std::vector<ClockRecord> records;
-    std::size_t line_number = 0;
     bool header_seen = false;
-    while (!text.empty()) {
-        const std::size_t newline = text.find('\n');
-        std::string_view line = text.substr(0, newline);
-        text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
-        ++line_number;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (line.empty() || line.front() == '#') continue;
+    text::for_each_record(text, [&](std::string_view line, std::size_t line_number) {
         if (!header_seen) {
             if (line != kClockFileHeader) fail(name, line_number, "expected the header '" + std::string(kClockFileHeader) + "'");
             header_seen = true;
-            continue;
+            return;
         }
         std::string_view fields[kFieldCount];
-        std::size_t count = 0;
-        for (std::size_t start = 0;;) {
-            const std::size_t comma = line.find(',', start);
-            if (count == kFieldCount) fail(name, line_number, "more than 8 fields");
-            fields[count++] = line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-            if (comma == std::string_view::npos) break;
-            start = comma + 1;
-        }
+        const std::size_t count = text::split(line, ',', fields);
+        if (count > kFieldCount) fail(name, line_number, "more than 8 fields");
         if (count != kFieldCount) fail(name, line_number, "expected 8 fields, found " + std::to_string(count));
 
         ClockRecord r;
@@ -123,8 +111,8 @@ std::vector<ClockRecord> parse_clock_records(std::string_view text, const std::s
         r.freq_ppb = parse_optional<double>(fields[6], "freq_ppb", name, line_number);
         r.jitter_ns = parse_optional<std::int64_t>(fields[7], "jitter_ns", name, line_number);
         records.push_back(std::move(r));
-    }
-    if (!header_seen) fail(name, line_number, "no header line: not a clock-quality file");
+    });
+    if (!header_seen) fail(name, text::lines(text).size(), "no header line: not a clock-quality file");
     return records;
 }
 

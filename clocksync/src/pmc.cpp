@@ -1,4 +1,5 @@
 #include "hashtrace/clocksync/pmc.hpp"
+#include "hashtrace/text/text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -29,11 +30,8 @@ bool following(std::string_view state) { return state == "SLAVE" || state == "UN
 PmcSnapshot parse_pmc_output(std::string_view text) {
     PmcSnapshot snapshot;
     std::string_view dataset;
-    while (!text.empty()) {
-        const std::size_t newline = text.find('\n');
-        const std::string_view line = trim(text.substr(0, newline));
-        text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
-
+    for (const std::string_view raw : text::lines(text)) {
+        const std::string_view line = trim(raw);
         if (const auto marker = line.find("RESPONSE MANAGEMENT "); marker != std::string_view::npos) {
             snapshot.answered = true;
             dataset = trim(line.substr(marker + 20));

@@ -1,4 +1,4 @@
-// The inferred structure as JSON (docs/infer.md).
+// The inferred structure as JSON (docs/infer.md), its keys in the order written.
 #include "hashtrace/infer/writers.hpp"
 
 #include <nlohmann/json.hpp>
@@ -6,7 +6,7 @@
 namespace hashtrace::infer {
 
 std::string write_json(const Evidence& ev, const Chains& ch, const std::vector<ProposedInterval>& intervals) {
-    using nlohmann::json;
+    using json = nlohmann::ordered_json;
     auto names = [&](const std::vector<ClassId>& ids) {
         json a = json::array();
         for (const auto c : ids) a.push_back(ev.classes[c].selector());

@@ -80,7 +80,9 @@ bool Collector::receive(std::size_t connection, std::string_view bytes, bool mor
     const auto found = connections_.find(connection);
     if (found == connections_.end() || !found->second->open) return false;
     Connection& c = *found->second;
-    c.backlog = more_waiting;
+    // More waiting starts (or prolongs) catching up; nothing waiting does not
+    // end it: the socket runs dry between the node's sends of its backlog.
+    if (more_waiting) c.catching_up_until_ns = std::max(c.catching_up_until_ns, steady_now_ns() + options_.catch_up_limit_ns);
     try {
         auto blocks = c.stream.feed(bytes);
         if (c.stream.has_header() && !c.accepted) accept_header(c);
@@ -95,7 +97,7 @@ bool Collector::receive(std::size_t connection, std::string_view bytes, bool mor
 
 void Collector::caught_up(std::size_t connection) {
     std::lock_guard lock(mutex_);
-    if (const auto found = connections_.find(connection); found != connections_.end()) found->second->backlog = false;
+    if (const auto found = connections_.find(connection); found != connections_.end()) found->second->catching_up_until_ns = INT64_MIN;
 }
 
 void Collector::close(std::size_t connection) {

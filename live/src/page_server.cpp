@@ -52,9 +52,9 @@ void PageServer::routes() {
             return;
         }
         const auto dir = save_folder(options_.save_dir);
-        nlohmann::json files = nlohmann::json::array();
+        nlohmann::ordered_json files = nlohmann::ordered_json::array();
         for (const auto& f : collector_.save_recent(dir, seconds)) files.push_back(f.string());
-        res.set_content(nlohmann::json{{"folder", dir.string()}, {"files", files}}.dump(), "application/json");
+        res.set_content(nlohmann::ordered_json{{"folder", dir.string()}, {"files", files}}.dump(), "application/json");
     });
 }
 

@@ -20,9 +20,6 @@ namespace {
 // any session, so a bin's width is never zero and no part ends the run early.
 constexpr std::int64_t kBinnedSpanNs = std::int64_t{1'000'000} * 1'000'000'000;
 constexpr std::int64_t kEstimateEveryNs = 1'000'000'000;
-std::int64_t steady_now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 using Offsets = std::vector<std::pair<std::pair<std::string, std::string>, std::int64_t>>;
 
@@ -83,26 +80,37 @@ void Collector::keep_recent(shard::ShardSummary part, std::vector<critical_path:
 // After a stall (the collector stopped or starved), the first connection
 // read again would move the newest sample far ahead of the others' unread
 // backlogs, and their samples would arrive after their time settled. So
-// while a connection has bytes waiting, nothing settles past its newest
-// sample; a connection with nothing waiting (idle, or caught up) holds
-// nothing back.
-std::int64_t Collector::watermark_ns() const {
-    std::int64_t mark = window_.newest_ns();
+// while a connection catches up, nothing settles past its newest sample. It
+// catches up until its reader finds nothing waiting for a while (an idle
+// node holds nothing back), its newest sample is within the margin of the
+// newest received (the settling, a margin behind that, cannot pass it), or the
+// limit passes (a node that lags for another reason, its clock, holds the
+// view back no longer than that).
+std::int64_t Collector::watermark_ns(std::int64_t now) const {
+    const std::int64_t newest = window_.newest_ns();
+    std::int64_t mark = newest;
     for (const auto& [id, c] : connections_)
-        if (c->open && c->backlog && c->newest_ns != INT64_MIN) mark = std::min(mark, c->newest_ns);
+        if (c->open && now < c->catching_up_until_ns && c->newest_ns != INT64_MIN && c->newest_ns < newest - options_.margin_ns)
+            mark = std::min(mark, c->newest_ns);
     return mark;
 }
 
-// A second or more since the last settle (its ticker runs several times a
-// second): the collector was stopped or starved, and every connection may
-// have a backlog its reader has not seen yet. Each counts as catching up
-// until its reader says it has nothing waiting.
+// A second or more since the last settle began (its ticker starts one
+// several times a second): the collector was stopped or starved, and every
+// connection may have a backlog its reader has not seen yet, as long as the
+// stall at most. Each counts as catching up until the watermark's rule says
+// it is not. Counted from the start, since a stop that caught a settle while
+// it linked ends with that settle, not before the next; a settle that only
+// took long (the readers read on meanwhile) leaves every connection within
+// the margin of the newest, and so holding nothing back.
 void Collector::notice_stall() {
     constexpr std::int64_t kStallNs = 1'000'000'000;
     const std::int64_t now = steady_now_ns();
-    if (last_settle_wall_ns_ != INT64_MIN && now - last_settle_wall_ns_ > kStallNs)
+    if (last_settle_wall_ns_ != INT64_MIN && now - last_settle_wall_ns_ > kStallNs) {
+        const std::int64_t until = now + std::max(options_.catch_up_limit_ns, now - last_settle_wall_ns_);
         for (auto& [id, c] : connections_)
-            if (c->open) c->backlog = true;
+            if (c->open) c->catching_up_until_ns = std::max(c->catching_up_until_ns, until);
+    }
     last_settle_wall_ns_ = now;
 }
 
@@ -141,7 +149,7 @@ void Collector::settle_step(bool everything) {
         std::lock_guard lock(mutex_);
         if (!everything) notice_stall();
         if (window_.newest_ns() == INT64_MIN) return;
-        const std::int64_t settle_to = everything ? window_.newest_ns() + 1 : watermark_ns() - options_.margin_ns;
+        const std::int64_t settle_to = everything ? window_.newest_ns() + 1 : watermark_ns(steady_now_ns()) - options_.margin_ns;
         if (!everything) shed_excess(settle_to);
         slice = take_slice(settle_to);
     }
@@ -149,7 +157,6 @@ void Collector::settle_step(bool everything) {
     Linked linked = link_slice(*slice);
     std::lock_guard lock(mutex_);
     merge_linked(*slice, std::move(linked));
-    last_settle_wall_ns_ = steady_now_ns();  // a stall is a long gap between settles, not a long settle
 }
 
 // Load shedding: this settle would link more samples than the collector

@@ -1,4 +1,5 @@
-// Collector::state: GET /api/state's document (docs/live.md says what each number means).
+// Collector::state: GET /api/state's document (docs/live.md says what each number
+// means), its keys in the order written.
 #include "hashtrace/live/collector.hpp"
 
 #include "connection.hpp"
@@ -9,7 +10,7 @@
 namespace hashtrace::live {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 double window_seconds(const shard::ShardSummary& s) { return s.own_to_ns > s.own_from_ns ? double(s.own_to_ns - s.own_from_ns) / 1e9 : 0; }
 

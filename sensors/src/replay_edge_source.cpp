@@ -3,6 +3,7 @@
 #include "hashtrace/sensors/edge_source.hpp"
 
 #include "hashtrace/fileio/read_file.hpp"
+#include "hashtrace/text/text.hpp"
 
 #include <charconv>
 
@@ -57,25 +58,11 @@ private:
 
 std::vector<Edge> parse_edge_replay(std::string_view text, const std::string& name) {
     std::vector<Edge> edges;
-    std::size_t line_number = 0;
-    while (!text.empty()) {
-        const std::size_t newline = text.find('\n');
-        std::string_view line = text.substr(0, newline);
-        text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
-        ++line_number;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (line.empty() || line.front() == '#') continue;
-        if (line_number == 1 && (line == kHeader || line == kHeaderWithSequence)) continue;
-
+    text::for_each_record(text, [&](std::string_view line, std::size_t line_number) {
+        if (line_number == 1 && (line == kHeader || line == kHeaderWithSequence)) return;
         std::string_view fields[3];
-        std::size_t count = 0;
-        while (true) {
-            const std::size_t comma = line.find(',');
-            if (count == 3) fail(name, line_number, "too many fields (expected time_ns,edge[,sequence])");
-            fields[count++] = line.substr(0, comma);
-            if (comma == std::string_view::npos) break;
-            line.remove_prefix(comma + 1);
-        }
+        const std::size_t count = text::split(line, ',', fields);
+        if (count > 3) fail(name, line_number, "too many fields (expected time_ns,edge[,sequence])");
         if (count < 2) fail(name, line_number, "expected time_ns,edge[,sequence]");
 
         Edge edge;
@@ -90,7 +77,7 @@ std::vector<Edge> parse_edge_replay(std::string_view text, const std::string& na
         if (!edges.empty() && edge.realtime_ns < edges.back().realtime_ns)
             fail(name, line_number, "time goes backwards");
         edges.push_back(edge);
-    }
+    });
     return edges;
 }
 

@@ -8,6 +8,7 @@
 // Re-linked on times corrected piece by piece, each message finds its own
 // producer, the step is found, and the truth lies inside every piece's bounds.
 #include "clock_model.hpp"
+#include "ring_logs.hpp"
 #include "hashtrace/clocksync/subprocess.hpp"
 
 #include <gtest/gtest.h>
@@ -28,8 +29,7 @@ using namespace clock_model;
 
 namespace {
 
-constexpr int kNodes = 4;
-constexpr std::int64_t kPeriod = 5 * kMs;
+constexpr int kNodes = kRingNodes;
 constexpr int kWrap = 300;  // a hop's counter: its hashes come back every 1.5 s
 
 class RelinkedClocks : public ::testing::Test {
@@ -42,20 +42,7 @@ protected:
     void TearDown() override { fs::remove_all(root_); }
 
     void write_ring(const std::array<Clock, kNodes>& clocks, std::uint64_t seed) {
-        std::array<std::ofstream, kNodes> logs;
-        for (int n = 0; n < kNodes; ++n) {
-            logs[n].open(root_ / ("N" + std::to_string(n) + "-1.csv"));
-            logs[n] << kCsvHeader;
-        }
-        for (int hop = 0; hop < kNodes; ++hop) {
-            const int to = (hop + 1) % kNodes;
-            const auto sent = messages(clocks[hop], clocks[to], kPeriod, 10 * kSecond, 30'000, 300'000, seed + hop, hop * kMs);
-            for (std::size_t k = 0; k < sent.size(); ++k) {
-                const std::string hash = csv_hash(hop * 100'000 + static_cast<int>(k % kWrap));
-                logs[hop] << "N" << hop << ",1,Send,none,msg," << csv_seconds(sent[k].send_ns) << ",," << hash << "\n";
-                logs[to] << "N" << to << ",1,Receive,msg,none," << csv_seconds(sent[k].receive_ns) << "," << hash << ",\n";
-            }
-        }
+        write_ring_logs(root_, clocks, seed, RingShape{kNodes, kWrap});
     }
     nlohmann::json estimate(const std::string& what) {
         const auto r = hc::run_command({HASHTRACE_EXE, "clock", "estimate", root_.string(), "--reference", "N0", "--json",

@@ -4,6 +4,7 @@
 // clocks tens of ms apart put some receives "before" their sends, so the
 // estimate has to link with a tolerance too.
 #include "clock_model.hpp"
+#include "ring_logs.hpp"
 #include "hashtrace/clocksync/subprocess.hpp"
 
 #include <gtest/gtest.h>
@@ -27,8 +28,7 @@ using namespace clock_model;
 
 namespace {
 
-constexpr int kNodes = 4;
-constexpr std::int64_t kPeriod = 5 * kMs;
+constexpr int kNodes = kRingNodes;
 
 class RingClocks : public ::testing::Test {
 protected:
@@ -39,23 +39,10 @@ protected:
     }
     void TearDown() override { fs::remove_all(root_); }
 
-    // The logs of the ring with these clocks, one file per instance; `hops`
-    // fewer than kNodes leaves the ring open (N3 does not send to N0).
+    // The logs of the ring with these clocks; `hops` fewer than kNodes
+    // leaves the ring open (N3 does not send to N0).
     void write_ring(const std::array<Clock, kNodes>& clocks, std::uint64_t seed = 7, int hops = kNodes) {
-        std::array<std::ofstream, kNodes> logs;
-        for (int n = 0; n < kNodes; ++n) {
-            logs[n].open(root_ / ("N" + std::to_string(n) + "-1.csv"));
-            logs[n] << kCsvHeader;
-        }
-        for (int hop = 0; hop < hops; ++hop) {
-            const int to = (hop + 1) % kNodes;
-            const auto sent = messages(clocks[hop], clocks[to], kPeriod, 10 * kSecond, 30'000, 300'000, seed + hop, hop * kMs);
-            for (std::size_t k = 0; k < sent.size(); ++k) {
-                const std::string hash = csv_hash(hop * 100'000 + static_cast<int>(k));
-                logs[hop] << "N" << hop << ",1,Send,none,msg," << csv_seconds(sent[k].send_ns) << ",," << hash << "\n";
-                logs[to] << "N" << to << ",1,Receive,msg,none," << csv_seconds(sent[k].receive_ns) << "," << hash << ",\n";
-            }
-        }
+        write_ring_logs(root_, clocks, seed, RingShape{hops});
     }
     hc::CommandResult estimate() {
         return hc::run_command({HASHTRACE_EXE, "clock", "estimate", root_.string(), "--reference", "N0", "--json",

@@ -15,6 +15,7 @@
 // The router waits for a hello from the camera and the detector, then starts
 // the camera. The end is passed along the chain: camera -> router ->
 // detector -> tracker -> router -> camera, each stopping once it passed it on.
+#include "detector_node.hpp"
 #include "udp_node.hpp"
 
 #include <hashtrace/hashtrace.hpp>
@@ -29,9 +30,7 @@
 namespace {
 
 using namespace hashtrace::test;
-constexpr std::uint64_t kStop = ~std::uint64_t{0};
-constexpr std::uint64_t kResult = std::uint64_t{1} << 62;  // a result's id: its frame's, marked
-constexpr std::uint64_t kAck = std::uint64_t{1} << 61;     // an acknowledgement's id: its result's, marked
+constexpr std::uint64_t kAck = std::uint64_t{1} << 61;  // an acknowledgement's id: its result's, marked
 enum Role : std::uint32_t { kCamera = 0, kDetector = 1, kTracker = 2 };
 
 int run_router(const std::string& log_dir, const std::string& port_file) {
@@ -80,47 +79,13 @@ int run_tracker(const std::string& log_dir, const std::string& port_file, std::u
     return 0;
 }
 
-// Worker k's loop: its own tracepoints, as two worker functions would have.
-void work(int k, Inbox& frames, Inbox& results, std::int64_t work_us) {
-    hashtrace::set_thread_name(k == 0 ? "worker-1" : "worker-2");
-    for (std::uint64_t f; (f = frames.pop()) != kStop;) {
-        if (k == 0) TRACEPOINT("Worker1Started", hashtrace::inout("msg", f));
-        else TRACEPOINT("Worker2Started", hashtrace::inout("msg", f));
-        // Processing time varies from frame to frame (by up to a third).
-        std::this_thread::sleep_for(std::chrono::microseconds(work_us + static_cast<std::int64_t>(f * 7919 % 3) * work_us / 6));
-        if (k == 0) TRACEPOINT("Worker1Done", hashtrace::in("msg", f), hashtrace::out("msg", f | kResult));
-        else TRACEPOINT("Worker2Done", hashtrace::in("msg", f), hashtrace::out("msg", f | kResult));
-        results.push(f | kResult);
-    }
-}
-
+// The fan-out's detector (detector_node.hpp), with one hash type throughout
+// as the router forwards them.
 int run_detector(const std::string& log_dir, std::uint16_t router_port, std::uint16_t tracker_port, std::int64_t work_us) {
     hashtrace::Session tracing(tracing_config("Detector", log_dir));
     const int fd = bound_socket(0);
-    const sockaddr_in tracker = loopback(tracker_port);
     send_to(fd, loopback(router_port), Datagram{kHello, kDetector, 0});
-    Inbox frames, results;
-    std::vector<std::thread> workers;
-    for (int k = 0; k < 2; ++k) workers.emplace_back(work, k, std::ref(frames), std::ref(results), work_us);
-    std::thread sender([&] {
-        hashtrace::set_thread_name("sender");
-        for (std::uint64_t r; (r = results.pop()) != kStop;) {
-            TRACEPOINT("ResultSent", hashtrace::inout("msg", r));
-            send_to(fd, tracker, Datagram{kMessage, kDetector, r});
-        }
-        send_to(fd, tracker, Datagram{kDone, kDetector, 0});
-    });
-    hashtrace::set_thread_name("network");
-    for (Datagram d; (d = receive_from(fd)).kind != kDone;) {
-        if (d.kind != kMessage) continue;
-        TRACEPOINT("FrameReceived", hashtrace::inout("msg", d.id));
-        TRACEPOINT("FrameQueued", hashtrace::inout("msg", d.id));
-        frames.push(d.id);
-    }
-    for (std::size_t k = 0; k < workers.size(); ++k) frames.push(kStop);
-    for (auto& w : workers) w.join();
-    results.push(kStop);
-    sender.join();
+    detector_loop(fd, loopback(tracker_port), kDetector, work_us, DetectorHashes{"msg", "msg"});
     ::close(fd);
     return 0;
 }

@@ -1,7 +1,9 @@
 // A node of the fan-out system that tests/infer/real_system_test.cpp runs as
 // real processes over UDP on loopback: a camera sends frames to a detector,
 // whose network thread queues each for whichever of two worker threads is
-// free; a sender thread sends each worker's result on to a tracker (the fan-in).
+// free; a sender thread sends each worker's result on to a tracker (the
+// fan-in). The detector is detector_node.hpp's, its frames and results of
+// hash types of their own.
 //
 //   fan_out_node tracker LOG_DIR PORT_FILE
 //   fan_out_node detector LOG_DIR PORT_FILE TRACKER_PORT WORK_US
@@ -9,6 +11,7 @@
 //
 // Each binds a free port on loopback (the tracker and the detector write
 // theirs to PORT_FILE) and ends once the one before it says it is done.
+#include "detector_node.hpp"
 #include "udp_node.hpp"
 
 #include <hashtrace/hashtrace.hpp>
@@ -23,8 +26,6 @@
 namespace {
 
 using namespace hashtrace::test;
-constexpr std::uint64_t kStop = ~std::uint64_t{0};
-constexpr std::uint64_t kResult = std::uint64_t{1} << 62;  // a result's id: its frame's, marked
 
 int run_tracker(const std::string& log_dir, const std::string& port_file) {
     hashtrace::Session tracing(tracing_config("Tracker", log_dir));
@@ -39,46 +40,10 @@ int run_tracker(const std::string& log_dir, const std::string& port_file) {
     return 0;
 }
 
-// Worker k's loop: its own tracepoints, as two worker functions would have.
-void work(int k, Inbox& frames, Inbox& results, std::int64_t work_us) {
-    hashtrace::set_thread_name(k == 0 ? "worker-1" : "worker-2");
-    for (std::uint64_t f; (f = frames.pop()) != kStop;) {
-        if (k == 0) TRACEPOINT("Worker1Started", hashtrace::inout("frame", f));
-        else TRACEPOINT("Worker2Started", hashtrace::inout("frame", f));
-        // Processing time varies from frame to frame (by up to a third).
-        std::this_thread::sleep_for(std::chrono::microseconds(work_us + static_cast<std::int64_t>(f * 7919 % 3) * work_us / 6));
-        if (k == 0) TRACEPOINT("Worker1Done", hashtrace::in("frame", f), hashtrace::out("result", f | kResult));
-        else TRACEPOINT("Worker2Done", hashtrace::in("frame", f), hashtrace::out("result", f | kResult));
-        results.push(f | kResult);
-    }
-}
-
 int run_detector(const std::string& log_dir, const std::string& port_file, std::uint16_t tracker_port, std::int64_t work_us) {
     hashtrace::Session tracing(tracing_config("Detector", log_dir));
     const int fd = bound_socket_with_port_file(port_file);
-    const sockaddr_in tracker = loopback(tracker_port);
-    Inbox frames, results;
-    std::vector<std::thread> workers;
-    for (int k = 0; k < 2; ++k) workers.emplace_back(work, k, std::ref(frames), std::ref(results), work_us);
-    std::thread sender([&] {
-        hashtrace::set_thread_name("sender");
-        for (std::uint64_t r; (r = results.pop()) != kStop;) {
-            TRACEPOINT("ResultSent", hashtrace::inout("result", r));
-            send_to(fd, tracker, Datagram{kMessage, 0, r});
-        }
-        send_to(fd, tracker, Datagram{kDone, 0, 0});
-    });
-    hashtrace::set_thread_name("network");
-    for (Datagram d; (d = receive_from(fd)).kind != kDone;) {
-        if (d.kind != kMessage) continue;
-        TRACEPOINT("FrameReceived", hashtrace::inout("frame", d.id));
-        TRACEPOINT("FrameQueued", hashtrace::inout("frame", d.id));
-        frames.push(d.id);
-    }
-    for (std::size_t k = 0; k < workers.size(); ++k) frames.push(kStop);
-    for (auto& w : workers) w.join();
-    results.push(kStop);
-    sender.join();
+    detector_loop(fd, loopback(tracker_port), 0, work_us, DetectorHashes{"frame", "result"});
     ::close(fd);
     return 0;
 }

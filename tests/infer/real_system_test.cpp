@@ -24,17 +24,6 @@ namespace {
 using hashtrace::test::run_command;
 using hashtrace::test::shell_quote;
 
-// Runs `body` in a fresh `logs` folder of `dir` with `wait_port F` defined
-// (waits for a node to write the port it took to F); `timeout` ends the
-// process group if a lost datagram left a node waiting.
-void run_system(const std::filesystem::path& dir, const std::string& body) {
-    const std::string script = "cd " + shell_quote(dir.string()) +
-                               " && mkdir -p logs && wait_port() { i=0; while [ ! -s \"$1\" ] && [ $i -lt 2000 ]; do sleep 0.01; "
-                               "i=$((i+1)); done; cat \"$1\"; } && { " + body + "; }";
-    const auto r = run_command("timeout 120 sh -c " + shell_quote(script) + " 2>&1");
-    ASSERT_EQ(r.status, 0) << r.out;
-}
-
 // The router, then three clients (A every 1 ms, B every 2 ms, C every 2.5 ms, 1.5 s each).
 std::string passthrough_router_script() {
     const std::string node = shell_quote(PASSTHROUGH_NODE);
@@ -57,7 +46,8 @@ class RealRun : public ::testing::Test {
 protected:
     static void start(const std::string& script) {
         dir_ = new hashtrace::test::TempDir;
-        run_system(dir_->path(), script);
+        const auto r = hashtrace::test::run_node_script(dir_->path(), script);
+        ASSERT_EQ(r.status, 0) << r.out;
     }
     static void TearDownTestSuite() { delete dir_; }
     static std::string logs() { return (dir_->path() / "logs").string(); }

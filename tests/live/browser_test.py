@@ -11,15 +11,12 @@ usage: browser_test.py HASHTRACE STANDIN_NODE
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
+from browser_page import chromium, free_port, row_cells, wait_for
 
 HASHTRACE, STANDIN = sys.argv[1], sys.argv[2]
 SECONDS = 15          # each node's run
@@ -32,41 +29,12 @@ SPEC = "".join(f'[[pair]]\nfrom = "{a}/Send"\nto = "{b}/Receive"\n'
                f'[[interval]]\nname = "{a} to {b}"\nfrom = "{a}/Send"\nto = "{b}/Receive"\n' for a, b in [*LINKS, GROWING])
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def link_key(a, b):
     return f"{a}/Send -> {b}/Receive"
 
 
 def within(value, expected, share=0.05):
     return abs(value - expected) <= share * expected
-
-
-def wait_for(what, check, seconds):
-    deadline = time.time() + seconds
-    seen = None
-    while time.time() < deadline:
-        ok, seen = check()
-        if ok:
-            return seen
-        time.sleep(0.2)
-    raise AssertionError(f"{what}: not seen within {seconds} s; last seen {seen}")
-
-
-# A row's cells by class, read in one script: the page rebuilds its tables at every update.
-READ_ROW = """const row = document.querySelector(arguments[0]);
-if (!row) return null;
-const cells = {};
-for (const td of row.cells) cells[td.className] = td.textContent;
-return cells;"""
-
-
-def row_cells(driver, table, attribute, key):
-    return driver.execute_script(READ_ROW, f'#{table} tr[data-{attribute}="{key}"]')
 
 
 def links_hold(driver):
@@ -124,11 +92,7 @@ def main():
         nodes[a] = subprocess.Popen([STANDIN, str(streams), a, "Send", "out", str(start), str(PERIOD_US), "0", str(SECONDS)])
         nodes[b] = subprocess.Popen([STANDIN, str(streams), b, "Receive", "in", str(start), str(PERIOD_US), "2000", str(SECONDS),
                                      str(GROW_US_PER_S)])
-        options = Options()
-        options.binary_location = "/usr/bin/chromium"
-        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-            options.add_argument(argument)
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        driver = chromium()
         driver.get(f"http://127.0.0.1:{http}/")
 
         # First, while the growing link still grows (the nodes run SECONDS).

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 namespace hashtrace::live::testing {
@@ -125,6 +126,116 @@ TEST(Collector, AConnectionStillCatchingUpHoldsTheSettlingBack) {
     EXPECT_EQ(held["links"][0]["count"], kMessages);
     // Without the reader's word, the rest of B's samples come after their time settled: counted late, not linked.
     EXPECT_GT(not_held["late_samples"].get<std::uint64_t>(), kMessages / 2) << not_held.dump();
+}
+
+// A log cut as the collector's readers cut a stream: its header's bytes, then each block's.
+std::vector<std::string> pieces(const std::string& log) {
+    logio::BlockStream cut("test");
+    auto blocks = cut.feed(log);
+    std::vector<std::string> out{cut.header_bytes()};
+    for (auto& b : blocks) out.push_back(std::move(b.bytes));
+    return out;
+}
+
+std::string joined(const std::vector<std::string>& parts, std::size_t from, std::size_t to) {
+    std::string out;
+    for (std::size_t k = from; k < to && k < parts.size(); ++k) out += parts[k];
+    return out;
+}
+
+// A node sends its backlog as its socket takes it, between its writer's
+// turns: the reader catching up finds the socket empty between two sends,
+// while the node still holds older samples than the other nodes have sent.
+// That does not end the catching up, so none of them comes late.
+TEST(Collector, ASocketFoundEmptyOnceDoesNotEndCatchingUp) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.window_ns = 100'000 * kMs; }));
+    const auto a = c.open("a"), b = c.open("b");
+    const std::string_view consumer(logs.consumer);
+    const std::size_t quarter = consumer.size() / 4;
+    EXPECT_TRUE(c.receive(*b, consumer.substr(0, quarter), true));              // more waiting: catching up
+    EXPECT_TRUE(c.receive(*b, consumer.substr(quarter, quarter), false));       // the socket ran dry for a moment
+    EXPECT_TRUE(c.receive(*a, logs.producer));
+    c.settle();
+    EXPECT_TRUE(c.receive(*b, consumer.substr(2 * quarter)));                   // the rest of the node's backlog
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(state["late_samples"], 0) << state.dump();
+    ASSERT_EQ(state["links"].size(), 1u) << state.dump();
+    EXPECT_EQ(state["links"][0]["count"], kMessages);
+}
+
+// Catching up ends when the reader finds nothing waiting for a while (an idle
+// node holds nothing back) or at the limit (a node lagging for another reason,
+// its clock, holds the view back no longer): the rest of B then comes late.
+TEST(Collector, CatchingUpEndsWhenTheReaderIsIdleOrAtTheLimit) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    const auto run = [&](std::int64_t limit_ns, bool idle) {
+        Collector c(spec(), options([&](CollectorOptions& o) {
+            o.window_ns = 100'000 * kMs;
+            o.catch_up_limit_ns = limit_ns;
+        }));
+        const auto a = c.open("a"), b = c.open("b");
+        const std::size_t head = logs.consumer.size() / 4;
+        EXPECT_TRUE(c.receive(*b, std::string_view(logs.consumer).substr(0, head), true));
+        if (idle) c.caught_up(*b);
+        EXPECT_TRUE(c.receive(*a, logs.producer));
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        c.settle();
+        EXPECT_TRUE(c.receive(*b, std::string_view(logs.consumer).substr(head)));
+        c.finish();
+        return c.state()["late_samples"].get<std::uint64_t>();
+    };
+    EXPECT_EQ(run(10'000 * kMs, false), 0u);            // held: within the limit, still catching up
+    EXPECT_GT(run(10'000 * kMs, true), kMessages / 2);  // the reader found nothing waiting
+    EXPECT_GT(run(10 * kMs, false), kMessages / 2);     // past the limit
+}
+
+// Over a second between two settles (the collector stopped): every
+// connection counts as catching up, its reader not yet heard from. B's
+// reader had found nothing waiting before the stop; A's is read first after
+// it: B's samples still to come are not passed.
+TEST(Collector, AStallMarksEveryConnectionCatchingUp) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    Collector c(spec(), options([&](CollectorOptions& o) { o.window_ns = 100'000 * kMs; }));
+    const auto a = c.open("a"), b = c.open("b");
+    const std::size_t head = logs.consumer.size() / 4;
+    EXPECT_TRUE(c.receive(*b, std::string_view(logs.consumer).substr(0, head)));
+    EXPECT_TRUE(c.receive(*a, std::string_view(logs.producer).substr(0, head)));
+    c.settle();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    EXPECT_TRUE(c.receive(*a, std::string_view(logs.producer).substr(head)));
+    c.settle();
+    EXPECT_TRUE(c.receive(*b, std::string_view(logs.consumer).substr(head)));
+    c.finish();
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(state["late_samples"], 0) << state.dump();
+    ASSERT_EQ(state["links"].size(), 1u) << state.dump();
+    EXPECT_EQ(state["links"][0]["count"], kMessages);
+}
+
+// A connection catching up whose newest sample is within the margin of the
+// newest received holds nothing back: the settling stops a margin behind the
+// newest sample anyway, short of its samples still to come.
+TEST(Collector, ACatchingUpConnectionWithinTheMarginHoldsNothingBack) {
+    const Pair logs = linked_pair("A", "B", kStart, kMs, kLatency, kMessages, 0, 100);
+    const std::vector<std::string> producer = pieces(logs.producer), consumer = pieces(logs.consumer);
+    const std::int64_t margin = 200 * kMs;
+    Collector c(spec(), options([&](CollectorOptions& o) {
+        o.window_ns = 100'000 * kMs;
+        o.margin_ns = margin;
+    }));
+    const auto a = c.open("a"), b = c.open("b");
+    EXPECT_TRUE(c.receive(*a, joined(producer, 0, 11)));  // the header and 10 blocks: messages 0-999
+    EXPECT_TRUE(c.receive(*b, joined(consumer, 0, 10), true));  // 9 blocks, catching up: 0-899, 100 ms behind
+    c.settle();
+    const nlohmann::json state = c.state();
+    EXPECT_EQ(state["time_ns"], kStart + 999 * kMs) << state.dump();
+    EXPECT_EQ(state["settled_ns"], kStart + 999 * kMs - margin) << state.dump();  // not B's newest less the margin
+    EXPECT_TRUE(c.receive(*b, joined(consumer, 10, consumer.size())));
+    EXPECT_TRUE(c.receive(*a, joined(producer, 11, producer.size())));
+    c.finish();
+    EXPECT_EQ(c.state()["late_samples"], 0) << c.state().dump();
 }
 
 TEST(Collector, TheWindowsPercentilesFollowTheLatestLatency) {

@@ -50,4 +50,11 @@ std::string read_file(const std::filesystem::path& file) {
     return s.str();
 }
 
+CommandResult run_node_script(const std::filesystem::path& dir, const std::string& body) {
+    const std::string script = "cd " + shell_quote(dir.string()) +
+                               " && mkdir -p logs && wait_port() { i=0; while [ ! -s \"$1\" ] && [ $i -lt 2000 ]; do sleep 0.01; "
+                               "i=$((i+1)); done; cat \"$1\"; } && { " + body + "; }";
+    return run_command("timeout 120 sh -c " + shell_quote(script) + " 2>&1");
+}
+
 }  // namespace hashtrace::test

@@ -33,6 +33,12 @@ private:
 
 std::string read_file(const std::filesystem::path& file);
 
+// Runs the shell commands `body` that start a system's node processes in
+// `dir`, with a fresh `logs` folder and `wait_port F` defined (waits for a
+// node to write the port it took to F, then prints it); `timeout` ends them
+// after 120 s if a lost datagram left a node waiting. Output: both streams.
+CommandResult run_node_script(const std::filesystem::path& dir, const std::string& body);
+
 }  // namespace hashtrace::test
 
 // The report tests keep their helpers in report::test and name these beside them.

@@ -1,7 +1,7 @@
 // udp_node.hpp - what the real-process test systems' nodes share
-// (tests/infer: passthrough_node.cpp, fan_out_node.cpp; tests/clock-analysis:
-// ring_node.cpp): datagrams on loopback, a queue between threads, and a port
-// file the test waits for.
+// (tests/infer: passthrough_node.cpp, fan_out_node.cpp; tests/combined:
+// combined_node.cpp; tests/clock-analysis: ring_node.cpp): datagrams on
+// loopback, a queue between threads, and a port file the test waits for.
 #pragma once
 
 #include <hashtrace/hashtrace.hpp>

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace hashtrace::text {
 namespace {
@@ -36,6 +39,33 @@ TEST(Lines, SplitAtNewlinesWithoutThem) {
     EXPECT_EQ(lines("one\ntwo\n").size(), 2u);  // a final newline ends the last line, it starts none
     EXPECT_TRUE(lines("").empty());
     EXPECT_EQ(lines("\n").size(), 1u);
+}
+
+// Line numbers count every line, the skipped ones too: an error names the
+// line a user sees in an editor.
+TEST(Records, SkipBlanksAndCommentsAndKeepTheLineNumbers) {
+    std::vector<std::pair<std::string, std::size_t>> seen;
+    for_each_record("# comment\nheader\r\n\n  \nrow,1\r\n#\nrow,2", [&](std::string_view line, std::size_t number) {
+        seen.emplace_back(std::string(line), number);
+    });
+    EXPECT_EQ(seen, (std::vector<std::pair<std::string, std::size_t>>{{"header", 2}, {"  ", 4}, {"row,1", 5}, {"row,2", 7}}));
+    std::size_t calls = 0;
+    for_each_record("", [&](std::string_view, std::size_t) { ++calls; });
+    for_each_record("\n\r\n#x\n", [&](std::string_view, std::size_t) { ++calls; });
+    EXPECT_EQ(calls, 0u);
+}
+
+TEST(Split, FieldsBetweenSeparatorsAndTooMany) {
+    std::string_view f[3];
+    EXPECT_EQ(split("a,,c", ',', f), 3u);
+    EXPECT_EQ(f[0], "a");
+    EXPECT_EQ(f[1], "");
+    EXPECT_EQ(f[2], "c");
+    EXPECT_EQ(split("", ',', f), 1u);
+    EXPECT_EQ(f[0], "");
+    EXPECT_EQ(split("x,y", ',', f), 2u);
+    EXPECT_EQ(split("1,2,3,4", ',', f), 4u);  // more than it holds
+    EXPECT_EQ(split("1,2,3,", ',', f), 4u);   // an empty fourth field is a field
 }
 
 }  // namespace

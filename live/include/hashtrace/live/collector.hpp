@@ -49,6 +49,10 @@ struct CollectorOptions {
     std::int64_t shed_after_ns = 1'000'000'000;  // the most linking work one settle may face, at the measured speed
     std::uint64_t max_unsettled = 0;          // non-zero: this bound on waiting samples instead of the measured one
     std::uint64_t shed_floor = 100'000;       // never shed while fewer wait (their linking takes milliseconds); the speed is measured on settles of at least this many
+    // The longest a connection catching up on a backlog holds the settling
+    // back (after a stall, at least the stall's length): a node that lags for
+    // another reason (its clock) holds nothing back for longer.
+    std::int64_t catch_up_limit_ns = 1'000'000'000;
 };
 
 class Collector {
@@ -61,10 +65,13 @@ public:
     // Its next bytes. false: the connection is refused or damaged (the
     // reason is in messages()); the caller closes it and feeds no more.
     // `more_waiting`: the socket held more bytes after these (a reader
-    // catching up after a stall): until it has caught up, nothing settles
-    // past this connection's newest sample.
+    // catching up after a stall): until it has caught up (caught_up(), or
+    // its newest sample within the margin of the newest received, or
+    // catch_up_limit_ns), nothing settles past this connection's newest
+    // sample. A socket found empty once does not end it: the node may still
+    // hold a backlog it has not sent yet.
     bool receive(std::size_t connection, std::string_view bytes, bool more_waiting = false);
-    // Its reader found nothing waiting: it holds nothing back.
+    // Its reader found nothing waiting for a while (the node is idle): it holds nothing back.
     void caught_up(std::size_t connection);
     void close(std::size_t connection);
 
@@ -74,7 +81,7 @@ public:
     // samples are late ones). The counts are then those of `analyze` on the saved logs.
     void finish();
     // GET /api/state (docs/live.md).
-    nlohmann::json state() const;
+    nlohmann::ordered_json state() const;
     // Writes the last `seconds` as one log per connection into `dir`; the files written.
     std::vector<std::filesystem::path> save_recent(const std::filesystem::path& dir, double seconds) const;
 
@@ -90,7 +97,7 @@ private:
     std::optional<Slice> take_slice(std::int64_t settle_to);  // with the lock held
     Linked link_slice(const Slice& slice);                     // without it
     void merge_linked(const Slice& slice, Linked linked);      // with it
-    std::int64_t watermark_ns() const;   // the newest sample time that every connection catching up has reached
+    std::int64_t watermark_ns(std::int64_t now) const;  // the newest sample time that every connection catching up has reached
     void notice_stall();                 // with the lock held: a long gap between settles
     void shed_excess(std::int64_t settle_to);  // with the lock held: the load shedding rule
     void apply_clocks(const std::vector<std::pair<std::pair<std::string, std::string>, std::int64_t>>& offsets);
@@ -100,9 +107,9 @@ private:
     void refuse(Connection& c, const std::string& why);
     void say(const std::string& message);  // into messages(), the last few kept
     void record_losses(const std::vector<std::size_t>& streams, const std::vector<logio::ReadReport>& reports);
-    nlohmann::json nodes_json() const;
-    nlohmann::json links_json() const;
-    nlohmann::json intervals_json() const;
+    nlohmann::ordered_json nodes_json() const;
+    nlohmann::ordered_json links_json() const;
+    nlohmann::ordered_json intervals_json() const;
 
     graph::AnalysisSpec spec_;
     CollectorOptions options_;
@@ -128,7 +135,7 @@ private:
     std::map<std::size_t, std::pair<std::uint64_t, std::uint64_t>> losses_;  // connection -> (dropped in the node, lost by the stream)
     std::map<std::pair<std::string, std::string>, std::int64_t> offsets_;  // (node, instance) -> clock offset, the latest estimate
     std::uint64_t late_samples_ = 0, refused_ = 0;
-    std::int64_t last_settle_wall_ns_ = INT64_MIN;  // steady clock, for notice_stall
+    std::int64_t last_settle_wall_ns_ = INT64_MIN;  // when the last settle began (steady clock), for notice_stall
     std::mutex settling_;                          // one settle at a time
     std::int64_t settling_to_ = INT64_MIN;         // a settle in flight owns everything before this
     double linked_samples_ = 0, linked_seconds_ = 0;  // the measured linking speed (smoothed); 0: not yet measured
