@@ -154,6 +154,7 @@ ShardedAnalysis sharded_analysis_stage(const ShardPlan& plan, const graph::Analy
     options.tolerance_ns = std::llround(pipeline.tolerance_ms * 1e6);
     options.lenient = pipeline.lenient;
     options.threads = pipeline.threads;
+    options.samples_at_once = plan.budget / kBytesPerSample;
     std::vector<std::string> warnings;
     const auto check_spec = [&](const graph::SampleSet& first) { warnings = check_spec_stage(spec, first, pipeline); };
     const auto progress = [&](std::size_t done, std::size_t total) {

@@ -96,7 +96,17 @@ void PagePool::give(void* p, std::size_t bytes) noexcept {
     const std::lock_guard lock(mutex_);
     add_free({reinterpret_cast<std::uintptr_t>(p), size, false});
     in_use_ -= size;
-    if (in_use_ == 0) release_free_locked();
+    if (in_use_ == 0 && holds_ == 0) release_free_locked();
+}
+
+void PagePool::hold() noexcept {
+    const std::lock_guard lock(mutex_);
+    ++holds_;
+}
+
+void PagePool::let_go() noexcept {
+    const std::lock_guard lock(mutex_);
+    if (holds_ > 0 && --holds_ == 0 && in_use_ == 0) release_free_locked();
 }
 
 // Inserts r in address order, merged with the free regions it touches.

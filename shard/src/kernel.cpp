@@ -30,9 +30,12 @@ std::int64_t ns_of(double ms) {
     return static_cast<std::int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
 }
 
+// Reserved, not sized: zeros written first and then the values showed as
+// a memset of 8 bytes a value in the kernel's profile.
 std::vector<std::int64_t> ns_of(std::span<const double> values_ms) {
-    std::vector<std::int64_t> out(values_ms.size());
-    for (std::size_t k = 0; k < values_ms.size(); ++k) out[k] = ns_of(values_ms[k]);
+    std::vector<std::int64_t> out;
+    out.reserve(values_ms.size());
+    for (const double ms : values_ms) out.push_back(ns_of(ms));
     return out;
 }
 

@@ -88,6 +88,36 @@ TEST_F(ShardCli, ForcedShardsGiveTheWholeRunsTables) {
     expect_same_analysis(sharded, whole);
 }
 
+// Two threads and a budget that holds two shards' windows: the shards after
+// the first are summarised two at once, one thread each. The result is the
+// one of shards in turn to the last digit (the jitter's differences across
+// shard boundaries too: the shards are appended in time order), and so is
+// that of a budget that holds one window but not two.
+TEST_F(ShardCli, ShardsAtOnceGiveWhatShardsInTurnGive) {
+    const std::string sharding = "--shard-samples 7000 --margin-ms 100";
+    const json in_turn = analyze(sharding + " --threads 1", "in-turn");
+    const json at_once = analyze(sharding + " --threads 2", "at-once");
+    EXPECT_GE(at_once["sharding"]["shards"].get<int>(), 6);
+    EXPECT_EQ(at_once.dump(), in_turn.dump());
+    const json one_at_a_time = analyze(sharding + " --threads 2 --memory-budget 1M", "one-at-a-time");
+    EXPECT_EQ(one_at_a_time.dump(), in_turn.dump());
+    expect_same_analysis(at_once, analyze("", "whole"));
+}
+
+// A link of 1.02 s, past the default margin, within the probe's window
+// (the first shard's first eighth, ~0.45 s, and its margin): the probe is
+// summarised again with the wider margin, beside the shards after it when
+// two go at once.
+TEST_F(ShardCli, AProbeSummarisedAgainBesideTheOtherShardsGivesWhatInTurnGives) {
+    write_system({.ticks = 16000, .long_links = 3, .long_link_s = 1.02});
+    const json in_turn = analyze("--shard-samples 48000 --threads 1", "in-turn");
+    const json at_once = analyze("--shard-samples 48000 --threads 2", "at-once");
+    EXPECT_NE(last_output.find("the margin was widened to 20"), std::string::npos) << last_output;  // twice the ~1.02 s seen
+    EXPECT_EQ(at_once.dump(), in_turn.dump());
+    EXPECT_EQ(at_once["sharding"]["inputs_beyond_margin"], 0);
+    expect_same_analysis(at_once, analyze("", "whole"));
+}
+
 // Links of 0.7 s: the first shard sees them under the default margin (1 s),
 // which widens to 1.4 s for the shards after it; the first, exact under the
 // margin it had, is not summarised again, and the whole stays exact.

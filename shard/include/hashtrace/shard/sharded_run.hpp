@@ -28,6 +28,10 @@ struct ShardOptions {
     bool lenient = false;
     unsigned threads = 0;
     std::size_t reach_search_budget = 0;  // metrics::MetricOptions', for tests
+    // At most how many samples the windows of shards summarised at once may
+    // hold together (what the memory budget holds); 0: one shard at a time.
+    // Where it holds two, the pages a shard frees are also kept for the next.
+    std::uint64_t samples_at_once = 0;
 };
 
 // What else a command measures of each shard's linked window (critical
@@ -42,6 +46,14 @@ ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, c
                               const ShardWindow& window, const ShardOptions& options,
                               const std::function<void(const graph::SampleSet&)>& inspect = {},
                               const std::function<void(const graph::SampleSet&, const graph::Graph&)>& also = {});
+
+// Shards [first, count) summarised `lanes` at a time (summarize(k, alone):
+// `alone` for the last, which finishes with no other beside it) and handed
+// to `take` in shard order as they are done. After a failure no later shard
+// starts, and the first failure in shard order is rethrown, as a run in
+// turn would throw it.
+void summarize_at_once(std::size_t first, std::size_t count, unsigned lanes, const std::function<ShardSummary(std::size_t, bool)>& summarize,
+                       const std::function<void(std::size_t, ShardSummary&)>& take);
 
 struct ShardedRun {
     ShardSummary summary;
@@ -59,6 +71,10 @@ inline constexpr unsigned kProbeParts = 8;
 // max_margin_ns (what the memory holds: a hash reused long after may link
 // a stale producer, and such a link must not make every shard read the
 // whole run; the margin report then says what was not covered).
+// The shards after the first (and the first again, when it is) are
+// summarised several at once, one thread each, when options.samples_at_once
+// holds their windows together (and no `also` is given); they are appended
+// in time order all the same.
 ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, const RunIndex& run, const graph::AnalysisSpec& spec,
                            const std::vector<TimeRange>& shards, std::int64_t margin_ns, std::int64_t max_margin_ns, const ShardOptions& options,
                            const std::function<void(const graph::SampleSet&)>& inspect = {},

@@ -13,8 +13,9 @@
 // a request takes the smallest free region that holds it (else a new range,
 // into which scattered free pages are moved). Free pages are kept while
 // something taken from the pool is still in use (within an analysis, its
-// SampleSet) and returned to the system when the last of it is given back,
-// or by release_free().
+// SampleSet) or the pool is held (hold(): a run analysed in time shards,
+// between its shards), and returned to the system when the last of it is
+// given back, or by release_free().
 #pragma once
 
 #include <cstddef>
@@ -41,8 +42,12 @@ public:
     // fresh pages come zeroed from the kernel.
     void* take_zeroed(std::size_t bytes);
     // Gives back what take returned for `bytes`; the last region in use
-    // given back releases the free ones.
+    // given back releases the free ones, unless the pool is held.
     void give(void* p, std::size_t bytes) noexcept;
+    // While held (hold() more often than let_go()), free pages are kept even
+    // when nothing is in use; the last let_go() with nothing in use releases them.
+    void hold() noexcept;
+    void let_go() noexcept;
     // Returns the free regions to the kernel.
     void release_free() noexcept;
     // Bytes held free for the next take.
@@ -61,6 +66,7 @@ private:
     mutable std::mutex mutex_;
     std::vector<Region> free_;  // by address; reserved, so that give() never allocates
     std::size_t in_use_ = 0;    // bytes taken and not given back
+    std::size_t holds_ = 0;     // hold() calls not yet let go
 };
 
 }  // namespace hashtrace::graph::detail

@@ -1,0 +1,66 @@
+// summarize_at_once: shards summarised several at a time are taken in shard
+// order whatever order they finish in, the last on its own (all threads),
+// and a failure is the first in shard order, with nothing after it taken.
+#include "hashtrace/shard/sharded_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace hashtrace::shard {
+namespace {
+
+void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+TEST(SummarizeAtOnce, TakesShardsInOrderThoughLaterOnesFinishFirst) {
+    constexpr std::size_t kCount = 9;
+    constexpr unsigned kLanes = 3;
+    std::mutex mutex;
+    std::vector<std::size_t> alone;
+    std::vector<std::uint64_t> taken;
+    const auto summarize = [&](std::size_t k, bool is_alone) {
+        sleep_ms(static_cast<int>(kCount - k) * 4);  // of the shards running together, the later finish first
+        if (is_alone) {
+            const std::lock_guard lock(mutex);
+            alone.push_back(k);
+        }
+        ShardSummary s;
+        s.samples = k;
+        return s;
+    };
+    summarize_at_once(1, kCount, kLanes, summarize, [&](std::size_t k, ShardSummary& s) {
+        EXPECT_EQ(s.samples, k);
+        taken.push_back(s.samples);
+    });
+    EXPECT_EQ(taken, (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+    std::sort(alone.begin(), alone.end());
+    EXPECT_EQ(alone, (std::vector<std::size_t>{7, 8}));  // fewer shards than lanes left: no others beside them
+}
+
+TEST(SummarizeAtOnce, RethrowsTheFirstFailureInShardOrderAndTakesNothingAfterIt) {
+    std::vector<std::size_t> taken;
+    const auto summarize = [&](std::size_t k, bool) {
+        if (k == 2) {
+            sleep_ms(50);  // fails last, though first in shard order
+            throw std::runtime_error("shard 2");
+        }
+        if (k == 4) throw std::runtime_error("shard 4");
+        return ShardSummary();
+    };
+    try {
+        summarize_at_once(0, 8, 3, summarize, [&](std::size_t k, ShardSummary&) { taken.push_back(k); });
+        FAIL() << "no failure rethrown";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), "shard 2");
+    }
+    EXPECT_EQ(taken, (std::vector<std::size_t>{0, 1}));
+}
+
+}  // namespace
+}  // namespace hashtrace::shard
