@@ -148,6 +148,16 @@ std::vector<ProposedInterval> propose_intervals(const Evidence& ev, const Chains
     return out;
 }
 
+namespace {
+// splitmix64's finaliser: ranks to well-spread values, the same every run.
+std::uint64_t spread(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+}  // namespace
+
 std::size_t keep_followed_intervals(const graph::SampleSet& samples, const graph::Graph& graph, const Evidence& ev,
                                     std::vector<ProposedInterval>& intervals, std::uint32_t starts, std::uint32_t visits) {
     const std::size_t n_classes = ev.classes.size();
@@ -170,14 +180,17 @@ std::size_t keep_followed_intervals(const graph::SampleSet& samples, const graph
         if (wanted[i.from].empty()) wanted[i.from].assign(n_classes, false);
         if (!wanted[i.from][i.to]) wanted[i.from][i.to] = true, ++left[i.from];
     }
-    // Starts: every k-th sample of each start tracepoint.
+    // Starts: about one in k samples of each start tracepoint, chosen by a
+    // hash of its rank, not every k-th: a fixed stride aliases with a strict
+    // alternation (a queue handing frames to two workers in turn, k even:
+    // every start one worker's, the other's intervals dropped).
     std::vector<std::vector<graph::SampleIndex>> start_of(n_classes);
     std::vector<std::uint64_t> seen(n_classes, 0);
     for (graph::SampleIndex s = 0; s < samples.size(); ++s) {
         const ClassId c = ev.class_of[samples.tracepoint[s]];
         if (!left[c]) continue;
         const std::uint64_t every = std::max<std::uint64_t>(1, ev.classes[c].samples / starts);
-        if (seen[c]++ % every == 0 && start_of[c].size() < starts) start_of[c].push_back(s);
+        if (spread(seen[c]++) % every == 0 && start_of[c].size() < starts) start_of[c].push_back(s);
     }
     std::vector<std::uint32_t> stamp(samples.size(), 0);
     std::uint32_t search = 0;

@@ -124,5 +124,41 @@ TEST(InferChains, IntervalsAlongRoutesNoSampleFollowsAreDropped) {
     EXPECT_TRUE(has("Router/Out", "R2/Receive"));
 }
 
+// A queue hands frames to two workers strictly in turn (as a slow build of
+// the combined system's detector did). Starts taken at a fixed stride (every
+// 16th of 1024 frames for 64 starts) would all be one worker's, and the other
+// worker's intervals would be dropped as followed by no sample.
+TEST(InferChains, TheStartsSearchedDoNotAliasWithAStrictAlternation) {
+    SystemLogs logs;
+    const Tp sent{"Camera", "c1", "Sent", "", "frame"}, queued{"Detector", "d1", "Queued", "frame", "frame"};
+    const Tp started[] = {{"Detector", "d1", "Worker1Started", "frame", "frame"}, {"Detector", "d1", "Worker2Started", "frame", "frame"}};
+    const Tp done[] = {{"Detector", "d1", "Worker1Done", "frame", ""}, {"Detector", "d1", "Worker2Done", "frame", ""}};
+    for (int i = 0; i < 1024; ++i) {
+        const auto f = value(static_cast<std::uint64_t>(i), 1);
+        const std::int64_t t = kStart + i * kMs;
+        const int w = i % 2;
+        logs.add(sent, t, "", f, 0);
+        logs.add(queued, t + 100'000, f, f, 1);
+        logs.add(started[w], t + 200'000, f, f, 2 + w);
+        logs.add(done[w], t + 1'200'000, f, "", 2 + w);
+    }
+    const auto r = infer_from(logs, true);
+    graph::LinkOptions one;
+    one.threads = 1;
+    const auto linked = graph::link(r.samples, r.spec, one);
+    auto intervals = r.intervals;
+    auto has = [&](const char* from, const char* to) {
+        return std::any_of(intervals.begin(), intervals.end(), [&](const ProposedInterval& i) {
+            return r.evidence.classes[i.from].selector() == from && r.evidence.classes[i.to].selector() == to;
+        });
+    };
+    ASSERT_TRUE(has("Detector/Queued", "Detector/Worker1Started") && has("Detector/Queued", "Detector/Worker2Started"));
+    EXPECT_EQ(keep_followed_intervals(r.samples, linked, r.evidence, intervals), 0u);
+    for (const char* worker : {"Detector/Worker1Started", "Detector/Worker2Started"}) {
+        EXPECT_TRUE(has("Detector/Queued", worker)) << worker;
+        EXPECT_TRUE(has("Camera/Sent", worker)) << worker;
+    }
+}
+
 }  // namespace
 }  // namespace hashtrace::infer::testing

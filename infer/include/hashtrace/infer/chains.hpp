@@ -48,7 +48,7 @@ std::vector<ProposedInterval> propose_intervals(const Evidence& evidence, const 
 // Tracepoints joined by a route need not be joined by any sample's path (a
 // router's tracepoints carry flows that never meet). Keeps the intervals
 // whose `to` is reached from some of up to `starts` samples of their `from`
-// (evenly over the run), each search visiting at most `visits` samples along
+// (spread over the run by a hash of their rank), each search visiting at most `visits` samples along
 // the links of kept pairs within their scopes; returns how many it dropped.
 // `graph` is the spec-less graph when !evidence.needs_relinking(), else the
 // run linked with the kept pairs (the spec's own links).
