@@ -15,6 +15,19 @@ std::vector<std::string> names(const Evidence& ev, const std::vector<ClassId>& i
     return out;
 }
 
+// The run linked as its inferred spec links it (one thread).
+graph::Graph linked_by_spec(const Inferred& r) {
+    graph::LinkOptions one;
+    one.threads = 1;
+    return graph::link(r.samples, r.spec, one);
+}
+
+bool has_interval(const Inferred& r, const std::vector<ProposedInterval>& intervals, const char* from, const char* to) {
+    return std::any_of(intervals.begin(), intervals.end(), [&](const ProposedInterval& i) {
+        return r.evidence.classes[i.from].selector() == from && r.evidence.classes[i.to].selector() == to;
+    });
+}
+
 TEST(InferChains, RouterPipelineHasOneSourceTwoSinksAndAFanOut) {
     const auto r = infer_from(router_pipeline(300));
     EXPECT_EQ(names(r.evidence, r.chains.sources), std::vector<std::string>{"Sender/Create"});
@@ -57,11 +70,7 @@ TEST(InferChains, EachBranchOfAFanOutGetsARouteAndItsIntervals) {
     }
     EXPECT_EQ(workers, (std::set<std::string>{"Detector/Worker1Started", "Detector/Worker2Started"}));
     // Every kept pair is an interval, and each queue wait is one.
-    auto has = [&](const char* from, const char* to) {
-        return std::any_of(r.intervals.begin(), r.intervals.end(), [&](const ProposedInterval& i) {
-            return r.evidence.classes[i.from].selector() == from && r.evidence.classes[i.to].selector() == to;
-        });
-    };
+    auto has = [&](const char* from, const char* to) { return has_interval(r, r.intervals, from, to); };
     for (const auto i : r.evidence.kept()) {
         const auto& p = r.evidence.pairs[i];
         EXPECT_TRUE(has(r.evidence.classes[p.from].selector().c_str(), r.evidence.classes[p.to].selector().c_str()));
@@ -107,15 +116,9 @@ TEST(InferChains, IntervalsAlongRoutesNoSampleFollowsAreDropped) {
         }
     }
     const auto r = infer_from(logs);
-    graph::LinkOptions one;
-    one.threads = 1;
-    const auto linked = graph::link(r.samples, r.spec, one);
+    const auto linked = linked_by_spec(r);
     auto intervals = r.intervals;
-    auto has = [&](const char* from, const char* to) {
-        return std::any_of(intervals.begin(), intervals.end(), [&](const ProposedInterval& i) {
-            return r.evidence.classes[i.from].selector() == from && r.evidence.classes[i.to].selector() == to;
-        });
-    };
+    auto has = [&](const char* from, const char* to) { return has_interval(r, intervals, from, to); };
     ASSERT_TRUE(has("S1/Send", "R2/Receive")) << write_report(r.evidence, r.chains);
     EXPECT_EQ(keep_followed_intervals(r.samples, linked, r.evidence, intervals), 2u);
     EXPECT_FALSE(has("S1/Send", "R2/Receive"));
@@ -143,15 +146,9 @@ TEST(InferChains, TheStartsSearchedDoNotAliasWithAStrictAlternation) {
         logs.add(done[w], t + 1'200'000, f, "", 2 + w);
     }
     const auto r = infer_from(logs, true);
-    graph::LinkOptions one;
-    one.threads = 1;
-    const auto linked = graph::link(r.samples, r.spec, one);
+    const auto linked = linked_by_spec(r);
     auto intervals = r.intervals;
-    auto has = [&](const char* from, const char* to) {
-        return std::any_of(intervals.begin(), intervals.end(), [&](const ProposedInterval& i) {
-            return r.evidence.classes[i.from].selector() == from && r.evidence.classes[i.to].selector() == to;
-        });
-    };
+    auto has = [&](const char* from, const char* to) { return has_interval(r, intervals, from, to); };
     ASSERT_TRUE(has("Detector/Queued", "Detector/Worker1Started") && has("Detector/Queued", "Detector/Worker2Started"));
     EXPECT_EQ(keep_followed_intervals(r.samples, linked, r.evidence, intervals), 0u);
     for (const char* worker : {"Detector/Worker1Started", "Detector/Worker2Started"}) {
