@@ -311,7 +311,10 @@ void expect_clocks_placed(const std::string& extra) {
                         (piece["offset_hi_ns"].get<double>() - piece["offset_lo_ns"].get<double>()) * 1e-3,
                         piece["drift_ppm"].get<double>() - w.drift_ppm);
         }
-        EXPECT_NEAR(e["drift_ppm"].get<double>(), w.drift_ppm, 2.0) << e.dump();
+        // 4 s of messages pin a rate to 2 ppm; a stepped clock's 2 s pieces,
+        // with the messages' jitter of a loaded machine, to less (2.64 ppm
+        // seen beside two busy loops; the bounds held).
+        EXPECT_NEAR(e["drift_ppm"].get<double>(), w.drift_ppm, w.step_ms != 0 ? 5.0 : 2.0) << e.dump();
         if (w.step_ms != 0) {  // near where it happened: a stall of the messages around it widens the span a step may lie in
             const double step_at = static_cast<double>(w.t0) + w.step_at_s * 1e9, found = e["pieces"][1]["from_ns"].get<double>();
             EXPECT_NEAR(found, step_at, 300e6) << e.dump();
