@@ -137,9 +137,12 @@ def main():
         driver = chromium()
         driver.get(f"http://127.0.0.1:{http}/")
         driver.execute_script(RECORD_DRAWS)
-        wait_for("the three nodes connected and counted", lambda: (
-            (lambda rows: (all(r and r["state"] == "connected" and int(r["samples"]) > 0 for r in rows.values()), rows))(
-                node_rows(driver))), STOP_AT + 5)
+        # And an update recorded: the page may draw before the recorder is in,
+        # and on a loaded machine this wait may end just before the stop.
+        wait_for("the three nodes connected and counted, an update recorded", lambda: (
+            (lambda rows: (all(r and r["state"] == "connected" and int(r["samples"]) > 0 for r in rows.values())
+                           and driver.execute_script("return window.stopTestDraws.length;") > 0, rows))(
+                node_rows(driver))), STOP_AT + 15)
         time.sleep(max(0.0, started + STOP_AT - time.time()))
 
         live.send_signal(signal.SIGSTOP)
