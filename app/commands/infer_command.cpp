@@ -74,13 +74,15 @@ void correct_clocks(hashtrace::graph::SampleSet& samples, const std::optional<st
                     const hashtrace::cli::ClockEstimateOptions& estimate) {
     using namespace hashtrace;
     if (mode == "none") return;
+    std::optional<cli::ClockDisagreement> disagreement;
     if (!mode) {
-        const auto disagreement = cli::clock_disagreement_stage(samples);
-        if (!disagreement.matters()) return;
+        disagreement = cli::clock_disagreement_stage(samples);
+        if (!disagreement->matters()) return;
         std::fprintf(stderr, "note: %s: the clocks are estimated from the messages and the samples corrected first (--clock-correct none: not)\n",
-                     disagreement.text().c_str());
+                     disagreement->text().c_str());
     }
-    const auto base = cli::estimate_clocks_stage(samples, graph::AnalysisSpec{}, pipeline, estimate, /*keep_hash_ids=*/true);
+    const auto base = cli::estimate_clocks_stage(samples, graph::AnalysisSpec{}, pipeline, estimate, /*keep_hash_ids=*/true,
+                                                 disagreement ? &disagreement->found : nullptr);
     std::fputs(clock_analysis::render_estimate_text(base, samples).c_str(), stderr);
     std::vector<std::string> warnings = base.warnings;
     graph::correct_times(samples, clock_analysis::edge_time_correction(base, samples, warnings));

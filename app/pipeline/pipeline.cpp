@@ -213,27 +213,26 @@ void print_hop_pairs(const infer::MessageHops& hops) {
 }
 }  // namespace
 
-graph::AnalysisSpec clock_spec_stage(const graph::SampleSet& samples, const graph::AnalysisSpec& spec) {
+graph::AnalysisSpec clock_spec_stage(const graph::SampleSet& samples, const graph::AnalysisSpec& spec, const infer::MessageHops* found) {
     if (!spec.pairs.empty()) return spec;
-    const auto hops = infer::find_message_hops(samples);
+    const auto hops = found ? *found : infer::find_message_hops(samples);
     if (hops.pairs.empty()) return spec;
     print_hop_pairs(hops);
     return hops.spec();
 }
 
 ClockDisagreement clock_disagreement_stage(const graph::SampleSet& samples) {
-    const auto hops = infer::find_message_hops(samples);
-    return {hops.hops, hops.received_before_sent};
+    return {infer::find_message_hops(samples)};
 }
 
 std::string ClockDisagreement::text() const {
-    return "by the logs' clocks, " + std::to_string(received_before_sent) + " of the " + std::to_string(hops) +
+    return "by the logs' clocks, " + std::to_string(found.received_before_sent) + " of the " + std::to_string(found.hops) +
            " message hops are received before they are sent";
 }
 
 clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& given, const PipelineOptions& options,
-                                               const ClockEstimateOptions& estimate, bool keep_hash_ids) {
-    const graph::AnalysisSpec spec = clock_spec_stage(samples, given);
+                                               const ClockEstimateOptions& estimate, bool keep_hash_ids, const infer::MessageHops* found) {
+    const graph::AnalysisSpec spec = clock_spec_stage(samples, given, found);
     try {
         // Re-linking per piece links time-corrected copies, with the hash ids.
         const clock_analysis::LinkCorrected relink = [&](graph::SampleSet& copy, std::int64_t tolerance_ns) {

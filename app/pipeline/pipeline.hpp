@@ -12,6 +12,7 @@
 #include "hashtrace/graph/link.hpp"
 #include "hashtrace/graph/load.hpp"
 #include "hashtrace/graph/spec.hpp"
+#include "hashtrace/infer/message_hops.hpp"
 #include "hashtrace/metrics/analysis.hpp"
 #include "hashtrace/shard/plan.hpp"
 
@@ -88,20 +89,23 @@ ClockEstimateOptions read_clock_estimate_options(Args& args);
 // message hops the hashes' journeys show (infer/message_hops.hpp: a
 // pass-through hop linked by time goes both ways), said on stderr; with none
 // found, the spec as given (every pair may link).
-graph::AnalysisSpec clock_spec_stage(const graph::SampleSet& samples, const graph::AnalysisSpec& spec);
+// `found`: the hops already followed (ClockDisagreement), not followed again.
+graph::AnalysisSpec clock_spec_stage(const graph::SampleSet& samples, const graph::AnalysisSpec& spec,
+                                     const infer::MessageHops* found = nullptr);
 extern const char* const kClockEstimateOptionsHelp;
 // Whether the logs' clocks disagree by more than a message's transit: over
 // 1% of the message hops the hashes show (infer/message_hops.hpp) received
 // before they are sent. A structure inferred from such logs is wrong unless
 // the clocks are corrected first (`--clock-correct edges`).
 struct ClockDisagreement {
-    std::uint64_t hops = 0, received_before_sent = 0;
-    bool matters() const { return static_cast<double>(received_before_sent) > 0.01 * static_cast<double>(hops); }
+    infer::MessageHops found;  // also for the estimate that follows, if any
+    bool matters() const { return static_cast<double>(found.received_before_sent) > 0.01 * static_cast<double>(found.hops); }
     std::string text() const;  // "by the logs' clocks, N of the M message hops are received before they are sent"
 };
 ClockDisagreement clock_disagreement_stage(const graph::SampleSet& samples);
 clock_analysis::TimeBase estimate_clocks_stage(graph::SampleSet& samples, const graph::AnalysisSpec& spec, const PipelineOptions& options,
-                                               const ClockEstimateOptions& estimate, bool keep_hash_ids);
+                                               const ClockEstimateOptions& estimate, bool keep_hash_ids,
+                                               const infer::MessageHops* found = nullptr);
 
 // --memory-budget SIZE into `options` (a quarter of this machine's memory when absent).
 void read_memory_budget(Args& args, PipelineOptions& options);
