@@ -58,7 +58,15 @@ def main():
             time.sleep(0.25)
         else:
             raise AssertionError(f"the running system was not seen whole in the live view: {json.dumps(seen)[:2000]}")
+        # The bug's queue waits grow through the run, so the L4 link becomes far slower than L2 (the
+        # wire). Early on, with ~100 messages seen, a loaded machine can hold L2's p95 at milliseconds
+        # and L4's is still tens of them: the ratio is watched until it holds, as the run goes on.
         l2, l4 = intervals[L2], intervals[L4]
+        deadline = time.time() + 20
+        while l4["p95_ms"] <= 10 * l2["p95_ms"] and time.time() < deadline:
+            time.sleep(0.25)
+            intervals = {i["name"]: i for i in state(http)["intervals"]}
+            l2, l4 = intervals[L2], intervals[L4]
         print(f"live, {'while running' if system.poll() is None else 'after the run'}: L2 p95 {l2['p95_ms']:.3f} ms, L4 p95 {l4['p95_ms']:.3f} ms")
         assert l4["p95_ms"] > 10 * l2["p95_ms"], (l2, l4)
         assert system.wait(timeout=60) == 0
