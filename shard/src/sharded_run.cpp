@@ -74,7 +74,9 @@ void summarize_at_once(std::size_t first, std::size_t count, unsigned lanes, con
             ShardSummary s = summarize(k, count - k < lanes);
             const std::lock_guard lock(mutex);
             done.emplace(k, std::move(s));
-            while (failed.empty() && !done.empty() && done.begin()->first == next) {
+            // Shards before a failure are still taken, whenever they finish: a
+            // later shard's failure may come first (it was seen under load).
+            while (!done.empty() && done.begin()->first == next && (failed.empty() || next < failed.begin()->first)) {
                 take(next++, done.begin()->second);
                 done.erase(done.begin());
             }

@@ -62,5 +62,23 @@ TEST(SummarizeAtOnce, RethrowsTheFirstFailureInShardOrderAndTakesNothingAfterIt)
     EXPECT_EQ(taken, (std::vector<std::size_t>{0, 1}));
 }
 
+// The failure of a later shard can come before an earlier shard finishes
+// (under load it did): the earlier one is still taken when it finishes.
+TEST(SummarizeAtOnce, TakesTheShardsBeforeAFailureThatCameFirst) {
+    std::vector<std::size_t> taken;
+    const auto summarize = [&](std::size_t k, bool) {
+        if (k == 0) sleep_ms(100);  // still running when shard 3 fails (the other lanes take 1, 2 and 3)
+        if (k == 3) throw std::runtime_error("shard 3");
+        return ShardSummary();
+    };
+    try {
+        summarize_at_once(0, 6, 3, summarize, [&](std::size_t k, ShardSummary&) { taken.push_back(k); });
+        FAIL() << "no failure rethrown";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), "shard 3");
+    }
+    EXPECT_EQ(taken, (std::vector<std::size_t>{0, 1, 2}));
+}
+
 }  // namespace
 }  // namespace hashtrace::shard
