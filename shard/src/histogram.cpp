@@ -19,11 +19,14 @@ double LogHistogram::relative_error() const noexcept { return std::ldexp(1.0, -s
 
 // Values below 2^bits are their own bucket; above, a binade's 2^bits
 // buckets follow the previous binade's, so indices grow with the value.
+// With shift = max(highest bit - bits, 0), the index is
+// shift * 2^bits + (value >> shift): a value's bits + 1 top bits after the
+// binades below it, and a value below 2^(bits + 1) itself. One formula for
+// both, no branch a value.
 std::size_t LogHistogram::index_of(std::uint64_t magnitude) const noexcept {
-    const std::uint64_t one = std::uint64_t{1} << bits_;
-    if (magnitude < one) return magnitude;
-    const unsigned high = 63u - static_cast<unsigned>(std::countl_zero(magnitude));
-    return static_cast<std::size_t>((high - bits_ + 1) * one + ((magnitude >> (high - bits_)) - one));
+    const unsigned high = 63u - static_cast<unsigned>(std::countl_zero(magnitude | 1));
+    const unsigned shift = high > bits_ ? high - bits_ : 0;
+    return static_cast<std::size_t>((std::uint64_t{shift} << bits_) + (magnitude >> shift));
 }
 
 double LogHistogram::middle_of(std::size_t index) const noexcept {
@@ -57,6 +60,12 @@ void LogHistogram::add_all(std::span<const std::int64_t> values, std::int64_t lo
     if (highest >= 0 && index_of(static_cast<std::uint64_t>(highest)) >= positive_.size()) positive_.resize(index_of(static_cast<std::uint64_t>(highest)) + 1, 0);
     if (lowest < 0 && index_of(0 - static_cast<std::uint64_t>(lowest)) >= negative_.size()) negative_.resize(index_of(0 - static_cast<std::uint64_t>(lowest)) + 1, 0);
     // Every index is now in range: a value's bucket lies at or below its extreme's.
+    if (lowest >= 0) {  // latencies, nearly always: no sign to test a value
+        std::uint64_t* const counts = positive_.data();
+        for (const std::int64_t v : values) ++counts[index_of(static_cast<std::uint64_t>(v))];
+        count_ += values.size();
+        return;
+    }
     for (const std::int64_t v : values) {
         if (v >= 0) ++positive_[index_of(static_cast<std::uint64_t>(v))];
         else ++negative_[index_of(0 - static_cast<std::uint64_t>(v))];

@@ -399,6 +399,26 @@ TEST(DistributionAddAll, EqualsAddingEachValueInTurn) {
     }
 }
 
+// Latencies below 2^31 ns sum in 64 bits, in runs that cannot overflow:
+// the same sums as one by one, for values near that bound (runs of a few
+// values), far below it, and with one large value among them.
+TEST(DistributionAddAll, SumsIn64BitsEqualAddingEachValue) {
+    std::mt19937_64 random(9);
+    for (const std::int64_t top : {std::int64_t{1} << 30, std::int64_t{20'000'000}, std::int64_t{3'000}}) {
+        std::uniform_int_distribution<std::int64_t> value(-top / 2, top - 1);
+        std::vector<std::int64_t> values(20000);
+        for (auto& v : values) v = value(random);
+        for (const bool with_large : {false, true}) {
+            if (with_large) values[12345] = std::int64_t{1} << 40;
+            Distribution one_by_one, batched;
+            for (const std::int64_t v : values) one_by_one.add(v);
+            batched.add_all(std::span(values).first(7));
+            batched.add_all(std::span(values).subspan(7));
+            expect_same_distribution(one_by_one, batched, "values below " + std::to_string(top) + (with_large ? ", one large" : ""));
+        }
+    }
+}
+
 TEST(TimeBins, CoverTheRunWithTheLastSampleInTheLastBin) {
     const TimeBins bins = TimeBins::over(100, 100 + 119, kTimeBins);
     EXPECT_EQ(bins.width_ns, 1);
