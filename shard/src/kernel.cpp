@@ -3,6 +3,7 @@
 #include "hashtrace/graph/parallel.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -30,32 +31,55 @@ std::int64_t ns_of(double ms) {
     return static_cast<std::int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
 }
 
-// Reserved, not sized: zeros written first and then the values showed as
-// a memset of 8 bytes a value in the kernel's profile.
-std::vector<std::int64_t> ns_of(std::span<const double> values_ms) {
-    std::vector<std::int64_t> out;
-    out.reserve(values_ms.size());
-    for (const double ms : values_ms) out.push_back(ns_of(ms));
-    return out;
+// Values are converted a batch at a time, into a buffer that stays in
+// cache: a shard's values all at once were 8 bytes a value of fresh memory,
+// written and read again.
+constexpr std::size_t kConverted = 2048;
+using Converted = std::array<std::int64_t, kConverted>;
+
+std::span<const std::int64_t> ns_of(std::span<const double> values_ms, Converted& into) {
+    for (std::size_t k = 0; k < values_ms.size(); ++k) into[k] = ns_of(values_ms[k]);
+    return std::span(into).first(values_ms.size());
 }
 
-Distribution distribution_of(std::span<const std::int64_t> values_ns) {
+Distribution distribution_of(std::span<const double> values_ms) {
     Distribution d;
-    d.add_all(values_ns);
+    Converted ns;
+    for (std::size_t k = 0; k < values_ms.size(); k += kConverted)
+        d.add_all(ns_of(values_ms.subspan(k, std::min(kConverted, values_ms.size() - k)), ns));
     return d;
 }
 
+// The times bin `b` holds, [from, to): the first and last bins hold those before and after the run too.
+std::pair<std::int64_t, std::int64_t> times_of(const TimeBins& bins, std::uint32_t b) {
+    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min(), kMax = std::numeric_limits<std::int64_t>::max();
+    // Below the run's last sample time: no overflow (TimeBins::over).
+    return {b == 0 ? kMin : bins.origin_ns + std::int64_t(b) * bins.width_ns,
+            b + 1 >= bins.count ? kMax : bins.origin_ns + std::int64_t(b + 1) * bins.width_ns};
+}
+
 // An interval's values by the time bin of their `from` sample (in time
-// order, so each bin's values are one run of them).
-BinnedValues binned(std::span<const std::int64_t> values_ns, std::span<const std::int64_t> from_ns, const TimeBins& bins) {
-    BinnedValues out;
+// order, so each bin's values are one run of them: a bin is found, by a
+// division, once a run).
+void add_binned(std::span<const std::int64_t> values_ns, std::span<const std::int64_t> from_ns, const TimeBins& bins, BinnedValues& out) {
     const std::size_t n = std::min(values_ns.size(), from_ns.size());
     for (std::size_t k = 0; k < n;) {
         const std::uint32_t b = bins.bin_of(from_ns[k]);
+        const auto [from, to] = times_of(bins, b);
         std::size_t end = k + 1;
-        while (end < n && bins.bin_of(from_ns[end]) == b) ++end;
+        while (end < n && from_ns[end] >= from && from_ns[end] < to) ++end;
         out[b].add_all(values_ns.subspan(k, end - k));
         k = end;
+    }
+}
+
+IntervalSummary interval_summary(const metrics::IntervalResult& i, const TimeBins& bins) {
+    IntervalSummary out{i.name, i.from, i.to, i.kind, Distribution{}, {}};
+    Converted ns;
+    for (std::size_t k = 0; k < i.values_ms.size(); k += kConverted) {
+        const std::span<const std::int64_t> values = ns_of(std::span(i.values_ms).subspan(k, std::min(kConverted, i.values_ms.size() - k)), ns);
+        out.latency.add_all(values);
+        if (k < i.from_ns.size()) add_binned(values, std::span(i.from_ns).subspan(k), bins, out.over_time);
     }
     return out;
 }
@@ -68,17 +92,51 @@ std::string label(const graph::Tracepoint& t) { return t.node_name + "/" + t.tra
 // bin of the run (a vector: bins are few, and a link's bin is an index).
 struct LinksOfPair {
     static constexpr std::size_t kBatch = 2048;
+    std::uint64_t ids = 0;  // producer's tracepoint id << 32 | consumer's
     Distribution latency;
-    std::vector<std::int64_t> batch;
+    std::vector<std::int64_t> batch = std::vector<std::int64_t>(kBatch);
+    std::size_t batched = 0;
     std::vector<std::uint64_t> per_bin;
     void add(std::int64_t latency_ns) {
-        batch.push_back(latency_ns);
-        if (batch.size() == kBatch) flush();
+        batch[batched++] = latency_ns;
+        if (batched == kBatch) flush();
     }
     void flush() {
-        latency.add_all(batch);
-        batch.clear();
+        latency.add_all(std::span(batch).first(batched));
+        batched = 0;
     }
+};
+
+// The links of each pair of tracepoint ids the shard's edges join. A
+// producer's edges go to several consumers' tracepoints in turn (a message
+// forwarded to three nodes), so a pair is looked up about once an edge: by
+// an index into a table of tracepoints x tracepoints where that is small
+// (the usual case: tens of tracepoints), else in a hash map.
+class PairLinks {
+public:
+    static constexpr std::size_t kMostIndexed = 1024;  // tracepoints: a table of 4 MiB
+    PairLinks(std::size_t tracepoints, std::uint32_t bins) : tracepoints_(tracepoints), bins_(std::max<std::uint32_t>(bins, 1)) {
+        if (tracepoints <= kMostIndexed) slot_.assign(tracepoints * tracepoints, kNone);
+    }
+    LinksOfPair& at(std::uint32_t from, std::uint32_t to) {
+        std::uint32_t& slot = slot_.empty() ? by_key_.try_emplace(std::uint64_t(from) << 32 | to, kNone).first->second
+                                            : slot_[std::size_t(from) * tracepoints_ + to];
+        if (slot == kNone) {
+            slot = static_cast<std::uint32_t>(links_.size());
+            links_.emplace_back().ids = std::uint64_t(from) << 32 | to;
+            links_.back().per_bin.assign(bins_, 0);
+        }
+        return links_[slot];
+    }
+    std::vector<LinksOfPair>& all() { return links_; }
+
+private:
+    static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+    std::size_t tracepoints_;
+    std::uint32_t bins_;
+    std::vector<std::uint32_t> slot_;                          // by from * tracepoints + to
+    std::unordered_map<std::uint64_t, std::uint32_t> by_key_;  // where the table would be too large
+    std::vector<LinksOfPair> links_;
 };
 
 std::uint64_t mix(std::uint64_t z) {
@@ -99,7 +157,7 @@ std::uint64_t text_hash(const std::string& text) {
 // consumer's tracepoint and time are a read from anywhere in the window: read
 // once, for all three) and one over the margins' for the longest links.
 struct EdgeFacts {
-    std::unordered_map<std::uint64_t, LinksOfPair> by_ids;  // tracepoint ids in this window: cheap to look up
+    PairLinks by_ids;  // tracepoint ids in this window: cheap to look up
     // The digest of the links the shard owns (SampleSet ids differ between
     // shards: each end is known by its names and time).
     std::uint64_t digest = 0;
@@ -127,7 +185,7 @@ void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBin
         const std::int64_t from_ns = s.time_ns[v];
         if (from_ns >= bin_end_ns) {
             bin = bins.bin_of(from_ns);
-            bin_end_ns = bin + 1 < bins.count ? bins.origin_ns + std::int64_t(bin + 1) * bins.width_ns : std::numeric_limits<std::int64_t>::max();
+            bin_end_ns = times_of(bins, bin).second;
         }
         const std::uint64_t from_end = end_of(of_tracepoint, s.tracepoint[v], from_ns) * 3;
         for (std::uint32_t i = g.out_offset[v]; i < g.out_offset[v + 1]; ++i) {
@@ -135,13 +193,9 @@ void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBin
             const std::uint32_t to_tracepoint = s.tracepoint[to];
             const std::int64_t to_ns = s.time_ns[to], latency = graph::elapsed_ns(from_ns, to_ns);
             const std::uint64_t key = std::uint64_t(s.tracepoint[v]) << 32 | to_tracepoint;
-            if (key != last_key) {
-                last = &out.by_ids[key];
+            if (key != last_key) {  // a lookup may move the pairs: `last` is the one looked up last
+                last = &out.by_ids.at(s.tracepoint[v], to_tracepoint);
                 last_key = key;
-                if (last->per_bin.empty()) {
-                    last->per_bin.assign(std::max<std::uint32_t>(bins.count, 1), 0);
-                    last->batch.reserve(LinksOfPair::kBatch);
-                }
             }
             last->add(latency);
             ++last->per_bin[bin];
@@ -168,7 +222,8 @@ void margin_edges(const graph::SampleSet& s, const graph::Graph& g, SampleIndex 
 // ("node/tracepoint"): instances of a node add up.
 std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const graph::SampleSet& s, EdgeFacts& facts) {
     std::map<std::pair<std::string, std::string>, LinkSummary> out;
-    for (auto& [ids, links] : facts.by_ids) {
+    for (LinksOfPair& links : facts.by_ids.all()) {
+        const std::uint64_t ids = links.ids;
         LinkSummary& into = out[{label(s.tracepoints[ids >> 32]), label(s.tracepoints[ids & 0xffffffffu])}];
         links.flush();
         into.latency.append(links.latency);
@@ -259,8 +314,7 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     // Two halves with nothing in common (the kernel's own loops are serial): the links, and the metrics' values.
     graph::parallel::for_each(2, graph::parallel::thread_count(measure.threads), [&](std::size_t half, unsigned) {
         if (half == 0) {
-            EdgeFacts facts;
-            facts.longest_into.assign(s.tracepoints.size(), -1);
+            EdgeFacts facts{PairLinks(s.tracepoints.size(), out.bins.count), 0, std::vector<std::int64_t>(s.tracepoints.size(), -1)};
             owned_edges(s, g, out.bins, begin, end, facts);
             margin_edges(s, g, begin, end, facts);
             out.links = link_summaries(s, facts);
@@ -269,11 +323,8 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
             return;
         }
         count_leftovers(s, g, begin, end, out);
-        out.m11 = distribution_of(ns_of(r.m11_values_ms));
-        for (const metrics::IntervalResult& i : r.intervals) {
-            const std::vector<std::int64_t> values_ns = ns_of(i.values_ms);
-            out.intervals.push_back({i.name, i.from, i.to, i.kind, distribution_of(values_ns), binned(values_ns, i.from_ns, out.bins)});
-        }
+        out.m11 = distribution_of(r.m11_values_ms);
+        for (const metrics::IntervalResult& i : r.intervals) out.intervals.push_back(interval_summary(i, out.bins));
     });
     for (const IntervalSummary& i : out.intervals) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, i.latency.max);
     for (const metrics::NodeLatency& cell : r.node_latency) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, cell.max_ns);
