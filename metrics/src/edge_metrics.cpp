@@ -54,7 +54,7 @@ std::vector<double> sweep_in_flight(std::span<const std::int64_t> time, const st
     // timestamp) must not allocate one per millisecond.
     constexpr double kMaxGridSamples = 1e6;
     const auto period = static_cast<std::int64_t>(std::max(options.m3_sample_period_s * 1e9, window / kMaxGridSamples));
-    if (options.keep_values && period > 0) grid = in_flight_on_grid(time, change, period);
+    if (options.keep_values && options.m3_sample_period_s > 0 && period > 0) grid = in_flight_on_grid(time, change, period);
     unsigned __int128 integral = 0, integral_sq = 0;
     std::int64_t count = 0, max = 0;
     // Each sample but the last starts a span to the next one; the last adds only its changes.

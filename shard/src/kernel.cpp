@@ -287,6 +287,7 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     metrics::MetricOptions options = measure;
     options.keep_values = true;
     options.keep_value_times = true;
+    options.m3_sample_period_s = 0;  // M3's grid is for `compare`: a pass over the window's samples the shard would not read
     options.summarize_values = false;  // the shard summarises them, below
     options.share = metrics::Share{begin, end, std::max(w.own_from_ns, w.run_first_ns), std::min(w.own_to_ns, w.run_last_ns),
                                    w.own_from_ns <= w.run_last_ns && w.run_last_ns < w.own_to_ns};

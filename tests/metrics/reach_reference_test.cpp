@@ -311,6 +311,13 @@ TEST_P(RandomRuns, EdgeMetricsMatchBruteForce) {
         EXPECT_NEAR(r.m3.sd, std::sqrt(integral_sq / window - mean * mean), 1e-9);
         EXPECT_EQ(r.m3.max, max);
         EXPECT_EQ(r.m3.samples, grid);
+        // No grid asked for (time shards keep the values, not M3's grid): the same M3 all the same.
+        options.m3_sample_period_s = 0;
+        const auto no_grid = analyze(s, run.graph, run.spec, options);
+        EXPECT_TRUE(no_grid.m3.samples.empty());
+        EXPECT_TRUE(no_grid.exact.in_flight_ns == r.exact.in_flight_ns && no_grid.exact.in_flight_sq_ns == r.exact.in_flight_sq_ns);
+        EXPECT_EQ(no_grid.m3.max, r.m3.max);
+        EXPECT_EQ(no_grid.m11_values_ms, waits);
     }
 }
 

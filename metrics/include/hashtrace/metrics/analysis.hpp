@@ -35,7 +35,7 @@ struct Share {
 struct MetricOptions {
     bool keep_all_targets = false;  // intervals: every reachable `to` sample, not only the earliest per instance
     bool keep_values = false;       // keep raw observations (compare needs them for significance tests)
-    double m3_sample_period_s = 1e-3;  // keep_values: M3 is observed as the in-flight count on this grid
+    double m3_sample_period_s = 1e-3;  // keep_values: M3 is observed as the in-flight count on this grid (0: not observed)
     bool keep_value_times = false;  // keep_values: beside each interval value its `from` sample's time (time shards bin them)
     bool summarize_values = true;   // false (with keep_values): the intervals' and M11's summaries left empty, for a caller that summarises the values itself
     unsigned threads = 0;           // 0 = hardware concurrency
