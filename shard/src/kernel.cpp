@@ -164,45 +164,59 @@ struct EdgeFacts {
     std::vector<std::int64_t> longest_into;  // by the consumer's tracepoint id, the whole window's: -1 none
 };
 
-// A sample as the link digest knows it. One mixing: for one tracepoint,
-// `hash ^ time` already differs with the time.
+// A sample as the link digest knows it: its tracepoint's hash ^ its time,
+// which for one tracepoint already differs with the time (a bijection of it
+// adds nothing: two samples collide here exactly when they would after one).
 std::uint64_t end_of(const std::vector<std::uint64_t>& of_tracepoint, std::uint32_t tracepoint, std::int64_t time_ns) {
-    return mix(of_tracepoint[tracepoint] ^ static_cast<std::uint64_t>(time_ns));
+    return of_tracepoint[tracepoint] ^ static_cast<std::uint64_t>(time_ns);
 }
+
+// A link as the digest adds it: one mixing of both ends, the producer's
+// mixed once for all its links.
+std::uint64_t link_hash(std::uint64_t mixed_from_end, std::uint64_t to_end) { return mix(mixed_from_end * 3 + to_end); }
 
 // The owned links (by their producer): per pair of tracepoint ids their
 // latencies and count per bin, the digest, the longest into each tracepoint.
+// The columns through raw pointers and the digest in a local: stores to the
+// counts (64-bit integers) may alias a vector's size or a member, which
+// the compiler would then load again each link.
 void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBins& bins, SampleIndex begin, SampleIndex end, EdgeFacts& out) {
     std::vector<std::uint64_t> of_tracepoint;
     for (const graph::Tracepoint& t : s.tracepoints) of_tracepoint.push_back(text_hash(t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name));
-    std::uint64_t last_key = ~std::uint64_t{0};
+    const std::uint32_t* const tracepoint = s.tracepoint.data();
+    const std::int64_t* const time = s.time_ns.data();
+    const std::uint32_t* const out_offset = g.out_offset.data();
+    const graph::Edge* const edges = g.edges.data();
+    std::int64_t* const longest_into = out.longest_into.data();
+    std::uint64_t digest = 0, last_key = ~std::uint64_t{0};
     LinksOfPair* last = nullptr;  // a producer's links mostly go where the previous one's went
     // Producers come in time order: their bin only grows, found again (a division) when a bin ends.
     std::uint32_t bin = 0;
     std::int64_t bin_end_ns = std::numeric_limits<std::int64_t>::min();
     for (SampleIndex v = begin; v < end; ++v) {
-        if (g.out_offset[v] == g.out_offset[v + 1]) continue;
-        const std::int64_t from_ns = s.time_ns[v];
+        if (out_offset[v] == out_offset[v + 1]) continue;
+        const std::int64_t from_ns = time[v];
         if (from_ns >= bin_end_ns) {
             bin = bins.bin_of(from_ns);
             bin_end_ns = times_of(bins, bin).second;
         }
-        const std::uint64_t from_end = end_of(of_tracepoint, s.tracepoint[v], from_ns) * 3;
-        for (std::uint32_t i = g.out_offset[v]; i < g.out_offset[v + 1]; ++i) {
-            const SampleIndex to = g.edges[i].to;
-            const std::uint32_t to_tracepoint = s.tracepoint[to];
-            const std::int64_t to_ns = s.time_ns[to], latency = graph::elapsed_ns(from_ns, to_ns);
-            const std::uint64_t key = std::uint64_t(s.tracepoint[v]) << 32 | to_tracepoint;
+        const std::uint64_t from_end = mix(end_of(of_tracepoint, tracepoint[v], from_ns));
+        for (std::uint32_t i = out_offset[v]; i < out_offset[v + 1]; ++i) {
+            const SampleIndex to = edges[i].to;
+            const std::uint32_t to_tracepoint = tracepoint[to];
+            const std::int64_t to_ns = time[to], latency = graph::elapsed_ns(from_ns, to_ns);
+            const std::uint64_t key = std::uint64_t(tracepoint[v]) << 32 | to_tracepoint;
             if (key != last_key) {  // a lookup may move the pairs: `last` is the one looked up last
-                last = &out.by_ids.at(s.tracepoint[v], to_tracepoint);
+                last = &out.by_ids.at(tracepoint[v], to_tracepoint);
                 last_key = key;
             }
             last->add(latency);
             ++last->per_bin[bin];
-            out.digest += mix(from_end + end_of(of_tracepoint, to_tracepoint, to_ns));
-            out.longest_into[to_tracepoint] = std::max(out.longest_into[to_tracepoint], latency);
+            digest += link_hash(from_end, end_of(of_tracepoint, to_tracepoint, to_ns));
+            longest_into[to_tracepoint] = std::max(longest_into[to_tracepoint], latency);
         }
     }
+    out.digest += digest;
 }
 
 // The longest link into each tracepoint among those of the margins' producers.
