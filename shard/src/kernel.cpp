@@ -249,41 +249,56 @@ std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const 
 
 // The owned samples' leftovers (docs/spec.md section 4): inputs without a
 // producer, outputs no one consumed; per node instance (every instance of
-// the window, as the whole run lists them) its samples and inputs without producer.
-void count_leftovers(const graph::SampleSet& s, const graph::Graph& g, SampleIndex begin, SampleIndex end, ShardSummary& out) {
-    std::vector<InstanceCounts> by_id(s.instances.size());
+// the window, as the whole run lists them) its samples and inputs without
+// producer. Counted per tracepoint (a flat array, no look-up of the
+// tracepoint's instance a sample), then added up per instance. Returns the
+// inputs without producer, in time order: few, and the margin check's.
+std::vector<SampleIndex> count_leftovers(const graph::SampleSet& s, const graph::Graph& g, SampleIndex begin, SampleIndex end, ShardSummary& out) {
+    const graph::HashId* const input = s.input.data();
+    const graph::HashId* const output = s.output.data();
+    const std::uint32_t* const tracepoint = s.tracepoint.data();
+    const std::uint32_t* const in_offset = g.in_offset.data();
+    const std::uint32_t* const out_offset = g.out_offset.data();
+    std::vector<std::uint64_t> samples_of(s.tracepoints.size(), 0);
+    std::vector<SampleIndex> unlinked;
+    std::uint64_t unconsumed = 0;
     for (SampleIndex v = begin; v < end; ++v) {
-        const bool unlinked = s.input[v] != graph::kNoHash && g.in_degree(v) == 0;
-        InstanceCounts& c = by_id[s.tracepoint_of(v).instance_id];
-        ++c.samples;
-        c.unlinked_inputs += unlinked;
-        out.unlinked_inputs += unlinked;
-        out.unconsumed_outputs += s.output[v] != graph::kNoHash && g.out_offset[v] == g.out_offset[v + 1];
+        ++samples_of[tracepoint[v]];
+        unconsumed += output[v] != graph::kNoHash && out_offset[v] == out_offset[v + 1];
+        if (input[v] != graph::kNoHash && in_offset[v] == in_offset[v + 1]) [[unlikely]]
+            unlinked.push_back(v);
     }
+    std::vector<InstanceCounts> by_id(s.instances.size());
+    for (std::size_t t = 0; t < samples_of.size(); ++t) by_id[s.tracepoints[t].instance_id].samples += samples_of[t];
+    for (const SampleIndex v : unlinked) ++by_id[s.tracepoint_of(v).instance_id].unlinked_inputs;
     for (std::size_t i = 0; i < s.instances.size(); ++i) {
         InstanceCounts& c = out.instances[{s.instances[i].node_name, s.instances[i].instance}];
         c.samples += by_id[i].samples;
         c.unlinked_inputs += by_id[i].unlinked_inputs;
     }
+    out.unlinked_inputs += unlinked.size();
+    out.unconsumed_outputs += unconsumed;
+    return unlinked;
 }
 
 // What MarginReport needs of a shard: the longest link into each
 // tracepoint in the whole window, and the owned inputs without producer by
 // their time since the window's start (none in the run's first shard: no
 // producer lies before it). Histograms at 1 %: a count near a boundary, not a latency.
-void check_margin(const graph::SampleSet& s, const graph::Graph& g, const ShardWindow& w, SampleIndex begin, SampleIndex end,
-                  const std::vector<std::int64_t>& longest_into, MarginReport& out) {
+void add_longest_links(const graph::SampleSet& s, const ShardWindow& w, const std::vector<std::int64_t>& longest_into, MarginReport& out) {
     out.margin_ns = w.margin_ns;
     for (std::size_t t = 0; t < longest_into.size(); ++t)
         if (longest_into[t] >= 0) out.add_link_into(label(s.tracepoints[t]), longest_into[t]);
+}
+
+void add_unlinked(const graph::SampleSet& s, const ShardWindow& w, const std::vector<SampleIndex>& unlinked_inputs, MarginReport& out) {
     if (w.own_from_ns <= w.run_first_ns) return;
     std::vector<std::optional<LogHistogram>> unlinked(s.tracepoints.size());
-    for (SampleIndex v = begin; v < end; ++v)
-        if (s.input[v] != graph::kNoHash && g.in_degree(v) == 0) {
-            auto& h = unlinked[s.tracepoint[v]];
-            if (!h) h.emplace(0.01);
-            h->add(graph::elapsed_ns(w.read_from_ns(), s.time_ns[v]));
-        }
+    for (const SampleIndex v : unlinked_inputs) {
+        auto& h = unlinked[s.tracepoint[v]];
+        if (!h) h.emplace(0.01);
+        h->add(graph::elapsed_ns(w.read_from_ns(), s.time_ns[v]));
+    }
     for (std::size_t t = 0; t < unlinked.size(); ++t)
         if (unlinked[t]) out.add_unlinked(label(s.tracepoints[t]), *unlinked[t]);
 }
@@ -327,6 +342,7 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     out.nodes.insert(s.node_names.begin(), s.node_names.end());
     for (const metrics::NodeLatency& cell : r.node_latency) out.matrix[{cell.from, cell.to}] = {cell.count, cell.sum_ns, cell.max_ns};
     // Two halves with nothing in common (the kernel's own loops are serial): the links, and the metrics' values.
+    std::vector<SampleIndex> unlinked;
     graph::parallel::for_each(2, graph::parallel::thread_count(measure.threads), [&](std::size_t half, unsigned) {
         if (half == 0) {
             EdgeFacts facts{PairLinks(s.tracepoints.size(), out.bins.count), 0, std::vector<std::int64_t>(s.tracepoints.size(), -1)};
@@ -334,13 +350,14 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
             margin_edges(s, g, begin, end, facts);
             out.links = link_summaries(s, facts);
             out.link_digest = facts.digest;
-            check_margin(s, g, w, begin, end, facts.longest_into, out.margin);
+            add_longest_links(s, w, facts.longest_into, out.margin);
             return;
         }
-        count_leftovers(s, g, begin, end, out);
+        unlinked = count_leftovers(s, g, begin, end, out);
         out.m11 = distribution_of(r.m11_values_ms);
         for (const metrics::IntervalResult& i : r.intervals) out.intervals.push_back(interval_summary(i, out.bins));
     });
+    add_unlinked(s, w, unlinked, out.margin);
     for (const IntervalSummary& i : out.intervals) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, i.latency.max);
     for (const metrics::NodeLatency& cell : r.node_latency) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, cell.max_ns);
     return out;
