@@ -176,15 +176,16 @@ TEST(LogHistogram, AddAllEqualsAddingEachValue) {
     for (int i = 0; i < 20000; ++i) positive.push_back(static_cast<std::int64_t>(latency(rng)));
     std::vector<std::int64_t> mixed = binade_edges();
     mixed.insert(mixed.end(), positive.begin(), positive.begin() + 1000);
-    for (const auto& values : {positive, mixed}) {
-        LogHistogram each, all;
-        for (const std::int64_t v : values) each.add(v);
-        const std::span<const std::int64_t> span(values);
-        all.add_all(span.first(values.size() / 3));
-        all.add_all(span.subspan(values.size() / 3));
-        EXPECT_EQ(all.count(), each.count());
-        EXPECT_EQ(all.buckets(), each.buckets());
-    }
+    for (const auto& values : {positive, mixed})
+        for (const double error : {0.001, 0.01}) {  // the summaries' and the time bins' precisions
+            LogHistogram each(error), all(error);
+            for (const std::int64_t v : values) each.add(v);
+            const std::span<const std::int64_t> span(values);
+            all.add_all(span.first(values.size() / 3));
+            all.add_all(span.subspan(values.size() / 3));
+            EXPECT_EQ(all.count(), each.count());
+            EXPECT_EQ(all.buckets(), each.buckets());
+        }
 }
 
 TEST(LogHistogram, EmptyGivesZero) { EXPECT_EQ(LogHistogram().percentile(99), 0); }
