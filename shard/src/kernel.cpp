@@ -187,7 +187,6 @@ void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBin
     const std::int64_t* const time = s.time_ns.data();
     const std::uint32_t* const out_offset = g.out_offset.data();
     const graph::Edge* const edges = g.edges.data();
-    std::int64_t* const longest_into = out.longest_into.data();
     std::uint64_t digest = 0, last_key = ~std::uint64_t{0};
     LinksOfPair* last = nullptr;  // a producer's links mostly go where the previous one's went
     // Producers come in time order: their bin only grows, found again (a division) when a bin ends.
@@ -213,10 +212,15 @@ void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBin
             last->add(latency);
             ++last->per_bin[bin];
             digest += link_hash(from_end, end_of(of_tracepoint, to_tracepoint, to_ns));
-            longest_into[to_tracepoint] = std::max(longest_into[to_tracepoint], latency);
         }
     }
     out.digest += digest;
+    // The longest link into a tracepoint is its pairs' longest: taken once a pair, not compared once a link.
+    for (LinksOfPair& links : out.by_ids.all()) {
+        links.flush();
+        std::int64_t& into = out.longest_into[links.ids & 0xffffffffu];
+        into = std::max(into, links.latency.max);
+    }
 }
 
 // The longest link into each tracepoint among those of the margins' producers.
@@ -239,7 +243,6 @@ std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const 
     for (LinksOfPair& links : facts.by_ids.all()) {
         const std::uint64_t ids = links.ids;
         LinkSummary& into = out[{label(s.tracepoints[ids >> 32]), label(s.tracepoints[ids & 0xffffffffu])}];
-        links.flush();
         into.latency.append(links.latency);
         for (std::uint32_t b = 0; b < links.per_bin.size(); ++b)
             if (links.per_bin[b]) into.per_bin[b] += links.per_bin[b];
