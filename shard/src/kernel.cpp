@@ -37,16 +37,29 @@ std::int64_t ns_of(double ms) {
 constexpr std::size_t kConverted = 2048;
 using Converted = std::array<std::int64_t, kConverted>;
 
-std::span<const std::int64_t> ns_of(std::span<const double> values_ms, Converted& into) {
-    for (std::size_t k = 0; k < values_ms.size(); ++k) into[k] = ns_of(values_ms[k]);
-    return std::span(into).first(values_ms.size());
+// A batch converted, and its extremes, found as it is (a pass fewer for the distribution).
+struct ConvertedBatch {
+    std::span<const std::int64_t> values;
+    std::int64_t low, high;
+};
+
+ConvertedBatch ns_of(std::span<const double> values_ms, Converted& into) {
+    std::int64_t low = std::numeric_limits<std::int64_t>::max(), high = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t k = 0; k < values_ms.size(); ++k) {
+        into[k] = ns_of(values_ms[k]);
+        low = std::min(low, into[k]);
+        high = std::max(high, into[k]);
+    }
+    return {std::span(into).first(values_ms.size()), low, high};
 }
 
 Distribution distribution_of(std::span<const double> values_ms) {
     Distribution d;
     Converted ns;
-    for (std::size_t k = 0; k < values_ms.size(); k += kConverted)
-        d.add_all(ns_of(values_ms.subspan(k, std::min(kConverted, values_ms.size() - k)), ns));
+    for (std::size_t k = 0; k < values_ms.size(); k += kConverted) {
+        const ConvertedBatch batch = ns_of(values_ms.subspan(k, std::min(kConverted, values_ms.size() - k)), ns);
+        d.add_all(batch.values, batch.low, batch.high);
+    }
     return d;
 }
 
@@ -77,9 +90,9 @@ IntervalSummary interval_summary(const metrics::IntervalResult& i, const TimeBin
     IntervalSummary out{i.name, i.from, i.to, i.kind, Distribution{}, {}};
     Converted ns;
     for (std::size_t k = 0; k < i.values_ms.size(); k += kConverted) {
-        const std::span<const std::int64_t> values = ns_of(std::span(i.values_ms).subspan(k, std::min(kConverted, i.values_ms.size() - k)), ns);
-        out.latency.add_all(values);
-        if (k < i.from_ns.size()) add_binned(values, std::span(i.from_ns).subspan(k), bins, out.over_time);
+        const ConvertedBatch batch = ns_of(std::span(i.values_ms).subspan(k, std::min(kConverted, i.values_ms.size() - k)), ns);
+        out.latency.add_all(batch.values, batch.low, batch.high);
+        if (k < i.from_ns.size()) add_binned(batch.values, std::span(i.from_ns).subspan(k), bins, out.over_time);
     }
     return out;
 }
@@ -96,14 +109,19 @@ struct LinksOfPair {
     Distribution latency;
     std::vector<std::int64_t> batch = std::vector<std::int64_t>(kBatch);
     std::size_t batched = 0;
+    std::int64_t low = std::numeric_limits<std::int64_t>::max(), high = std::numeric_limits<std::int64_t>::min();  // the batch's
     std::vector<std::uint64_t> per_bin;
     void add(std::int64_t latency_ns) {
         batch[batched++] = latency_ns;
+        low = std::min(low, latency_ns);
+        high = std::max(high, latency_ns);
         if (batched == kBatch) flush();
     }
     void flush() {
-        latency.add_all(std::span(batch).first(batched));
+        latency.add_all(std::span(batch).first(batched), low, high);
         batched = 0;
+        low = std::numeric_limits<std::int64_t>::max();
+        high = std::numeric_limits<std::int64_t>::min();
     }
 };
 

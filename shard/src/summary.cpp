@@ -102,18 +102,23 @@ void Distribution::add(std::int64_t value) {
 
 void Distribution::add_all(std::span<const std::int64_t> values) {
     if (values.empty()) return;
-    if (count == 0) min = max = first = last = values.front();  // the first value has no difference before it
     const auto [low, high] = std::minmax_element(values.begin(), values.end());
-    const Moments m = moments(values, last, *low, *high);
+    add_all(values, *low, *high);
+}
+
+void Distribution::add_all(std::span<const std::int64_t> values, std::int64_t low, std::int64_t high) {
+    if (values.empty()) return;
+    if (count == 0) min = max = first = last = values.front();  // the first value has no difference before it
+    const Moments m = moments(values, last, low, high);
     diff_sum += static_cast<__int128>(values.back()) - last;  // the successive differences telescope
     diff_sum_sq += m.diff_sq;
     sum += m.sum;
     sum_sq += m.sq;
-    min = std::min(min, *low);
-    max = std::max(max, *high);
+    min = std::min(min, low);
+    max = std::max(max, high);
     last = values.back();
     count += values.size();
-    histogram.add_all(values, *low, *high);
+    histogram.add_all(values, low, high);
 }
 
 void Distribution::append(const Distribution& later) {
