@@ -103,8 +103,8 @@ MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, con
     // graph::is_local with the instance of each tracepoint in one flat array.
     std::vector<std::uint32_t> instance_of(s.tracepoints.size());
     for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = s.tracepoints[t].instance_id;
-    // Every edge's wait is written (the next slot advances only past a message edge).
-    MessageWaits waits{ZeroedBuffer<double>(g.edges.size()), 0};
+    // Every edge's wait is written (the next slot advances only past a message edge): no zeros needed.
+    MessageWaits waits{ZeroedBuffer<double>(g.edges.size(), Fill::overwritten), 0};
     const ZeroedBuffer<std::int32_t> change(s.size());
     std::int32_t* const change_at = change.data();
     double* const wait_ms = waits.ms.data();
