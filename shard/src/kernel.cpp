@@ -86,15 +86,14 @@ void add_binned(std::span<const std::int64_t> values_ns, std::span<const std::in
     }
 }
 
-IntervalSummary interval_summary(const metrics::IntervalResult& i, const TimeBins& bins) {
-    IntervalSummary out{i.name, i.from, i.to, i.kind, Distribution{}, {}};
+// An interval's values (each beside its `from` time), into its distribution and time bins.
+void add_interval_values(std::span<const double> values_ms, std::span<const std::int64_t> from_ns, const TimeBins& bins, IntervalSummary& out) {
     Converted ns;
-    for (std::size_t k = 0; k < i.values_ms.size(); k += kConverted) {
-        const ConvertedBatch batch = ns_of(std::span(i.values_ms).subspan(k, std::min(kConverted, i.values_ms.size() - k)), ns);
+    for (std::size_t k = 0; k < values_ms.size(); k += kConverted) {
+        const ConvertedBatch batch = ns_of(values_ms.subspan(k, std::min(kConverted, values_ms.size() - k)), ns);
         out.latency.add_all(batch.values, batch.low, batch.high);
-        if (k < i.from_ns.size()) add_binned(batch.values, std::span(i.from_ns).subspan(k), bins, out.over_time);
+        if (k < from_ns.size()) add_binned(batch.values, from_ns.subspan(k), bins, out.over_time);
     }
-    return out;
 }
 
 std::string label(const graph::Tracepoint& t) { return t.node_name + "/" + t.tracepoint_name; }
@@ -334,16 +333,28 @@ std::int64_t ShardWindow::read_to_ns(std::int64_t tolerance_ns) const noexcept {
 ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const graph::AnalysisSpec& spec, const ShardWindow& w,
                        const metrics::MetricOptions& measure) {
     const SampleIndex begin = graph::first_at_or_after(s, w.own_from_ns), end = graph::first_at_or_after(s, w.own_to_ns);
+    ShardSummary out;
+    out.bins = TimeBins::over(w.run_first_ns, w.run_last_ns, kTimeBins);
+    out.intervals.resize(spec.intervals.size());
     metrics::MetricOptions options = measure;
-    options.keep_values = true;
     options.keep_value_times = true;
-    options.m3_sample_period_s = 0;  // M3's grid is for `compare`: a pass over the window's samples the shard would not read
-    options.summarize_values = false;  // the shard summarises them, below
+    options.summarize_values = false;
+    // The intervals' and M11's values summarised where the metrics found
+    // them, on their threads, each into its own summary: no copies of them.
+    options.take_values = [&](std::size_t i, std::span<const double> values_ms, std::span<const std::int64_t> from_ns) {
+        if (i == metrics::MetricOptions::kM11Values) out.m11 = distribution_of(values_ms);
+        else add_interval_values(values_ms, from_ns, out.bins, out.intervals[i]);
+    };
     options.share = metrics::Share{begin, end, std::max(w.own_from_ns, w.run_first_ns), std::min(w.own_to_ns, w.run_last_ns),
                                    w.own_from_ns <= w.run_last_ns && w.run_last_ns < w.own_to_ns};
     const metrics::AnalysisResult r = metrics::analyze(s, g, spec, options);
-
-    ShardSummary out;
+    for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+        IntervalSummary& into = out.intervals.at(i);
+        into.name = r.intervals[i].name;
+        into.from = r.intervals[i].from;
+        into.to = r.intervals[i].to;
+        into.kind = r.intervals[i].kind;
+    }
     out.own_from_ns = w.own_from_ns;
     out.own_to_ns = w.own_to_ns;
     out.samples = end - begin;
@@ -359,10 +370,9 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     out.in_flight_ns = r.exact.in_flight_ns;
     out.in_flight_sq_ns = r.exact.in_flight_sq_ns;
     out.in_flight_max = r.exact.in_flight_max;
-    out.bins = TimeBins::over(w.run_first_ns, w.run_last_ns, kTimeBins);
     out.nodes.insert(s.node_names.begin(), s.node_names.end());
     for (const metrics::NodeLatency& cell : r.node_latency) out.matrix[{cell.from, cell.to}] = {cell.count, cell.sum_ns, cell.max_ns};
-    // Two halves with nothing in common (the kernel's own loops are serial): the links, and the metrics' values.
+    // Two halves with nothing in common (the kernel's own loops are serial): the links, and the samples' leftovers.
     std::vector<SampleIndex> unlinked;
     graph::parallel::for_each(2, graph::parallel::thread_count(measure.threads), [&](std::size_t half, unsigned) {
         if (half == 0) {
@@ -375,8 +385,6 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
             return;
         }
         unlinked = count_leftovers(s, g, begin, end, out);
-        out.m11 = distribution_of(r.m11_values_ms);
-        for (const metrics::IntervalResult& i : r.intervals) out.intervals.push_back(interval_summary(i, out.bins));
     });
     add_unlinked(s, w, unlinked, out.margin);
     for (const IntervalSummary& i : out.intervals) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, i.latency.max);
