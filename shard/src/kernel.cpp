@@ -323,6 +323,34 @@ void add_unlinked(const graph::SampleSet& s, const ShardWindow& w, const std::ve
         if (unlinked[t]) out.add_unlinked(label(s.tracepoints[t]), *unlinked[t]);
 }
 
+// The metrics asked of a shard: its share of the run, and the intervals'
+// and M11's values summarised where the metrics find them, on their
+// threads, each into its own summary of `out` (its bins set, its intervals
+// one a spec interval): no copies of them.
+metrics::MetricOptions shard_options(const metrics::MetricOptions& measure, const ShardWindow& w, SampleIndex begin, SampleIndex end,
+                                     ShardSummary& out) {
+    metrics::MetricOptions options = measure;
+    options.keep_value_times = true;
+    options.summarize_values = false;
+    options.take_values = [&out](std::size_t i, std::span<const double> values_ms, std::span<const std::int64_t> from_ns) {
+        if (i == metrics::MetricOptions::kM11Values) out.m11 = distribution_of(values_ms);
+        else add_interval_values(values_ms, from_ns, out.bins, out.intervals.at(i));
+    };
+    options.share = metrics::Share{begin, end, std::max(w.own_from_ns, w.run_first_ns), std::min(w.own_to_ns, w.run_last_ns),
+                                   w.own_from_ns <= w.run_last_ns && w.run_last_ns < w.own_to_ns};
+    return options;
+}
+
+void name_intervals(const metrics::AnalysisResult& r, ShardSummary& out) {
+    for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+        IntervalSummary& into = out.intervals.at(i);
+        into.name = r.intervals[i].name;
+        into.from = r.intervals[i].from;
+        into.to = r.intervals[i].to;
+        into.kind = r.intervals[i].kind;
+    }
+}
+
 }  // namespace
 
 std::int64_t ShardWindow::read_from_ns() const noexcept { return saturating_add(own_from_ns, -margin_ns); }
@@ -336,25 +364,8 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     ShardSummary out;
     out.bins = TimeBins::over(w.run_first_ns, w.run_last_ns, kTimeBins);
     out.intervals.resize(spec.intervals.size());
-    metrics::MetricOptions options = measure;
-    options.keep_value_times = true;
-    options.summarize_values = false;
-    // The intervals' and M11's values summarised where the metrics found
-    // them, on their threads, each into its own summary: no copies of them.
-    options.take_values = [&](std::size_t i, std::span<const double> values_ms, std::span<const std::int64_t> from_ns) {
-        if (i == metrics::MetricOptions::kM11Values) out.m11 = distribution_of(values_ms);
-        else add_interval_values(values_ms, from_ns, out.bins, out.intervals[i]);
-    };
-    options.share = metrics::Share{begin, end, std::max(w.own_from_ns, w.run_first_ns), std::min(w.own_to_ns, w.run_last_ns),
-                                   w.own_from_ns <= w.run_last_ns && w.run_last_ns < w.own_to_ns};
-    const metrics::AnalysisResult r = metrics::analyze(s, g, spec, options);
-    for (std::size_t i = 0; i < r.intervals.size(); ++i) {
-        IntervalSummary& into = out.intervals.at(i);
-        into.name = r.intervals[i].name;
-        into.from = r.intervals[i].from;
-        into.to = r.intervals[i].to;
-        into.kind = r.intervals[i].kind;
-    }
+    const metrics::AnalysisResult r = metrics::analyze(s, g, spec, shard_options(measure, w, begin, end, out));
+    name_intervals(r, out);
     out.own_from_ns = w.own_from_ns;
     out.own_to_ns = w.own_to_ns;
     out.samples = end - begin;

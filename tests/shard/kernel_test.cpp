@@ -333,6 +333,38 @@ TEST(ShardedKernelMargin, ALinkLongerThanTheMarginIsReportedWithItsTracepoint) {
     expect_same(wide, reference);
 }
 
+// More tracepoints than the kernel's table of pairs indexes (1024: then
+// the pairs are found in a hash map): every pair's links counted, with
+// their latency, in shards as in the whole run.
+TEST(ShardedKernelPairs, ARunOfManyTracepointsCountsEveryPair) {
+    using graph::testing::CsvLog;
+    constexpr int kTracepoints = 1100, kRounds = 3;
+    CsvLog many, sink;
+    for (int round = 0; round < kRounds; ++round)
+        for (int t = 0; t < kTracepoints; ++t) {
+            const int k = round * kTracepoints + t;
+            const double sent = 1000.0 + 0.001 * k;
+            many.row("Many", "1", "T" + std::to_string(t), sent, "", "h" + std::to_string(k));
+            sink.row("Sink", "2", "Take", sent + 0.0005 + 0.000001 * t, "h" + std::to_string(k), "");
+        }
+    const Logs logs{{"many.csv", many.text()}, {"sink.csv", sink.text()}};
+    const auto spec = graph::parse_spec("[[pair]]\nfrom = \"Many/*\"\nto = \"Sink/Take\"\n", "many.toml");
+    const Linked whole = load_and_link(logs, spec);
+    const std::int64_t first = whole.samples.time_ns.front(), last = whole.samples.time_ns.back();
+    const ShardSummary all = summarize(whole.samples, whole.graph, spec, {first, last + 1, first, last, kMarginNs});
+    ASSERT_EQ(all.links.size(), std::size_t{kTracepoints});
+    for (int t = 0; t < kTracepoints; ++t) {
+        const std::string what = "Many/T" + std::to_string(t);
+        const LinkSummary& link = all.links.at({what, "Sink/Take"});
+        const std::int64_t latency = 500'000 + 1'000 * t;
+        EXPECT_EQ(link.latency.count, std::uint64_t{kRounds}) << what;
+        EXPECT_EQ(link.latency.min, latency) << what;
+        EXPECT_EQ(link.latency.max, latency) << what;
+        EXPECT_TRUE(link.latency.sum == kRounds * latency) << what;
+    }
+    expect_same(sharded(logs, spec, first, last, {first + 1'234'567'891, first + 2'345'678'901}), all);
+}
+
 TEST(ShardSummaryJson, RoundTripsAndRefusesWhatItCannotRead) {
     const Logs logs = testing::system_logs({.ticks = 500});
     const auto spec = graph::parse_spec(testing::kSystemSpec, "system.toml");
