@@ -411,6 +411,7 @@ private:
             edges_measured_.wait(false);
             if (options_.summarize_values) r_.m11_ms = summarize(waits_->values());
             if (options_.keep_values) r_.m11_values_ms.assign(waits_->values().begin(), waits_->values().end());
+            if (options_.take_values) options_.take_values(MetricOptions::kM11Values, waits_->values(), {});
             waits_.reset();
         });
         for (std::size_t k = 0; k < asked_.size(); ++k) {
@@ -431,8 +432,11 @@ private:
                     }
                     const std::size_t i = asked_[k]->intervals[p].interval;
                     finish_interval(i, {first, end});
-                    if (options_.keep_values) r_.intervals[i].values_ms.assign(first, end);
-                    if (time_arena_) r_.intervals[i].from_ns.assign(times_beside(first), times_beside(end));
+                    const std::span<const std::int64_t> times{time_arena_ ? times_beside(first) : nullptr, time_arena_ ? std::size_t(end - first) : 0};
+                    if (options_.take_values) options_.take_values(i, {first, end}, times);
+                    if (!options_.keep_values) return;
+                    r_.intervals[i].values_ms.assign(first, end);
+                    r_.intervals[i].from_ns.assign(times.begin(), times.end());
                 });
         }
     }
@@ -443,6 +447,7 @@ private:
                 const Question from{false, from_sets[i], {}, {}};
                 std::vector<double> values = all_reachable_latencies(s_, g_, all_starts(s_, g_, from, starts_), to_sets[i]);
                 finish_interval(i, values);
+                if (options_.take_values) options_.take_values(i, values, {});
                 if (options_.keep_values) r_.intervals[i].values_ms = std::move(values);
             });
     }

@@ -54,7 +54,7 @@ std::vector<double> sweep_in_flight(std::span<const std::int64_t> time, const st
     // timestamp) must not allocate one per millisecond.
     constexpr double kMaxGridSamples = 1e6;
     const auto period = static_cast<std::int64_t>(std::max(options.m3_sample_period_s * 1e9, window / kMaxGridSamples));
-    if (options.keep_values && period > 0) grid = in_flight_on_grid(time, change, period);
+    if (options.keep_values && options.m3_sample_period_s > 0 && period > 0) grid = in_flight_on_grid(time, change, period);
     unsigned __int128 integral = 0, integral_sq = 0;
     std::int64_t count = 0, max = 0;
     // Each sample but the last starts a span to the next one; the last adds only its changes.
@@ -103,8 +103,8 @@ MessageWaits measure_edges(const graph::SampleSet& s, const graph::Graph& g, con
     // graph::is_local with the instance of each tracepoint in one flat array.
     std::vector<std::uint32_t> instance_of(s.tracepoints.size());
     for (std::size_t t = 0; t < instance_of.size(); ++t) instance_of[t] = s.tracepoints[t].instance_id;
-    // Every edge's wait is written (the next slot advances only past a message edge).
-    MessageWaits waits{ZeroedBuffer<double>(g.edges.size()), 0};
+    // Every edge's wait is written (the next slot advances only past a message edge): no zeros needed.
+    MessageWaits waits{ZeroedBuffer<double>(g.edges.size(), Fill::overwritten), 0};
     const ZeroedBuffer<std::int32_t> change(s.size());
     std::int32_t* const change_at = change.data();
     double* const wait_ms = waits.ms.data();

@@ -11,6 +11,12 @@
 // the page pool (graph/detail/page_pool.hpp): pages an earlier stage freed
 // would be cleared and resident in full, and these arrays are written only
 // in part (the waits of message edges, the changes at their samples).
+//
+// An array whose every slot read is written first (the waits) asks for no
+// zeros (Fill::overwritten): malloc, not calloc. A fresh mapping comes from
+// the kernel zeroed either way, but memory the heap hands out again (a run
+// analysed in time shards frees and allocates these arrays once a shard)
+// calloc clears with a memset of the whole array, for nothing.
 #pragma once
 
 #include "hashtrace/graph/detail/huge_pages.hpp"
@@ -24,13 +30,15 @@
 
 namespace hashtrace::metrics::detail {
 
+enum class Fill { zeros, overwritten };
+
 template <typename T>
 class ZeroedBuffer {
 public:
-    explicit ZeroedBuffer(std::size_t count) : count_(count) {
+    explicit ZeroedBuffer(std::size_t count, Fill fill = Fill::zeros) : count_(count) {
         using graph::detail::kHugePage;
         const std::size_t pages_bytes = (count * sizeof(T) + kHugePage - 1) & ~(kHugePage - 1);
-        memory_.reset(std::calloc(pages_bytes + kHugePage, 1));
+        memory_.reset(fill == Fill::zeros ? std::calloc(pages_bytes + kHugePage, 1) : std::malloc(pages_bytes + kHugePage));
         if (!memory_) throw std::bad_alloc();
         const auto first = (reinterpret_cast<std::uintptr_t>(memory_.get()) + kHugePage - 1) & ~std::uintptr_t{kHugePage - 1};
         data_ = reinterpret_cast<T*>(first);

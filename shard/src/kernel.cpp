@@ -3,6 +3,7 @@
 #include "hashtrace/graph/parallel.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -30,34 +31,69 @@ std::int64_t ns_of(double ms) {
     return static_cast<std::int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
 }
 
-// Reserved, not sized: zeros written first and then the values showed as
-// a memset of 8 bytes a value in the kernel's profile.
-std::vector<std::int64_t> ns_of(std::span<const double> values_ms) {
-    std::vector<std::int64_t> out;
-    out.reserve(values_ms.size());
-    for (const double ms : values_ms) out.push_back(ns_of(ms));
-    return out;
+// Values are converted a batch at a time, into a buffer that stays in
+// cache: a shard's values all at once were 8 bytes a value of fresh memory,
+// written and read again.
+constexpr std::size_t kConverted = 2048;
+using Converted = std::array<std::int64_t, kConverted>;
+
+// A batch converted, and its extremes, found as it is (a pass fewer for the distribution).
+struct ConvertedBatch {
+    std::span<const std::int64_t> values;
+    std::int64_t low, high;
+};
+
+ConvertedBatch ns_of(std::span<const double> values_ms, Converted& into) {
+    std::int64_t low = std::numeric_limits<std::int64_t>::max(), high = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t k = 0; k < values_ms.size(); ++k) {
+        into[k] = ns_of(values_ms[k]);
+        low = std::min(low, into[k]);
+        high = std::max(high, into[k]);
+    }
+    return {std::span(into).first(values_ms.size()), low, high};
 }
 
-Distribution distribution_of(std::span<const std::int64_t> values_ns) {
+Distribution distribution_of(std::span<const double> values_ms) {
     Distribution d;
-    d.add_all(values_ns);
+    Converted ns;
+    for (std::size_t k = 0; k < values_ms.size(); k += kConverted) {
+        const ConvertedBatch batch = ns_of(values_ms.subspan(k, std::min(kConverted, values_ms.size() - k)), ns);
+        d.add_all(batch.values, batch.low, batch.high);
+    }
     return d;
 }
 
+// The times bin `b` holds, [from, to): the first and last bins hold those before and after the run too.
+std::pair<std::int64_t, std::int64_t> times_of(const TimeBins& bins, std::uint32_t b) {
+    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min(), kMax = std::numeric_limits<std::int64_t>::max();
+    // Below the run's last sample time: no overflow (TimeBins::over).
+    return {b == 0 ? kMin : bins.origin_ns + std::int64_t(b) * bins.width_ns,
+            b + 1 >= bins.count ? kMax : bins.origin_ns + std::int64_t(b + 1) * bins.width_ns};
+}
+
 // An interval's values by the time bin of their `from` sample (in time
-// order, so each bin's values are one run of them).
-BinnedValues binned(std::span<const std::int64_t> values_ns, std::span<const std::int64_t> from_ns, const TimeBins& bins) {
-    BinnedValues out;
+// order, so each bin's values are one run of them: a bin is found, by a
+// division, once a run).
+void add_binned(std::span<const std::int64_t> values_ns, std::span<const std::int64_t> from_ns, const TimeBins& bins, BinnedValues& out) {
     const std::size_t n = std::min(values_ns.size(), from_ns.size());
     for (std::size_t k = 0; k < n;) {
         const std::uint32_t b = bins.bin_of(from_ns[k]);
+        const auto [from, to] = times_of(bins, b);
         std::size_t end = k + 1;
-        while (end < n && bins.bin_of(from_ns[end]) == b) ++end;
+        while (end < n && from_ns[end] >= from && from_ns[end] < to) ++end;
         out[b].add_all(values_ns.subspan(k, end - k));
         k = end;
     }
-    return out;
+}
+
+// An interval's values (each beside its `from` time), into its distribution and time bins.
+void add_interval_values(std::span<const double> values_ms, std::span<const std::int64_t> from_ns, const TimeBins& bins, IntervalSummary& out) {
+    Converted ns;
+    for (std::size_t k = 0; k < values_ms.size(); k += kConverted) {
+        const ConvertedBatch batch = ns_of(values_ms.subspan(k, std::min(kConverted, values_ms.size() - k)), ns);
+        out.latency.add_all(batch.values, batch.low, batch.high);
+        if (k < from_ns.size()) add_binned(batch.values, from_ns.subspan(k), bins, out.over_time);
+    }
 }
 
 std::string label(const graph::Tracepoint& t) { return t.node_name + "/" + t.tracepoint_name; }
@@ -68,17 +104,56 @@ std::string label(const graph::Tracepoint& t) { return t.node_name + "/" + t.tra
 // bin of the run (a vector: bins are few, and a link's bin is an index).
 struct LinksOfPair {
     static constexpr std::size_t kBatch = 2048;
+    std::uint64_t ids = 0;  // producer's tracepoint id << 32 | consumer's
     Distribution latency;
-    std::vector<std::int64_t> batch;
+    std::vector<std::int64_t> batch = std::vector<std::int64_t>(kBatch);
+    std::size_t batched = 0;
+    std::int64_t low = std::numeric_limits<std::int64_t>::max(), high = std::numeric_limits<std::int64_t>::min();  // the batch's
     std::vector<std::uint64_t> per_bin;
     void add(std::int64_t latency_ns) {
-        batch.push_back(latency_ns);
-        if (batch.size() == kBatch) flush();
+        batch[batched++] = latency_ns;
+        low = std::min(low, latency_ns);
+        high = std::max(high, latency_ns);
+        if (batched == kBatch) flush();
     }
     void flush() {
-        latency.add_all(batch);
-        batch.clear();
+        latency.add_all(std::span(batch).first(batched), low, high);
+        batched = 0;
+        low = std::numeric_limits<std::int64_t>::max();
+        high = std::numeric_limits<std::int64_t>::min();
     }
+};
+
+// The links of each pair of tracepoint ids the shard's edges join. A
+// producer's edges go to several consumers' tracepoints in turn (a message
+// forwarded to three nodes), so a pair is looked up about once an edge: by
+// an index into a table of tracepoints x tracepoints where that is small
+// (the usual case: tens of tracepoints), else in a hash map.
+class PairLinks {
+public:
+    static constexpr std::size_t kMostIndexed = 1024;  // tracepoints: a table of 4 MiB
+    PairLinks(std::size_t tracepoints, std::uint32_t bins) : tracepoints_(tracepoints), bins_(std::max<std::uint32_t>(bins, 1)) {
+        if (tracepoints <= kMostIndexed) slot_.assign(tracepoints * tracepoints, kNone);
+    }
+    LinksOfPair& at(std::uint32_t from, std::uint32_t to) {
+        std::uint32_t& slot = slot_.empty() ? by_key_.try_emplace(std::uint64_t(from) << 32 | to, kNone).first->second
+                                            : slot_[std::size_t(from) * tracepoints_ + to];
+        if (slot == kNone) {
+            slot = static_cast<std::uint32_t>(links_.size());
+            links_.emplace_back().ids = std::uint64_t(from) << 32 | to;
+            links_.back().per_bin.assign(bins_, 0);
+        }
+        return links_[slot];
+    }
+    std::vector<LinksOfPair>& all() { return links_; }
+
+private:
+    static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+    std::size_t tracepoints_;
+    std::uint32_t bins_;
+    std::vector<std::uint32_t> slot_;                          // by from * tracepoints + to
+    std::unordered_map<std::uint64_t, std::uint32_t> by_key_;  // where the table would be too large
+    std::vector<LinksOfPair> links_;
 };
 
 std::uint64_t mix(std::uint64_t z) {
@@ -99,55 +174,69 @@ std::uint64_t text_hash(const std::string& text) {
 // consumer's tracepoint and time are a read from anywhere in the window: read
 // once, for all three) and one over the margins' for the longest links.
 struct EdgeFacts {
-    std::unordered_map<std::uint64_t, LinksOfPair> by_ids;  // tracepoint ids in this window: cheap to look up
+    PairLinks by_ids;  // tracepoint ids in this window: cheap to look up
     // The digest of the links the shard owns (SampleSet ids differ between
     // shards: each end is known by its names and time).
     std::uint64_t digest = 0;
     std::vector<std::int64_t> longest_into;  // by the consumer's tracepoint id, the whole window's: -1 none
 };
 
-// A sample as the link digest knows it. One mixing: for one tracepoint,
-// `hash ^ time` already differs with the time.
+// A sample as the link digest knows it: its tracepoint's hash ^ its time,
+// which for one tracepoint already differs with the time (a bijection of it
+// adds nothing: two samples collide here exactly when they would after one).
 std::uint64_t end_of(const std::vector<std::uint64_t>& of_tracepoint, std::uint32_t tracepoint, std::int64_t time_ns) {
-    return mix(of_tracepoint[tracepoint] ^ static_cast<std::uint64_t>(time_ns));
+    return of_tracepoint[tracepoint] ^ static_cast<std::uint64_t>(time_ns);
 }
+
+// A link as the digest adds it: one mixing of both ends, the producer's
+// mixed once for all its links.
+std::uint64_t link_hash(std::uint64_t mixed_from_end, std::uint64_t to_end) { return mix(mixed_from_end * 3 + to_end); }
 
 // The owned links (by their producer): per pair of tracepoint ids their
 // latencies and count per bin, the digest, the longest into each tracepoint.
+// The columns through raw pointers and the digest in a local: stores to the
+// counts (64-bit integers) may alias a vector's size or a member, which
+// the compiler would then load again each link.
 void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBins& bins, SampleIndex begin, SampleIndex end, EdgeFacts& out) {
     std::vector<std::uint64_t> of_tracepoint;
     for (const graph::Tracepoint& t : s.tracepoints) of_tracepoint.push_back(text_hash(t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name));
-    std::uint64_t last_key = ~std::uint64_t{0};
+    const std::uint32_t* const tracepoint = s.tracepoint.data();
+    const std::int64_t* const time = s.time_ns.data();
+    const std::uint32_t* const out_offset = g.out_offset.data();
+    const graph::Edge* const edges = g.edges.data();
+    std::uint64_t digest = 0, last_key = ~std::uint64_t{0};
     LinksOfPair* last = nullptr;  // a producer's links mostly go where the previous one's went
     // Producers come in time order: their bin only grows, found again (a division) when a bin ends.
     std::uint32_t bin = 0;
     std::int64_t bin_end_ns = std::numeric_limits<std::int64_t>::min();
     for (SampleIndex v = begin; v < end; ++v) {
-        if (g.out_offset[v] == g.out_offset[v + 1]) continue;
-        const std::int64_t from_ns = s.time_ns[v];
+        if (out_offset[v] == out_offset[v + 1]) continue;
+        const std::int64_t from_ns = time[v];
         if (from_ns >= bin_end_ns) {
             bin = bins.bin_of(from_ns);
-            bin_end_ns = bin + 1 < bins.count ? bins.origin_ns + std::int64_t(bin + 1) * bins.width_ns : std::numeric_limits<std::int64_t>::max();
+            bin_end_ns = times_of(bins, bin).second;
         }
-        const std::uint64_t from_end = end_of(of_tracepoint, s.tracepoint[v], from_ns) * 3;
-        for (std::uint32_t i = g.out_offset[v]; i < g.out_offset[v + 1]; ++i) {
-            const SampleIndex to = g.edges[i].to;
-            const std::uint32_t to_tracepoint = s.tracepoint[to];
-            const std::int64_t to_ns = s.time_ns[to], latency = graph::elapsed_ns(from_ns, to_ns);
-            const std::uint64_t key = std::uint64_t(s.tracepoint[v]) << 32 | to_tracepoint;
-            if (key != last_key) {
-                last = &out.by_ids[key];
+        const std::uint64_t from_end = mix(end_of(of_tracepoint, tracepoint[v], from_ns));
+        for (std::uint32_t i = out_offset[v]; i < out_offset[v + 1]; ++i) {
+            const SampleIndex to = edges[i].to;
+            const std::uint32_t to_tracepoint = tracepoint[to];
+            const std::int64_t to_ns = time[to], latency = graph::elapsed_ns(from_ns, to_ns);
+            const std::uint64_t key = std::uint64_t(tracepoint[v]) << 32 | to_tracepoint;
+            if (key != last_key) {  // a lookup may move the pairs: `last` is the one looked up last
+                last = &out.by_ids.at(tracepoint[v], to_tracepoint);
                 last_key = key;
-                if (last->per_bin.empty()) {
-                    last->per_bin.assign(std::max<std::uint32_t>(bins.count, 1), 0);
-                    last->batch.reserve(LinksOfPair::kBatch);
-                }
             }
             last->add(latency);
             ++last->per_bin[bin];
-            out.digest += mix(from_end + end_of(of_tracepoint, to_tracepoint, to_ns));
-            out.longest_into[to_tracepoint] = std::max(out.longest_into[to_tracepoint], latency);
+            digest += link_hash(from_end, end_of(of_tracepoint, to_tracepoint, to_ns));
         }
+    }
+    out.digest += digest;
+    // The longest link into a tracepoint is its pairs' longest: taken once a pair, not compared once a link.
+    for (LinksOfPair& links : out.by_ids.all()) {
+        links.flush();
+        std::int64_t& into = out.longest_into[links.ids & 0xffffffffu];
+        into = std::max(into, links.latency.max);
     }
 }
 
@@ -168,9 +257,9 @@ void margin_edges(const graph::SampleSet& s, const graph::Graph& g, SampleIndex 
 // ("node/tracepoint"): instances of a node add up.
 std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const graph::SampleSet& s, EdgeFacts& facts) {
     std::map<std::pair<std::string, std::string>, LinkSummary> out;
-    for (auto& [ids, links] : facts.by_ids) {
+    for (LinksOfPair& links : facts.by_ids.all()) {
+        const std::uint64_t ids = links.ids;
         LinkSummary& into = out[{label(s.tracepoints[ids >> 32]), label(s.tracepoints[ids & 0xffffffffu])}];
-        links.flush();
         into.latency.append(links.latency);
         for (std::uint32_t b = 0; b < links.per_bin.size(); ++b)
             if (links.per_bin[b]) into.per_bin[b] += links.per_bin[b];
@@ -180,43 +269,86 @@ std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const 
 
 // The owned samples' leftovers (docs/spec.md section 4): inputs without a
 // producer, outputs no one consumed; per node instance (every instance of
-// the window, as the whole run lists them) its samples and inputs without producer.
-void count_leftovers(const graph::SampleSet& s, const graph::Graph& g, SampleIndex begin, SampleIndex end, ShardSummary& out) {
-    std::vector<InstanceCounts> by_id(s.instances.size());
+// the window, as the whole run lists them) its samples and inputs without
+// producer. Counted per tracepoint (a flat array, no look-up of the
+// tracepoint's instance a sample), then added up per instance. Returns the
+// inputs without producer, in time order: few, and the margin check's.
+std::vector<SampleIndex> count_leftovers(const graph::SampleSet& s, const graph::Graph& g, SampleIndex begin, SampleIndex end, ShardSummary& out) {
+    const graph::HashId* const input = s.input.data();
+    const graph::HashId* const output = s.output.data();
+    const std::uint32_t* const tracepoint = s.tracepoint.data();
+    const std::uint32_t* const in_offset = g.in_offset.data();
+    const std::uint32_t* const out_offset = g.out_offset.data();
+    std::vector<std::uint64_t> samples_of(s.tracepoints.size(), 0);
+    std::vector<SampleIndex> unlinked;
+    std::uint64_t unconsumed = 0;
     for (SampleIndex v = begin; v < end; ++v) {
-        const bool unlinked = s.input[v] != graph::kNoHash && g.in_degree(v) == 0;
-        InstanceCounts& c = by_id[s.tracepoint_of(v).instance_id];
-        ++c.samples;
-        c.unlinked_inputs += unlinked;
-        out.unlinked_inputs += unlinked;
-        out.unconsumed_outputs += s.output[v] != graph::kNoHash && g.out_offset[v] == g.out_offset[v + 1];
+        ++samples_of[tracepoint[v]];
+        unconsumed += output[v] != graph::kNoHash && out_offset[v] == out_offset[v + 1];
+        if (input[v] != graph::kNoHash && in_offset[v] == in_offset[v + 1]) [[unlikely]]
+            unlinked.push_back(v);
     }
+    std::vector<InstanceCounts> by_id(s.instances.size());
+    for (std::size_t t = 0; t < samples_of.size(); ++t) by_id[s.tracepoints[t].instance_id].samples += samples_of[t];
+    for (const SampleIndex v : unlinked) ++by_id[s.tracepoint_of(v).instance_id].unlinked_inputs;
     for (std::size_t i = 0; i < s.instances.size(); ++i) {
         InstanceCounts& c = out.instances[{s.instances[i].node_name, s.instances[i].instance}];
         c.samples += by_id[i].samples;
         c.unlinked_inputs += by_id[i].unlinked_inputs;
     }
+    out.unlinked_inputs += unlinked.size();
+    out.unconsumed_outputs += unconsumed;
+    return unlinked;
 }
 
 // What MarginReport needs of a shard: the longest link into each
 // tracepoint in the whole window, and the owned inputs without producer by
 // their time since the window's start (none in the run's first shard: no
 // producer lies before it). Histograms at 1 %: a count near a boundary, not a latency.
-void check_margin(const graph::SampleSet& s, const graph::Graph& g, const ShardWindow& w, SampleIndex begin, SampleIndex end,
-                  const std::vector<std::int64_t>& longest_into, MarginReport& out) {
+void add_longest_links(const graph::SampleSet& s, const ShardWindow& w, const std::vector<std::int64_t>& longest_into, MarginReport& out) {
     out.margin_ns = w.margin_ns;
     for (std::size_t t = 0; t < longest_into.size(); ++t)
         if (longest_into[t] >= 0) out.add_link_into(label(s.tracepoints[t]), longest_into[t]);
+}
+
+void add_unlinked(const graph::SampleSet& s, const ShardWindow& w, const std::vector<SampleIndex>& unlinked_inputs, MarginReport& out) {
     if (w.own_from_ns <= w.run_first_ns) return;
     std::vector<std::optional<LogHistogram>> unlinked(s.tracepoints.size());
-    for (SampleIndex v = begin; v < end; ++v)
-        if (s.input[v] != graph::kNoHash && g.in_degree(v) == 0) {
-            auto& h = unlinked[s.tracepoint[v]];
-            if (!h) h.emplace(0.01);
-            h->add(graph::elapsed_ns(w.read_from_ns(), s.time_ns[v]));
-        }
+    for (const SampleIndex v : unlinked_inputs) {
+        auto& h = unlinked[s.tracepoint[v]];
+        if (!h) h.emplace(0.01);
+        h->add(graph::elapsed_ns(w.read_from_ns(), s.time_ns[v]));
+    }
     for (std::size_t t = 0; t < unlinked.size(); ++t)
         if (unlinked[t]) out.add_unlinked(label(s.tracepoints[t]), *unlinked[t]);
+}
+
+// The metrics asked of a shard: its share of the run, and the intervals'
+// and M11's values summarised where the metrics find them, on their
+// threads, each into its own summary of `out` (its bins set, its intervals
+// one a spec interval): no copies of them.
+metrics::MetricOptions shard_options(const metrics::MetricOptions& measure, const ShardWindow& w, SampleIndex begin, SampleIndex end,
+                                     ShardSummary& out) {
+    metrics::MetricOptions options = measure;
+    options.keep_value_times = true;
+    options.summarize_values = false;
+    options.take_values = [&out](std::size_t i, std::span<const double> values_ms, std::span<const std::int64_t> from_ns) {
+        if (i == metrics::MetricOptions::kM11Values) out.m11 = distribution_of(values_ms);
+        else add_interval_values(values_ms, from_ns, out.bins, out.intervals.at(i));
+    };
+    options.share = metrics::Share{begin, end, std::max(w.own_from_ns, w.run_first_ns), std::min(w.own_to_ns, w.run_last_ns),
+                                   w.own_from_ns <= w.run_last_ns && w.run_last_ns < w.own_to_ns};
+    return options;
+}
+
+void name_intervals(const metrics::AnalysisResult& r, ShardSummary& out) {
+    for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+        IntervalSummary& into = out.intervals.at(i);
+        into.name = r.intervals[i].name;
+        into.from = r.intervals[i].from;
+        into.to = r.intervals[i].to;
+        into.kind = r.intervals[i].kind;
+    }
 }
 
 }  // namespace
@@ -229,15 +361,11 @@ std::int64_t ShardWindow::read_to_ns(std::int64_t tolerance_ns) const noexcept {
 ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const graph::AnalysisSpec& spec, const ShardWindow& w,
                        const metrics::MetricOptions& measure) {
     const SampleIndex begin = graph::first_at_or_after(s, w.own_from_ns), end = graph::first_at_or_after(s, w.own_to_ns);
-    metrics::MetricOptions options = measure;
-    options.keep_values = true;
-    options.keep_value_times = true;
-    options.summarize_values = false;  // the shard summarises them, below
-    options.share = metrics::Share{begin, end, std::max(w.own_from_ns, w.run_first_ns), std::min(w.own_to_ns, w.run_last_ns),
-                                   w.own_from_ns <= w.run_last_ns && w.run_last_ns < w.own_to_ns};
-    const metrics::AnalysisResult r = metrics::analyze(s, g, spec, options);
-
     ShardSummary out;
+    out.bins = TimeBins::over(w.run_first_ns, w.run_last_ns, kTimeBins);
+    out.intervals.resize(spec.intervals.size());
+    const metrics::AnalysisResult r = metrics::analyze(s, g, spec, shard_options(measure, w, begin, end, out));
+    name_intervals(r, out);
     out.own_from_ns = w.own_from_ns;
     out.own_to_ns = w.own_to_ns;
     out.samples = end - begin;
@@ -253,28 +381,23 @@ ShardSummary summarize(const graph::SampleSet& s, const graph::Graph& g, const g
     out.in_flight_ns = r.exact.in_flight_ns;
     out.in_flight_sq_ns = r.exact.in_flight_sq_ns;
     out.in_flight_max = r.exact.in_flight_max;
-    out.bins = TimeBins::over(w.run_first_ns, w.run_last_ns, kTimeBins);
     out.nodes.insert(s.node_names.begin(), s.node_names.end());
     for (const metrics::NodeLatency& cell : r.node_latency) out.matrix[{cell.from, cell.to}] = {cell.count, cell.sum_ns, cell.max_ns};
-    // Two halves with nothing in common (the kernel's own loops are serial): the links, and the metrics' values.
+    // Two halves with nothing in common (the kernel's own loops are serial): the links, and the samples' leftovers.
+    std::vector<SampleIndex> unlinked;
     graph::parallel::for_each(2, graph::parallel::thread_count(measure.threads), [&](std::size_t half, unsigned) {
         if (half == 0) {
-            EdgeFacts facts;
-            facts.longest_into.assign(s.tracepoints.size(), -1);
+            EdgeFacts facts{PairLinks(s.tracepoints.size(), out.bins.count), 0, std::vector<std::int64_t>(s.tracepoints.size(), -1)};
             owned_edges(s, g, out.bins, begin, end, facts);
             margin_edges(s, g, begin, end, facts);
             out.links = link_summaries(s, facts);
             out.link_digest = facts.digest;
-            check_margin(s, g, w, begin, end, facts.longest_into, out.margin);
+            add_longest_links(s, w, facts.longest_into, out.margin);
             return;
         }
-        count_leftovers(s, g, begin, end, out);
-        out.m11 = distribution_of(ns_of(r.m11_values_ms));
-        for (const metrics::IntervalResult& i : r.intervals) {
-            const std::vector<std::int64_t> values_ns = ns_of(i.values_ms);
-            out.intervals.push_back({i.name, i.from, i.to, i.kind, distribution_of(values_ns), binned(values_ns, i.from_ns, out.bins)});
-        }
+        unlinked = count_leftovers(s, g, begin, end, out);
     });
+    add_unlinked(s, w, unlinked, out.margin);
     for (const IntervalSummary& i : out.intervals) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, i.latency.max);
     for (const metrics::NodeLatency& cell : r.node_latency) out.margin.longest_interval_ns = std::max(out.margin.longest_interval_ns, cell.max_ns);
     return out;

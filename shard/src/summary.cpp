@@ -28,6 +28,59 @@ unsigned __int128 square_of_difference(std::int64_t a, std::int64_t b) {
     return static_cast<unsigned __int128>(m) * m;
 }
 
+// The sums of a batch of values (after `previous`, for the differences).
+struct Moments {
+    __int128 sum = 0;
+    unsigned __int128 sq = 0, diff_sq = 0;
+};
+
+// In 128 bits a value: what any int64 values need.
+Moments wide_moments(std::span<const std::int64_t> values, std::int64_t previous) {
+    Moments m;
+    for (const std::int64_t v : values) {
+        m.sum += v;
+        m.sq += square(v);
+        m.diff_sq += square_of_difference(v, previous);
+        previous = v;
+    }
+    return m;
+}
+
+// In 64 bits, `run` values at a time, for values whose squares and squared
+// differences, summed over a run, stay below 2^63 (moments() sizes the run):
+// the unsigned products are the squares modulo 2^64, which they do not reach.
+Moments narrow_moments(std::span<const std::int64_t> values, std::int64_t previous, std::size_t run) {
+    Moments m;
+    for (std::size_t k = 0; k < values.size(); k += run) {
+        std::int64_t sum = 0;
+        std::uint64_t sq = 0, diff_sq = 0;
+        for (const std::int64_t v : values.subspan(k, std::min(run, values.size() - k))) {
+            const auto u = static_cast<std::uint64_t>(v), d = u - static_cast<std::uint64_t>(previous);
+            sum += v;
+            sq += u * u;
+            diff_sq += d * d;
+            previous = v;
+        }
+        m.sum += sum;
+        m.sq += sq;
+        m.diff_sq += diff_sq;
+    }
+    return m;
+}
+
+// Latencies are below 2^31 ns (2.1 s) nearly always: then their sums go in
+// 64 bits, in runs short enough not to overflow (about 90,000 values of 10 ms).
+Moments moments(std::span<const std::int64_t> values, std::int64_t previous, std::int64_t low, std::int64_t high) {
+    const std::int64_t lowest = std::min(low, previous), highest = std::max(high, previous);
+    const auto magnitude = [](std::int64_t v) { return v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v); };
+    // Every value's magnitude and every difference is at most `bound`.
+    const std::uint64_t bound = std::max({magnitude(lowest), magnitude(highest), static_cast<std::uint64_t>(highest) - static_cast<std::uint64_t>(lowest)});
+    if (bound >= (std::uint64_t{1} << 31)) return wide_moments(values, previous);
+    // run * bound^2 < 2^63: the squares' sums fit, and so does the signed sum (run * bound < 2^63).
+    const std::uint64_t run = ((std::uint64_t{1} << 63) - 1) / std::max<std::uint64_t>(bound * bound, 1);
+    return narrow_moments(values, previous, static_cast<std::size_t>(std::min<std::uint64_t>(run, values.size())));
+}
+
 }  // namespace
 
 void Distribution::add(std::int64_t value) {
@@ -49,22 +102,18 @@ void Distribution::add(std::int64_t value) {
 
 void Distribution::add_all(std::span<const std::int64_t> values) {
     if (values.empty()) return;
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
+    add_all(values, *low, *high);
+}
+
+void Distribution::add_all(std::span<const std::int64_t> values, std::int64_t low, std::int64_t high) {
+    if (values.empty()) return;
     if (count == 0) min = max = first = last = values.front();  // the first value has no difference before it
-    __int128 s = 0;
-    unsigned __int128 sq = 0, diff_sq = 0;
-    std::int64_t low = values.front(), high = values.front(), previous = last;  // the batch's extremes
-    for (const std::int64_t v : values) {
-        s += v;
-        sq += square(v);
-        diff_sq += square_of_difference(v, previous);
-        low = std::min(low, v);
-        high = std::max(high, v);
-        previous = v;
-    }
+    const Moments m = moments(values, last, low, high);
     diff_sum += static_cast<__int128>(values.back()) - last;  // the successive differences telescope
-    diff_sum_sq += diff_sq;
-    sum += s;
-    sum_sq += sq;
+    diff_sum_sq += m.diff_sq;
+    sum += m.sum;
+    sum_sq += m.sq;
     min = std::min(min, low);
     max = std::max(max, high);
     last = values.back();

@@ -13,7 +13,9 @@
 #include <cmath>
 #include <initializer_list>
 #include <map>
+#include <mutex>
 #include <random>
+#include <span>
 #include <tuple>
 
 namespace hashtrace::metrics {
@@ -206,6 +208,31 @@ void expect_same(const Summary& want, const Summary& got, const std::string& nam
     EXPECT_EQ(want.max, got.max);
 }
 
+// take_values (what time shards summarise from, without copies): each
+// interval's values and times, and M11's values, handed over once each,
+// equal to what keep_values kept; nothing kept in the result.
+void expect_values_taken(const RandomRun& run, MetricOptions options, const AnalysisResult& kept) {
+    std::mutex mutex;
+    std::map<std::size_t, std::pair<std::vector<double>, std::vector<std::int64_t>>> taken;
+    std::size_t calls = 0;
+    options.keep_values = false;
+    options.take_values = [&](std::size_t i, std::span<const double> values_ms, std::span<const std::int64_t> from_ns) {
+        const std::lock_guard lock(mutex);
+        ++calls;
+        taken[i] = {{values_ms.begin(), values_ms.end()}, {from_ns.begin(), from_ns.end()}};
+    };
+    const auto r = analyze(run.samples, run.graph, run.spec, options);
+    EXPECT_EQ(calls, kept.intervals.size() + 1);  // each interval and M11 once
+    for (std::size_t i = 0; i < kept.intervals.size(); ++i) {
+        EXPECT_EQ(taken[i].first, kept.intervals[i].values_ms) << kept.intervals[i].name;
+        EXPECT_EQ(taken[i].second, kept.intervals[i].from_ns) << kept.intervals[i].name;
+        EXPECT_TRUE(r.intervals[i].values_ms.empty() && r.intervals[i].from_ns.empty());
+    }
+    EXPECT_EQ(taken[MetricOptions::kM11Values].first, kept.m11_values_ms);
+    EXPECT_TRUE(taken[MetricOptions::kM11Values].second.empty());
+    EXPECT_TRUE(r.m11_values_ms.empty());
+}
+
 // analyze() under each (threads, search budget) gives the brute force's
 // intervals and node matrix. Budget 0: forward searches where exact
 // (tolerance 0); 1: full passes always.
@@ -227,6 +254,7 @@ void expect_reference_answers(const RandomRun& run, const ReferenceIntervals& wa
                 else EXPECT_TRUE(r.intervals[i].from_ns.empty());
             }
             EXPECT_EQ(want_matrix, matrix_of(r));
+            if (times) expect_values_taken(run, options, r);
         }
 }
 
@@ -311,6 +339,13 @@ TEST_P(RandomRuns, EdgeMetricsMatchBruteForce) {
         EXPECT_NEAR(r.m3.sd, std::sqrt(integral_sq / window - mean * mean), 1e-9);
         EXPECT_EQ(r.m3.max, max);
         EXPECT_EQ(r.m3.samples, grid);
+        // No grid asked for (time shards keep the values, not M3's grid): the same M3 all the same.
+        options.m3_sample_period_s = 0;
+        const auto no_grid = analyze(s, run.graph, run.spec, options);
+        EXPECT_TRUE(no_grid.m3.samples.empty());
+        EXPECT_TRUE(no_grid.exact.in_flight_ns == r.exact.in_flight_ns && no_grid.exact.in_flight_sq_ns == r.exact.in_flight_sq_ns);
+        EXPECT_EQ(no_grid.m3.max, r.m3.max);
+        EXPECT_EQ(no_grid.m11_values_ms, waits);
     }
 }
 

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -129,6 +131,61 @@ TEST(LogHistogram, RanksAndBucketsAgreeWithPercentiles) {
     EXPECT_EQ(h.bucket_of(1'000'000), h.bucket_of(1'000'001));  // one bucket at 0.1 %
     EXPECT_EQ(h.percentile(50), h.at_index(metrics::nearest_rank_index(50, values.size())));
     EXPECT_THROW(h.bucket_at_index(values.size()), std::out_of_range);
+}
+
+// The bucket layout, as HdrHistogram states it: a value below 2^bits is its
+// own bucket; above, its binade (its highest bit) is the group and its
+// `bits` bits below the highest the sub-bucket. Keys are serialised in
+// shard summaries, so the layout must not move.
+std::int64_t layout_key(std::uint64_t v, unsigned bits) {
+    const std::uint64_t one = std::uint64_t{1} << bits;
+    if (v < one) return static_cast<std::int64_t>(v);
+    unsigned high = 63;
+    while (!(v >> high)) --high;
+    return static_cast<std::int64_t>((high - bits + 1) * one + ((v >> (high - bits)) - one));
+}
+
+// Values at and beside every power of two, both signs, and the extremes.
+std::vector<std::int64_t> binade_edges() {
+    std::vector<std::int64_t> values{0, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min() + 1};
+    for (unsigned b = 0; b < 63; ++b)
+        for (const std::int64_t d : {-1, 0, 1, 3}) {
+            const std::int64_t v = (std::int64_t{1} << b) + d;
+            if (v > 0) values.insert(values.end(), {v, -v});
+        }
+    return values;
+}
+
+TEST(LogHistogram, BucketsFollowTheLayoutAtEveryBinadeEdge) {
+    for (const double error : {0.001, 0.01, 0.3}) {
+        const LogHistogram h(error);
+        for (const std::int64_t v : binade_edges()) {
+            const std::uint64_t magnitude = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+            const std::int64_t key = layout_key(magnitude, h.sub_bucket_bits());
+            EXPECT_EQ(h.bucket_of(v), v < 0 ? -key - 1 : key) << v << " at " << error;
+        }
+    }
+}
+
+// add_all, with and without negative values among them, and split anywhere,
+// counts exactly what add() of each value in turn counts.
+TEST(LogHistogram, AddAllEqualsAddingEachValue) {
+    std::mt19937_64 rng(11);
+    std::lognormal_distribution<double> latency(std::log(2e6), 2.0);
+    std::vector<std::int64_t> positive;
+    for (int i = 0; i < 20000; ++i) positive.push_back(static_cast<std::int64_t>(latency(rng)));
+    std::vector<std::int64_t> mixed = binade_edges();
+    mixed.insert(mixed.end(), positive.begin(), positive.begin() + 1000);
+    for (const auto& values : {positive, mixed})
+        for (const double error : {0.001, 0.01}) {  // the summaries' and the time bins' precisions
+            LogHistogram each(error), all(error);
+            for (const std::int64_t v : values) each.add(v);
+            const std::span<const std::int64_t> span(values);
+            all.add_all(span.first(values.size() / 3));
+            all.add_all(span.subspan(values.size() / 3));
+            EXPECT_EQ(all.count(), each.count());
+            EXPECT_EQ(all.buckets(), each.buckets());
+        }
 }
 
 TEST(LogHistogram, EmptyGivesZero) { EXPECT_EQ(LogHistogram().percentile(99), 0); }

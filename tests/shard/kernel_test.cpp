@@ -333,6 +333,38 @@ TEST(ShardedKernelMargin, ALinkLongerThanTheMarginIsReportedWithItsTracepoint) {
     expect_same(wide, reference);
 }
 
+// More tracepoints than the kernel's table of pairs indexes (1024: then
+// the pairs are found in a hash map): every pair's links counted, with
+// their latency, in shards as in the whole run.
+TEST(ShardedKernelPairs, ARunOfManyTracepointsCountsEveryPair) {
+    using graph::testing::CsvLog;
+    constexpr int kTracepoints = 1100, kRounds = 3;
+    CsvLog many, sink;
+    for (int round = 0; round < kRounds; ++round)
+        for (int t = 0; t < kTracepoints; ++t) {
+            const int k = round * kTracepoints + t;
+            const double sent = 1000.0 + 0.001 * k;
+            many.row("Many", "1", "T" + std::to_string(t), sent, "", "h" + std::to_string(k));
+            sink.row("Sink", "2", "Take", sent + 0.0005 + 0.000001 * t, "h" + std::to_string(k), "");
+        }
+    const Logs logs{{"many.csv", many.text()}, {"sink.csv", sink.text()}};
+    const auto spec = graph::parse_spec("[[pair]]\nfrom = \"Many/*\"\nto = \"Sink/Take\"\n", "many.toml");
+    const Linked whole = load_and_link(logs, spec);
+    const std::int64_t first = whole.samples.time_ns.front(), last = whole.samples.time_ns.back();
+    const ShardSummary all = summarize(whole.samples, whole.graph, spec, {first, last + 1, first, last, kMarginNs});
+    ASSERT_EQ(all.links.size(), std::size_t{kTracepoints});
+    for (int t = 0; t < kTracepoints; ++t) {
+        const std::string what = "Many/T" + std::to_string(t);
+        const LinkSummary& link = all.links.at({what, "Sink/Take"});
+        const std::int64_t latency = 500'000 + 1'000 * t;
+        EXPECT_EQ(link.latency.count, std::uint64_t{kRounds}) << what;
+        EXPECT_EQ(link.latency.min, latency) << what;
+        EXPECT_EQ(link.latency.max, latency) << what;
+        EXPECT_TRUE(link.latency.sum == kRounds * latency) << what;
+    }
+    expect_same(sharded(logs, spec, first, last, {first + 1'234'567'891, first + 2'345'678'901}), all);
+}
+
 TEST(ShardSummaryJson, RoundTripsAndRefusesWhatItCannotRead) {
     const Logs logs = testing::system_logs({.ticks = 500});
     const auto spec = graph::parse_spec(testing::kSystemSpec, "system.toml");
@@ -396,6 +428,26 @@ TEST(DistributionAddAll, EqualsAddingEachValueInTurn) {
         all.add_all(std::span(values).subspan(split));
         expect_same_bins({{0, each}}, {{0, all}}, "bins split at " + std::to_string(split));
         EXPECT_EQ(each.histogram, all.histogram);
+    }
+}
+
+// Latencies below 2^31 ns sum in 64 bits, in runs that cannot overflow:
+// the same sums as one by one, for values near that bound (runs of a few
+// values), far below it, and with one large value among them.
+TEST(DistributionAddAll, SumsIn64BitsEqualAddingEachValue) {
+    std::mt19937_64 random(9);
+    for (const std::int64_t top : {std::int64_t{1} << 30, std::int64_t{20'000'000}, std::int64_t{3'000}}) {
+        std::uniform_int_distribution<std::int64_t> value(-top / 2, top - 1);
+        std::vector<std::int64_t> values(20000);
+        for (auto& v : values) v = value(random);
+        for (const bool with_large : {false, true}) {
+            if (with_large) values[12345] = std::int64_t{1} << 40;
+            Distribution one_by_one, batched;
+            for (const std::int64_t v : values) one_by_one.add(v);
+            batched.add_all(std::span(values).first(7));
+            batched.add_all(std::span(values).subspan(7));
+            expect_same_distribution(one_by_one, batched, "values below " + std::to_string(top) + (with_large ? ", one large" : ""));
+        }
     }
 }
 

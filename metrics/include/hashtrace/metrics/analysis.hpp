@@ -11,7 +11,9 @@
 #include "hashtrace/metrics/statistics.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,9 +37,17 @@ struct Share {
 struct MetricOptions {
     bool keep_all_targets = false;  // intervals: every reachable `to` sample, not only the earliest per instance
     bool keep_values = false;       // keep raw observations (compare needs them for significance tests)
-    double m3_sample_period_s = 1e-3;  // keep_values: M3 is observed as the in-flight count on this grid
-    bool keep_value_times = false;  // keep_values: beside each interval value its `from` sample's time (time shards bin them)
+    double m3_sample_period_s = 1e-3;  // keep_values: M3 is observed as the in-flight count on this grid (0: not observed)
+    bool keep_value_times = false;  // beside each interval value kept or taken (take_values) its `from` sample's time (time shards bin them)
     bool summarize_values = true;   // false (with keep_values): the intervals' and M11's summaries left empty, for a caller that summarises the values itself
+    // Where the values go where they are, instead of (or beside) copies kept
+    // in the result: called once for each interval (its index in the spec;
+    // with keep_value_times, each value's `from` time beside it) and once for
+    // M11 (kM11Values, no times), on the thread that finished them, several
+    // at once. The spans live only during the call. A time shard summarises
+    // them there, without the copies (and their fresh memory) keep_values makes.
+    static constexpr std::size_t kM11Values = static_cast<std::size_t>(-1);
+    std::function<void(std::size_t interval, std::span<const double> values_ms, std::span<const std::int64_t> from_ns)> take_values;
     unsigned threads = 0;           // 0 = hardware concurrency
     // Samples the forward searches of one interval (or the matrix) may visit
     // before it is answered by full passes over the graph instead; 0 = automatic

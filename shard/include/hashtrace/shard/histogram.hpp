@@ -78,6 +78,7 @@ private:
     std::size_t index_of(std::uint64_t magnitude) const noexcept;
     double middle_of(std::size_t index) const noexcept;
     static void bump(std::vector<std::uint64_t>& counts, std::size_t index, std::uint64_t n);
+    void count_positive(std::span<const std::int64_t> values);  // each >= 0, its bucket already there
 
     unsigned bits_ = 9;
     std::uint64_t count_ = 0;

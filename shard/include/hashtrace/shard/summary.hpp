@@ -39,6 +39,8 @@ struct Distribution {
     explicit Distribution(double relative_error = 0.001) : histogram(relative_error) {}
     void add(std::int64_t value);
     void add_all(std::span<const std::int64_t> values);  // as add() of each in turn, in one pass
+    // The same, for a caller that has the values' extremes already (found where it made them: no pass for them).
+    void add_all(std::span<const std::int64_t> values, std::int64_t lowest, std::int64_t highest);
     void append(const Distribution& later);  // `later`'s values follow this one's
     // docs/spec.md section 5b's statistics, in milliseconds: count, sums,
     // minimum and maximum exact, percentiles within the histogram's error.
