@@ -20,11 +20,14 @@
 #include "lttng_tp.h"
 #endif
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -36,18 +39,26 @@ std::vector<unsigned char> payload(std::size_t n) {
     return p;
 }
 
+// The session's log goes to a folder of this process's, removed when it ends:
+// a run writes gigabytes (every sample of every repetition), and runs left
+// behind had filled the disk.
 struct TracingSession {
+    std::filesystem::path dir = std::filesystem::temp_directory_path() / ("hashtrace-bench-" + std::to_string(::getpid()));
     TracingSession() {
         hashtrace::Config c;
         c.node_name = "Bench";
-        c.log_dir = (std::filesystem::temp_directory_path() / "hashtrace-bench").string();
+        c.log_dir = dir.string();
         c.queue_capacity = 1u << 17;
         c.flush_interval = std::chrono::milliseconds(10);  // the drains wait for samples to be saved (Stats::written)
         c.install_signal_handlers = false;
         hashtrace::start(c);
         hashtrace::set_thread_name("bench");  // prepares this thread's queue before timing
     }
-    ~TracingSession() { hashtrace::stop(); }
+    ~TracingSession() {
+        hashtrace::stop();
+        std::error_code ignored;
+        std::filesystem::remove_all(dir, ignored);
+    }
 };
 TracingSession& session() {
     static TracingSession s;
