@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -99,61 +100,72 @@ void add_interval_values(std::span<const double> values_ms, std::span<const std:
 std::string label(const graph::Tracepoint& t) { return t.node_name + "/" + t.tracepoint_name; }
 
 // The links of one pair of tracepoint ids: their latency, its values
-// added a batch at a time (a small buffer, in cache: the whole shard's
-// values at once would take 8 bytes a link of fresh memory), and a count per
-// bin of the run (a vector: bins are few, and a link's bin is an index).
+// gathered a batch at a time (in link order: the jitter follows it) in a
+// buffer of their own, and a count per bin of the run (a vector: bins are
+// few, and a link's bin is an index).
 struct LinksOfPair {
-    static constexpr std::size_t kBatch = 2048;
     std::uint64_t ids = 0;  // producer's tracepoint id << 32 | consumer's
     Distribution latency;
-    std::vector<std::int64_t> batch = std::vector<std::int64_t>(kBatch);
-    std::size_t batched = 0;
-    std::int64_t low = std::numeric_limits<std::int64_t>::max(), high = std::numeric_limits<std::int64_t>::min();  // the batch's
+    std::unique_ptr<std::int64_t[]> batch;  // holds a whole batch: PairLinks flushes every pair at once
+    std::uint64_t binned = 0;               // links counted into per_bin so far
     std::vector<std::uint64_t> per_bin;
-    void add(std::int64_t latency_ns) {
-        batch[batched++] = latency_ns;
-        low = std::min(low, latency_ns);
-        high = std::max(high, latency_ns);
-        if (batched == kBatch) flush();
-    }
-    void flush() {
-        latency.add_all(std::span(batch).first(batched), low, high);
-        batched = 0;
-        low = std::numeric_limits<std::int64_t>::max();
-        high = std::numeric_limits<std::int64_t>::min();
-    }
 };
 
-// The links of each pair of tracepoint ids the shard's edges join. A
-// producer's edges go to several consumers' tracepoints in turn (a message
-// forwarded to three nodes), so a pair is looked up about once an edge: by
-// an index into a table of tracepoints x tracepoints where that is small
-// (the usual case: tens of tracepoints), else in a hash map.
+// The links of each pair of tracepoint ids the shard's edges join, a batch
+// of links at a time: a link's latency is stored where its pair's cursor
+// points (no per-link count, extremes or bin: those are a batch's, or a
+// bin's, once a pair). A pair is found by an index into a table of
+// tracepoints x tracepoints where that is small (the usual case: tens of
+// tracepoints; a producer's row once a producer), else in a hash map.
 class PairLinks {
 public:
+    static constexpr std::size_t kBatch = 1024;        // links between flushes: 8 KiB a pair, in cache
     static constexpr std::size_t kMostIndexed = 1024;  // tracepoints: a table of 4 MiB
+    static constexpr std::uint32_t kNone = ~std::uint32_t{0};
     PairLinks(std::size_t tracepoints, std::uint32_t bins) : tracepoints_(tracepoints), bins_(std::max<std::uint32_t>(bins, 1)) {
         if (tracepoints <= kMostIndexed) slot_.assign(tracepoints * tracepoints, kNone);
     }
-    LinksOfPair& at(std::uint32_t from, std::uint32_t to) {
+    // The slots of producer tracepoint `from`'s pairs, by consumer tracepoint (kNone: ask slot_of); nullptr without a table.
+    const std::uint32_t* row(std::uint32_t from) const { return slot_.empty() ? nullptr : slot_.data() + std::size_t(from) * tracepoints_; }
+    std::uint32_t slot_of(std::uint32_t from, std::uint32_t to) {
         std::uint32_t& slot = slot_.empty() ? by_key_.try_emplace(std::uint64_t(from) << 32 | to, kNone).first->second
                                             : slot_[std::size_t(from) * tracepoints_ + to];
         if (slot == kNone) {
             slot = static_cast<std::uint32_t>(links_.size());
-            links_.emplace_back().ids = std::uint64_t(from) << 32 | to;
-            links_.back().per_bin.assign(bins_, 0);
+            LinksOfPair& added = links_.emplace_back();
+            added.ids = std::uint64_t(from) << 32 | to;
+            added.batch = std::make_unique<std::int64_t[]>(kBatch);
+            added.per_bin.assign(bins_, 0);
+            cursor_.push_back(added.batch.get());
         }
-        return links_[slot];
+        return slot;
+    }
+    // Where each pair's next latency goes (moves when a pair is added).
+    std::int64_t** cursors() { return cursor_.data(); }
+    // The links gathered since the last call, into bin `bin` of their pairs.
+    void close_bin(std::uint32_t bin) {
+        for (std::size_t k = 0; k < links_.size(); ++k) {
+            const std::uint64_t seen = links_[k].latency.count + std::uint64_t(cursor_[k] - links_[k].batch.get());
+            links_[k].per_bin[bin] += seen - links_[k].binned;
+            links_[k].binned = seen;
+        }
+    }
+    // Every pair's gathered latencies into its distribution, in one pass a pair.
+    void flush() {
+        for (std::size_t k = 0; k < links_.size(); ++k) {
+            links_[k].latency.add_all(std::span<const std::int64_t>(links_[k].batch.get(), cursor_[k]));
+            cursor_[k] = links_[k].batch.get();
+        }
     }
     std::vector<LinksOfPair>& all() { return links_; }
 
 private:
-    static constexpr std::uint32_t kNone = ~std::uint32_t{0};
     std::size_t tracepoints_;
     std::uint32_t bins_;
     std::vector<std::uint32_t> slot_;                          // by from * tracepoints + to
     std::unordered_map<std::uint64_t, std::uint32_t> by_key_;  // where the table would be too large
     std::vector<LinksOfPair> links_;
+    std::vector<std::int64_t*> cursor_;  // by slot: the next free place in its batch
 };
 
 std::uint64_t mix(std::uint64_t z) {
@@ -188,53 +200,65 @@ std::uint64_t end_of(const std::vector<std::uint64_t>& of_tracepoint, std::uint3
     return of_tracepoint[tracepoint] ^ static_cast<std::uint64_t>(time_ns);
 }
 
-// A link as the digest adds it: one mixing of both ends, the producer's
-// mixed once for all its links.
-std::uint64_t link_hash(std::uint64_t mixed_from_end, std::uint64_t to_end) { return mix(mixed_from_end * 3 + to_end); }
+// A producer as its links need it: found once a producer, not once a link.
+struct Producer {
+    SampleIndex sample = ~SampleIndex{0};
+    std::int64_t time_ns = 0;
+    std::uint32_t tracepoint = 0;
+    std::uint64_t mixed_end = 0;        // 3 x its end, mixed once: a link adds mix(this + the consumer's end) to the digest
+    const std::uint32_t* row = nullptr;  // its pairs' slots by consumer tracepoint
+};
 
-// The owned links (by their producer): per pair of tracepoint ids their
-// latencies and count per bin, the digest, the longest into each tracepoint.
-// The columns through raw pointers and the digest in a local: stores to the
-// counts (64-bit integers) may alias a vector's size or a member, which
-// the compiler would then load again each link.
+// The owned links (those of the producers in [begin, end)), in one pass
+// over their edges: per pair of tracepoint ids their latencies (PairLinks),
+// the rate bins counted a bin at a time (producers come in time order: a
+// bin is found, by a division, when one ends), and the digest. The columns
+// through raw pointers and the digest in a local: stores to the latencies
+// (64-bit integers) may alias a vector's size or a member, which the
+// compiler would then load again each link.
 void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBins& bins, SampleIndex begin, SampleIndex end, EdgeFacts& out) {
     std::vector<std::uint64_t> of_tracepoint;
     for (const graph::Tracepoint& t : s.tracepoints) of_tracepoint.push_back(text_hash(t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name));
     const std::uint32_t* const tracepoint = s.tracepoint.data();
     const std::int64_t* const time = s.time_ns.data();
-    const std::uint32_t* const out_offset = g.out_offset.data();
     const graph::Edge* const edges = g.edges.data();
-    std::uint64_t digest = 0, last_key = ~std::uint64_t{0};
-    LinksOfPair* last = nullptr;  // a producer's links mostly go where the previous one's went
-    // Producers come in time order: their bin only grows, found again (a division) when a bin ends.
+    PairLinks& pairs = out.by_ids;
+    std::int64_t** cursor = pairs.cursors();
+    std::uint64_t digest = 0;
+    std::size_t batched = 0;
+    Producer p;
     std::uint32_t bin = 0;
     std::int64_t bin_end_ns = std::numeric_limits<std::int64_t>::min();
-    for (SampleIndex v = begin; v < end; ++v) {
-        if (out_offset[v] == out_offset[v + 1]) continue;
-        const std::int64_t from_ns = time[v];
-        if (from_ns >= bin_end_ns) {
-            bin = bins.bin_of(from_ns);
-            bin_end_ns = times_of(bins, bin).second;
-        }
-        const std::uint64_t from_end = mix(end_of(of_tracepoint, tracepoint[v], from_ns));
-        for (std::uint32_t i = out_offset[v]; i < out_offset[v + 1]; ++i) {
-            const SampleIndex to = edges[i].to;
-            const std::uint32_t to_tracepoint = tracepoint[to];
-            const std::int64_t to_ns = time[to], latency = graph::elapsed_ns(from_ns, to_ns);
-            const std::uint64_t key = std::uint64_t(tracepoint[v]) << 32 | to_tracepoint;
-            if (key != last_key) {  // a lookup may move the pairs: `last` is the one looked up last
-                last = &out.by_ids.at(tracepoint[v], to_tracepoint);
-                last_key = key;
+    for (std::uint32_t i = g.out_offset[begin], last = g.out_offset[end]; i < last; ++i) {
+        const graph::Edge e = edges[i];
+        if (e.from != p.sample) {
+            p = {e.from, time[e.from], tracepoint[e.from], 0, pairs.row(tracepoint[e.from])};
+            p.mixed_end = mix(end_of(of_tracepoint, p.tracepoint, p.time_ns)) * 3;
+            if (p.time_ns >= bin_end_ns) {
+                pairs.close_bin(bin);
+                bin = bins.bin_of(p.time_ns);
+                bin_end_ns = times_of(bins, bin).second;
             }
-            last->add(latency);
-            ++last->per_bin[bin];
-            digest += link_hash(from_end, end_of(of_tracepoint, to_tracepoint, to_ns));
+        }
+        const std::uint32_t to_tracepoint = tracepoint[e.to];
+        const std::int64_t to_ns = time[e.to];
+        std::uint32_t slot = p.row ? p.row[to_tracepoint] : PairLinks::kNone;
+        if (slot == PairLinks::kNone) [[unlikely]] {
+            slot = pairs.slot_of(p.tracepoint, to_tracepoint);
+            cursor = pairs.cursors();
+        }
+        *cursor[slot]++ = graph::elapsed_ns(p.time_ns, to_ns);
+        digest += mix(p.mixed_end + end_of(of_tracepoint, to_tracepoint, to_ns));
+        if (++batched == PairLinks::kBatch) {
+            pairs.flush();
+            batched = 0;
         }
     }
+    pairs.close_bin(bin);
+    pairs.flush();
     out.digest += digest;
     // The longest link into a tracepoint is its pairs' longest: taken once a pair, not compared once a link.
-    for (LinksOfPair& links : out.by_ids.all()) {
-        links.flush();
+    for (LinksOfPair& links : pairs.all()) {
         std::int64_t& into = out.longest_into[links.ids & 0xffffffffu];
         into = std::max(into, links.latency.max);
     }
