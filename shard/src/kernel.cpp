@@ -124,9 +124,10 @@ public:
     static constexpr std::uint32_t kNone = ~std::uint32_t{0};
     PairLinks(std::size_t tracepoints, std::uint32_t bins) : tracepoints_(tracepoints), bins_(std::max<std::uint32_t>(bins, 1)) {
         if (tracepoints <= kMostIndexed) slot_.assign(tracepoints * tracepoints, kNone);
+        else no_table_.assign(tracepoints, kNone);
     }
-    // The slots of producer tracepoint `from`'s pairs, by consumer tracepoint (kNone: ask slot_of); nullptr without a table.
-    const std::uint32_t* row(std::uint32_t from) const { return slot_.empty() ? nullptr : slot_.data() + std::size_t(from) * tracepoints_; }
+    // The slots of producer tracepoint `from`'s pairs, by consumer tracepoint (kNone: ask slot_of; always, without a table).
+    const std::uint32_t* row(std::uint32_t from) const { return slot_.empty() ? no_table_.data() : slot_.data() + std::size_t(from) * tracepoints_; }
     std::uint32_t slot_of(std::uint32_t from, std::uint32_t to) {
         std::uint32_t& slot = slot_.empty() ? by_key_.try_emplace(std::uint64_t(from) << 32 | to, kNone).first->second
                                             : slot_[std::size_t(from) * tracepoints_ + to];
@@ -163,6 +164,7 @@ private:
     std::size_t tracepoints_;
     std::uint32_t bins_;
     std::vector<std::uint32_t> slot_;                          // by from * tracepoints + to
+    std::vector<std::uint32_t> no_table_;                      // a row of kNone, where there is no table
     std::unordered_map<std::uint64_t, std::uint32_t> by_key_;  // where the table would be too large
     std::vector<LinksOfPair> links_;
     std::vector<std::int64_t*> cursor_;  // by slot: the next free place in its batch
@@ -196,7 +198,7 @@ struct EdgeFacts {
 // A sample as the link digest knows it: its tracepoint's hash ^ its time,
 // which for one tracepoint already differs with the time (a bijection of it
 // adds nothing: two samples collide here exactly when they would after one).
-std::uint64_t end_of(const std::vector<std::uint64_t>& of_tracepoint, std::uint32_t tracepoint, std::int64_t time_ns) {
+std::uint64_t end_of(const std::uint64_t* of_tracepoint, std::uint32_t tracepoint, std::int64_t time_ns) {
     return of_tracepoint[tracepoint] ^ static_cast<std::uint64_t>(time_ns);
 }
 
@@ -209,54 +211,76 @@ struct Producer {
     const std::uint32_t* row = nullptr;  // its pairs' slots by consumer tracepoint
 };
 
-// The owned links (those of the producers in [begin, end)), in one pass
-// over their edges: per pair of tracepoint ids their latencies (PairLinks),
-// the rate bins counted a bin at a time (producers come in time order: a
-// bin is found, by a division, when one ends), and the digest. The columns
-// through raw pointers and the digest in a local: stores to the latencies
-// (64-bit integers) may alias a vector's size or a member, which the
-// compiler would then load again each link.
-void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBins& bins, SampleIndex begin, SampleIndex end, EdgeFacts& out) {
-    std::vector<std::uint64_t> of_tracepoint;
-    for (const graph::Tracepoint& t : s.tracepoints) of_tracepoint.push_back(text_hash(t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name));
-    const std::uint32_t* const tracepoint = s.tracepoint.data();
-    const std::int64_t* const time = s.time_ns.data();
-    const graph::Edge* const edges = g.edges.data();
-    PairLinks& pairs = out.by_ids;
-    std::int64_t** cursor = pairs.cursors();
-    std::uint64_t digest = 0;
-    std::size_t batched = 0;
-    Producer p;
+// The columns a link is read from, through raw pointers.
+struct LinkColumns {
+    const std::uint32_t* tracepoint;
+    const std::int64_t* time;
+    const graph::Edge* edges;
+    const std::uint64_t* of_tracepoint;  // by tracepoint: its hash, for end_of
+    const TimeBins& bins;
+};
+
+// What the pass over the owned links carries from one batch to the next.
+// Producers come in time order: their bin only grows, found again (a
+// division) when a bin ends, and the pairs' links counted into it then.
+struct LinkWalk {
+    Producer producer;
     std::uint32_t bin = 0;
     std::int64_t bin_end_ns = std::numeric_limits<std::int64_t>::min();
-    for (std::uint32_t i = g.out_offset[begin], last = g.out_offset[end]; i < last; ++i) {
-        const graph::Edge e = edges[i];
+    std::uint64_t digest = 0;
+};
+
+// The links of edges [first, last), a batch: each latency stored where its
+// pair's cursor points, each link hashed into the digest. The walk's state
+// in locals: stores of the latencies (64-bit integers) may alias a member,
+// which the compiler would then load and store again each link.
+void gather_links(const LinkColumns& c, std::uint32_t first, std::uint32_t last, PairLinks& pairs, LinkWalk& walk) {
+    Producer p = walk.producer;
+    std::uint64_t digest = walk.digest;
+    std::int64_t** cursor = pairs.cursors();
+    for (std::uint32_t i = first; i < last; ++i) {
+        const graph::Edge e = c.edges[i];
         if (e.from != p.sample) {
-            p = {e.from, time[e.from], tracepoint[e.from], 0, pairs.row(tracepoint[e.from])};
-            p.mixed_end = mix(end_of(of_tracepoint, p.tracepoint, p.time_ns)) * 3;
-            if (p.time_ns >= bin_end_ns) {
-                pairs.close_bin(bin);
-                bin = bins.bin_of(p.time_ns);
-                bin_end_ns = times_of(bins, bin).second;
+            p = {e.from, c.time[e.from], c.tracepoint[e.from], 0, pairs.row(c.tracepoint[e.from])};
+            p.mixed_end = mix(end_of(c.of_tracepoint, p.tracepoint, p.time_ns)) * 3;
+            if (p.time_ns >= walk.bin_end_ns) [[unlikely]] {
+                pairs.close_bin(walk.bin);
+                walk.bin = c.bins.bin_of(p.time_ns);
+                walk.bin_end_ns = times_of(c.bins, walk.bin).second;
             }
         }
-        const std::uint32_t to_tracepoint = tracepoint[e.to];
-        const std::int64_t to_ns = time[e.to];
-        std::uint32_t slot = p.row ? p.row[to_tracepoint] : PairLinks::kNone;
+        const std::uint32_t to_tracepoint = c.tracepoint[e.to];
+        const std::int64_t to_ns = c.time[e.to];
+        std::uint32_t slot = p.row[to_tracepoint];
         if (slot == PairLinks::kNone) [[unlikely]] {
             slot = pairs.slot_of(p.tracepoint, to_tracepoint);
             cursor = pairs.cursors();
         }
         *cursor[slot]++ = graph::elapsed_ns(p.time_ns, to_ns);
-        digest += mix(p.mixed_end + end_of(of_tracepoint, to_tracepoint, to_ns));
-        if (++batched == PairLinks::kBatch) {
-            pairs.flush();
-            batched = 0;
-        }
+        digest += mix(p.mixed_end + end_of(c.of_tracepoint, to_tracepoint, to_ns));
     }
-    pairs.close_bin(bin);
-    pairs.flush();
-    out.digest += digest;
+    walk.producer = p;
+    walk.digest = digest;
+}
+
+// The owned links (those of the producers in [begin, end)), in one pass
+// over their edges a batch at a time: per pair of tracepoint ids their
+// latencies (PairLinks) and count per bin, the digest, the longest link
+// into each tracepoint.
+void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBins& bins, SampleIndex begin, SampleIndex end, EdgeFacts& out) {
+    std::vector<std::uint64_t> of_tracepoint;
+    for (const graph::Tracepoint& t : s.tracepoints) of_tracepoint.push_back(text_hash(t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name));
+    const LinkColumns columns{s.tracepoint.data(), s.time_ns.data(), g.edges.data(), of_tracepoint.data(), bins};
+    PairLinks& pairs = out.by_ids;
+    LinkWalk walk;
+    for (std::uint32_t i = g.out_offset[begin], last = g.out_offset[end]; i < last;) {
+        const auto batch_end = static_cast<std::uint32_t>(std::min<std::uint64_t>(last, std::uint64_t{i} + PairLinks::kBatch));
+        gather_links(columns, i, batch_end, pairs, walk);
+        pairs.flush();
+        i = batch_end;
+    }
+    pairs.close_bin(walk.bin);
+    out.digest += walk.digest;
     // The longest link into a tracepoint is its pairs' longest: taken once a pair, not compared once a link.
     for (LinksOfPair& links : pairs.all()) {
         std::int64_t& into = out.longest_into[links.ids & 0xffffffffu];
@@ -284,7 +308,9 @@ std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const 
     for (LinksOfPair& links : facts.by_ids.all()) {
         const std::uint64_t ids = links.ids;
         LinkSummary& into = out[{label(s.tracepoints[ids >> 32]), label(s.tracepoints[ids & 0xffffffffu])}];
-        into.latency.append(links.latency);
+        // A name's first pair taken whole: appending to an empty one would copy its histogram bucket by bucket.
+        if (into.latency.count == 0) into.latency = std::move(links.latency);
+        else into.latency.append(links.latency);
         for (std::uint32_t b = 0; b < links.per_bin.size(); ++b)
             if (links.per_bin[b]) into.per_bin[b] += links.per_bin[b];
     }
