@@ -76,7 +76,7 @@ BinadeTable binade_table(unsigned bits) {
 
 // The tables of the precisions used in practice, made once: made a call,
 // they cost more than counting a small batch (a time bin's values).
-constexpr unsigned kTabled = 24;
+constexpr unsigned kTabled = 16;  // 0.1 % takes 9 bits, 1 % 6
 const BinadeTable& binade_table_of(unsigned bits, BinadeTable& scratch) {
     static const std::array<BinadeTable, kTabled> tables = [] {
         std::array<BinadeTable, kTabled> all;

@@ -221,6 +221,37 @@ TEST_F(ShardedKernel, LinksBinsAndInstancesAddUpToTheRun) {
     EXPECT_EQ(whole_summary.instances.size(), s.instances.size());
 }
 
+// Each pair's summary as the kernel makes it (its links gathered a batch at
+// a time, their rate bins counted when a bin ends) against its links added
+// one by one, in edge order, each counted in the bin of its producer's time:
+// value for value, bin for bin, in the whole run and in every shard of seven.
+TEST_F(ShardedKernel, EachLinkSummaryIsItsLinksAddedOneByOne) {
+    const auto& s = whole.samples;
+    const auto label = [&](graph::SampleIndex v) { return s.tracepoints[s.tracepoint[v]].node_name + "/" + s.tracepoints[s.tracepoint[v]].tracepoint_name; };
+    std::vector<std::int64_t> bounds{first};
+    for (const std::int64_t cut : cuts(7)) bounds.push_back(cut);
+    bounds.push_back(last + 1);
+    ASSERT_GT(whole.graph.edges.size(), 4 * 1024u) << "several batches of links";
+    for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
+        const ShardWindow w{bounds[k], bounds[k + 1], first, last, kMarginNs};
+        const ShardSummary shard = summarize(s, whole.graph, spec, w);
+        std::map<std::pair<std::string, std::string>, LinkSummary> expected;
+        for (const graph::Edge& e : whole.graph.edges) {
+            if (s.time_ns[e.from] < w.own_from_ns || s.time_ns[e.from] >= w.own_to_ns) continue;
+            LinkSummary& link = expected[{label(e.from), label(e.to)}];
+            link.latency.add(graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]));
+            ++link.per_bin[shard.bins.bin_of(s.time_ns[e.from])];
+        }
+        ASSERT_EQ(shard.links.size(), expected.size()) << "shard " << k;
+        for (const auto& [key, link] : expected) {
+            const std::string what = key.first + " -> " + key.second + " in shard " + std::to_string(k);
+            ASSERT_TRUE(shard.links.contains(key)) << what;
+            expect_same_values(shard.links.at(key).latency, link.latency, what);
+            EXPECT_EQ(shard.links.at(key).per_bin, link.per_bin) << what;
+        }
+    }
+}
+
 TEST_F(ShardedKernel, OneTwoAndSevenShardsGiveTheWholeRunExactly) {
     for (int count : {1, 2, 7}) {
         SCOPED_TRACE(count);
