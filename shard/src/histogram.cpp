@@ -94,6 +94,7 @@ void LogHistogram::count_positive(std::span<const std::int64_t> values) {
     BinadeTable scratch;
     const BinadeTable& table = binade_table_of(bits_, scratch);
     std::uint64_t* const counts = positive_.data();
+#pragma GCC unroll 4
     for (const std::int64_t v : values) {
         const auto m = static_cast<std::uint64_t>(v);
         const unsigned high = static_cast<unsigned>(std::countl_zero(m | 1)) ^ 63u;  // as `63 -`, but GCC then keeps bsr's result as it is
