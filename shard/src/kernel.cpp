@@ -46,6 +46,7 @@ struct ConvertedBatch {
 
 ConvertedBatch ns_of(std::span<const double> values_ms, Converted& into) {
     std::int64_t low = std::numeric_limits<std::int64_t>::max(), high = std::numeric_limits<std::int64_t>::min();
+#pragma GCC unroll 4
     for (std::size_t k = 0; k < values_ms.size(); ++k) {
         into[k] = ns_of(values_ms[k]);
         low = std::min(low, into[k]);
