@@ -171,12 +171,16 @@ private:
     std::vector<std::int64_t*> cursor_;  // by slot: the next free place in its batch
 };
 
-std::uint64_t mix(std::uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
+// splitmix64's finaliser, in two parts: its increment, and the rest, for a
+// caller that adds the increment once for many values (a producer's links).
+constexpr std::uint64_t kMixIncrement = 0x9E3779B97F4A7C15ull;
+std::uint64_t mix_incremented(std::uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
+
+std::uint64_t mix(std::uint64_t z) { return mix_incremented(z + kMixIncrement); }
 
 // FNV-1a of the text: the same on every machine and build (std::hash need not be).
 std::uint64_t text_hash(const std::string& text) {
@@ -208,7 +212,7 @@ struct Producer {
     SampleIndex sample = ~SampleIndex{0};
     std::int64_t time_ns = 0;
     std::uint32_t tracepoint = 0;
-    std::uint64_t mixed_end = 0;        // 3 x its end, mixed once: a link adds mix(this + the consumer's end) to the digest
+    std::uint64_t mixed_end = 0;        // 3 x its end mixed, + kMixIncrement: a link adds mix_incremented(this + the consumer's end)
     const std::uint32_t* row = nullptr;  // its pairs' slots by consumer tracepoint
 };
 
@@ -243,7 +247,7 @@ void gather_links(const LinkColumns& c, std::uint32_t first, std::uint32_t last,
         const graph::Edge e = c.edges[i];
         if (e.from != p.sample) {
             p = {e.from, c.time[e.from], c.tracepoint[e.from], 0, pairs.row(c.tracepoint[e.from])};
-            p.mixed_end = mix(end_of(c.of_tracepoint, p.tracepoint, p.time_ns)) * 3;
+            p.mixed_end = mix(end_of(c.of_tracepoint, p.tracepoint, p.time_ns)) * 3 + kMixIncrement;
             if (p.time_ns >= walk.bin_end_ns) [[unlikely]] {
                 pairs.close_bin(walk.bin);
                 walk.bin = c.bins.bin_of(p.time_ns);
@@ -258,7 +262,7 @@ void gather_links(const LinkColumns& c, std::uint32_t first, std::uint32_t last,
             cursor = pairs.cursors();
         }
         *cursor[slot]++ = graph::elapsed_ns(p.time_ns, to_ns);
-        digest += mix(p.mixed_end + end_of(c.of_tracepoint, to_tracepoint, to_ns));
+        digest += mix_incremented(p.mixed_end + end_of(c.of_tracepoint, to_tracepoint, to_ns));  // mix(3 x mix(from) + to)
     }
     walk.producer = p;
     walk.digest = digest;
