@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -45,6 +46,7 @@ struct ConvertedBatch {
 
 ConvertedBatch ns_of(std::span<const double> values_ms, Converted& into) {
     std::int64_t low = std::numeric_limits<std::int64_t>::max(), high = std::numeric_limits<std::int64_t>::min();
+#pragma GCC unroll 4
     for (std::size_t k = 0; k < values_ms.size(); ++k) {
         into[k] = ns_of(values_ms[k]);
         low = std::min(low, into[k]);
@@ -99,69 +101,86 @@ void add_interval_values(std::span<const double> values_ms, std::span<const std:
 std::string label(const graph::Tracepoint& t) { return t.node_name + "/" + t.tracepoint_name; }
 
 // The links of one pair of tracepoint ids: their latency, its values
-// added a batch at a time (a small buffer, in cache: the whole shard's
-// values at once would take 8 bytes a link of fresh memory), and a count per
-// bin of the run (a vector: bins are few, and a link's bin is an index).
+// gathered a batch at a time (in link order: the jitter follows it) in a
+// buffer of their own, and a count per bin of the run (a vector: bins are
+// few, and a link's bin is an index).
 struct LinksOfPair {
-    static constexpr std::size_t kBatch = 2048;
     std::uint64_t ids = 0;  // producer's tracepoint id << 32 | consumer's
     Distribution latency;
-    std::vector<std::int64_t> batch = std::vector<std::int64_t>(kBatch);
-    std::size_t batched = 0;
-    std::int64_t low = std::numeric_limits<std::int64_t>::max(), high = std::numeric_limits<std::int64_t>::min();  // the batch's
+    std::unique_ptr<std::int64_t[]> batch;  // holds a whole batch: PairLinks flushes every pair at once
+    std::uint64_t binned = 0;               // links counted into per_bin so far
     std::vector<std::uint64_t> per_bin;
-    void add(std::int64_t latency_ns) {
-        batch[batched++] = latency_ns;
-        low = std::min(low, latency_ns);
-        high = std::max(high, latency_ns);
-        if (batched == kBatch) flush();
-    }
-    void flush() {
-        latency.add_all(std::span(batch).first(batched), low, high);
-        batched = 0;
-        low = std::numeric_limits<std::int64_t>::max();
-        high = std::numeric_limits<std::int64_t>::min();
-    }
 };
 
-// The links of each pair of tracepoint ids the shard's edges join. A
-// producer's edges go to several consumers' tracepoints in turn (a message
-// forwarded to three nodes), so a pair is looked up about once an edge: by
-// an index into a table of tracepoints x tracepoints where that is small
-// (the usual case: tens of tracepoints), else in a hash map.
+// The links of each pair of tracepoint ids the shard's edges join, a batch
+// of links at a time: a link's latency is stored where its pair's cursor
+// points (no per-link count, extremes or bin: those are a batch's, or a
+// bin's, once a pair). A pair is found by an index into a table of
+// tracepoints x tracepoints where that is small (the usual case: tens of
+// tracepoints; a producer's row once a producer), else in a hash map.
 class PairLinks {
 public:
+    static constexpr std::size_t kBatch = 1024;        // links between flushes: 8 KiB a pair, in cache
     static constexpr std::size_t kMostIndexed = 1024;  // tracepoints: a table of 4 MiB
+    static constexpr std::uint32_t kNone = ~std::uint32_t{0};
     PairLinks(std::size_t tracepoints, std::uint32_t bins) : tracepoints_(tracepoints), bins_(std::max<std::uint32_t>(bins, 1)) {
         if (tracepoints <= kMostIndexed) slot_.assign(tracepoints * tracepoints, kNone);
+        else no_table_.assign(tracepoints, kNone);
     }
-    LinksOfPair& at(std::uint32_t from, std::uint32_t to) {
+    // The slots of producer tracepoint `from`'s pairs, by consumer tracepoint (kNone: ask slot_of; always, without a table).
+    const std::uint32_t* row(std::uint32_t from) const { return slot_.empty() ? no_table_.data() : slot_.data() + std::size_t(from) * tracepoints_; }
+    std::uint32_t slot_of(std::uint32_t from, std::uint32_t to) {
         std::uint32_t& slot = slot_.empty() ? by_key_.try_emplace(std::uint64_t(from) << 32 | to, kNone).first->second
                                             : slot_[std::size_t(from) * tracepoints_ + to];
         if (slot == kNone) {
             slot = static_cast<std::uint32_t>(links_.size());
-            links_.emplace_back().ids = std::uint64_t(from) << 32 | to;
-            links_.back().per_bin.assign(bins_, 0);
+            LinksOfPair& added = links_.emplace_back();
+            added.ids = std::uint64_t(from) << 32 | to;
+            added.batch = std::make_unique<std::int64_t[]>(kBatch);
+            added.per_bin.assign(bins_, 0);
+            cursor_.push_back(added.batch.get());
         }
-        return links_[slot];
+        return slot;
+    }
+    // Where each pair's next latency goes (moves when a pair is added).
+    std::int64_t** cursors() { return cursor_.data(); }
+    // The links gathered since the last call, into bin `bin` of their pairs.
+    void close_bin(std::uint32_t bin) {
+        for (std::size_t k = 0; k < links_.size(); ++k) {
+            const std::uint64_t seen = links_[k].latency.count + std::uint64_t(cursor_[k] - links_[k].batch.get());
+            links_[k].per_bin[bin] += seen - links_[k].binned;
+            links_[k].binned = seen;
+        }
+    }
+    // Every pair's gathered latencies into its distribution, in one pass a pair.
+    void flush() {
+        for (std::size_t k = 0; k < links_.size(); ++k) {
+            links_[k].latency.add_all(std::span<const std::int64_t>(links_[k].batch.get(), cursor_[k]));
+            cursor_[k] = links_[k].batch.get();
+        }
     }
     std::vector<LinksOfPair>& all() { return links_; }
 
 private:
-    static constexpr std::uint32_t kNone = ~std::uint32_t{0};
     std::size_t tracepoints_;
     std::uint32_t bins_;
     std::vector<std::uint32_t> slot_;                          // by from * tracepoints + to
+    std::vector<std::uint32_t> no_table_;                      // a row of kNone, where there is no table
     std::unordered_map<std::uint64_t, std::uint32_t> by_key_;  // where the table would be too large
     std::vector<LinksOfPair> links_;
+    std::vector<std::int64_t*> cursor_;  // by slot: the next free place in its batch
 };
 
-std::uint64_t mix(std::uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
+// splitmix64's finaliser, in two parts: its increment, and the rest, for a
+// caller that adds the increment once for many values (a producer's links).
+constexpr std::uint64_t kMixIncrement = 0x9E3779B97F4A7C15ull;
+std::uint64_t mix_incremented(std::uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
+
+std::uint64_t mix(std::uint64_t z) { return mix_incremented(z + kMixIncrement); }
 
 // FNV-1a of the text: the same on every machine and build (std::hash need not be).
 std::uint64_t text_hash(const std::string& text) {
@@ -184,57 +203,91 @@ struct EdgeFacts {
 // A sample as the link digest knows it: its tracepoint's hash ^ its time,
 // which for one tracepoint already differs with the time (a bijection of it
 // adds nothing: two samples collide here exactly when they would after one).
-std::uint64_t end_of(const std::vector<std::uint64_t>& of_tracepoint, std::uint32_t tracepoint, std::int64_t time_ns) {
+std::uint64_t end_of(const std::uint64_t* of_tracepoint, std::uint32_t tracepoint, std::int64_t time_ns) {
     return of_tracepoint[tracepoint] ^ static_cast<std::uint64_t>(time_ns);
 }
 
-// A link as the digest adds it: one mixing of both ends, the producer's
-// mixed once for all its links.
-std::uint64_t link_hash(std::uint64_t mixed_from_end, std::uint64_t to_end) { return mix(mixed_from_end * 3 + to_end); }
+// A producer as its links need it: found once a producer, not once a link.
+struct Producer {
+    SampleIndex sample = ~SampleIndex{0};
+    std::int64_t time_ns = 0;
+    std::uint32_t tracepoint = 0;
+    std::uint64_t mixed_end = 0;        // 3 x its end mixed, + kMixIncrement: a link adds mix_incremented(this + the consumer's end)
+    const std::uint32_t* row = nullptr;  // its pairs' slots by consumer tracepoint
+};
 
-// The owned links (by their producer): per pair of tracepoint ids their
-// latencies and count per bin, the digest, the longest into each tracepoint.
-// The columns through raw pointers and the digest in a local: stores to the
-// counts (64-bit integers) may alias a vector's size or a member, which
-// the compiler would then load again each link.
+// The columns a link is read from, through raw pointers.
+struct LinkColumns {
+    const std::uint32_t* tracepoint;
+    const std::int64_t* time;
+    const graph::Edge* edges;
+    const std::uint64_t* of_tracepoint;  // by tracepoint: its hash, for end_of
+    const TimeBins& bins;
+};
+
+// What the pass over the owned links carries from one batch to the next.
+// Producers come in time order: their bin only grows, found again (a
+// division) when a bin ends, and the pairs' links counted into it then.
+struct LinkWalk {
+    Producer producer;
+    std::uint32_t bin = 0;
+    std::int64_t bin_end_ns = std::numeric_limits<std::int64_t>::min();
+    std::uint64_t digest = 0;
+};
+
+// The links of edges [first, last), a batch: each latency stored where its
+// pair's cursor points, each link hashed into the digest. The walk's state
+// in locals: stores of the latencies (64-bit integers) may alias a member,
+// which the compiler would then load and store again each link.
+void gather_links(const LinkColumns& c, std::uint32_t first, std::uint32_t last, PairLinks& pairs, LinkWalk& walk) {
+    Producer p = walk.producer;
+    std::uint64_t digest = walk.digest;
+    std::int64_t** cursor = pairs.cursors();
+    for (std::uint32_t i = first; i < last; ++i) {
+        const graph::Edge e = c.edges[i];
+        if (e.from != p.sample) {
+            p = {e.from, c.time[e.from], c.tracepoint[e.from], 0, pairs.row(c.tracepoint[e.from])};
+            p.mixed_end = mix(end_of(c.of_tracepoint, p.tracepoint, p.time_ns)) * 3 + kMixIncrement;
+            if (p.time_ns >= walk.bin_end_ns) [[unlikely]] {
+                pairs.close_bin(walk.bin);
+                walk.bin = c.bins.bin_of(p.time_ns);
+                walk.bin_end_ns = times_of(c.bins, walk.bin).second;
+            }
+        }
+        const std::uint32_t to_tracepoint = c.tracepoint[e.to];
+        const std::int64_t to_ns = c.time[e.to];
+        std::uint32_t slot = p.row[to_tracepoint];
+        if (slot == PairLinks::kNone) [[unlikely]] {
+            slot = pairs.slot_of(p.tracepoint, to_tracepoint);
+            cursor = pairs.cursors();
+        }
+        *cursor[slot]++ = graph::elapsed_ns(p.time_ns, to_ns);
+        digest += mix_incremented(p.mixed_end + end_of(c.of_tracepoint, to_tracepoint, to_ns));  // mix(3 x mix(from) + to)
+    }
+    walk.producer = p;
+    walk.digest = digest;
+}
+
+// The owned links (those of the producers in [begin, end)), in one pass
+// over their edges a batch at a time: per pair of tracepoint ids their
+// latencies (PairLinks) and count per bin, the digest, the longest link
+// into each tracepoint.
 void owned_edges(const graph::SampleSet& s, const graph::Graph& g, const TimeBins& bins, SampleIndex begin, SampleIndex end, EdgeFacts& out) {
     std::vector<std::uint64_t> of_tracepoint;
     for (const graph::Tracepoint& t : s.tracepoints) of_tracepoint.push_back(text_hash(t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name));
-    const std::uint32_t* const tracepoint = s.tracepoint.data();
-    const std::int64_t* const time = s.time_ns.data();
-    const std::uint32_t* const out_offset = g.out_offset.data();
-    const graph::Edge* const edges = g.edges.data();
-    std::uint64_t digest = 0, last_key = ~std::uint64_t{0};
-    LinksOfPair* last = nullptr;  // a producer's links mostly go where the previous one's went
-    // Producers come in time order: their bin only grows, found again (a division) when a bin ends.
-    std::uint32_t bin = 0;
-    std::int64_t bin_end_ns = std::numeric_limits<std::int64_t>::min();
-    for (SampleIndex v = begin; v < end; ++v) {
-        if (out_offset[v] == out_offset[v + 1]) continue;
-        const std::int64_t from_ns = time[v];
-        if (from_ns >= bin_end_ns) {
-            bin = bins.bin_of(from_ns);
-            bin_end_ns = times_of(bins, bin).second;
-        }
-        const std::uint64_t from_end = mix(end_of(of_tracepoint, tracepoint[v], from_ns));
-        for (std::uint32_t i = out_offset[v]; i < out_offset[v + 1]; ++i) {
-            const SampleIndex to = edges[i].to;
-            const std::uint32_t to_tracepoint = tracepoint[to];
-            const std::int64_t to_ns = time[to], latency = graph::elapsed_ns(from_ns, to_ns);
-            const std::uint64_t key = std::uint64_t(tracepoint[v]) << 32 | to_tracepoint;
-            if (key != last_key) {  // a lookup may move the pairs: `last` is the one looked up last
-                last = &out.by_ids.at(tracepoint[v], to_tracepoint);
-                last_key = key;
-            }
-            last->add(latency);
-            ++last->per_bin[bin];
-            digest += link_hash(from_end, end_of(of_tracepoint, to_tracepoint, to_ns));
-        }
+    const LinkColumns columns{s.tracepoint.data(), s.time_ns.data(), g.edges.data(), of_tracepoint.data(), bins};
+    PairLinks& pairs = out.by_ids;
+    LinkWalk walk;
+    for (std::uint32_t i = g.out_offset[begin], last = g.out_offset[end]; i < last;) {
+        const auto batch_end = static_cast<std::uint32_t>(std::min<std::uint64_t>(last, std::uint64_t{i} + PairLinks::kBatch));
+        gather_links(columns, i, batch_end, pairs, walk);
+        pairs.flush();
+        i = batch_end;
     }
-    out.digest += digest;
+    pairs.close_bin(walk.bin);
+    out.digest += walk.digest;
     // The longest link into a tracepoint is its pairs' longest: taken once a pair, not compared once a link.
-    for (LinksOfPair& links : out.by_ids.all()) {
-        links.flush();
+    for (LinksOfPair& links : pairs.all()) {
         std::int64_t& into = out.longest_into[links.ids & 0xffffffffu];
         into = std::max(into, links.latency.max);
     }
@@ -260,7 +313,9 @@ std::map<std::pair<std::string, std::string>, LinkSummary> link_summaries(const 
     for (LinksOfPair& links : facts.by_ids.all()) {
         const std::uint64_t ids = links.ids;
         LinkSummary& into = out[{label(s.tracepoints[ids >> 32]), label(s.tracepoints[ids & 0xffffffffu])}];
-        into.latency.append(links.latency);
+        // A name's first pair taken whole: appending to an empty one would copy its histogram bucket by bucket.
+        if (into.latency.count == 0) into.latency = std::move(links.latency);
+        else into.latency.append(links.latency);
         for (std::uint32_t b = 0; b < links.per_bin.size(); ++b)
             if (links.per_bin[b]) into.per_bin[b] += links.per_bin[b];
     }

@@ -54,6 +54,7 @@ Moments narrow_moments(std::span<const std::int64_t> values, std::int64_t previo
     for (std::size_t k = 0; k < values.size(); k += run) {
         std::int64_t sum = 0;
         std::uint64_t sq = 0, diff_sq = 0;
+#pragma GCC unroll 4
         for (const std::int64_t v : values.subspan(k, std::min(run, values.size() - k))) {
             const auto u = static_cast<std::uint64_t>(v), d = u - static_cast<std::uint64_t>(previous);
             sum += v;

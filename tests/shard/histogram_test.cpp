@@ -11,6 +11,7 @@
 #include <random>
 #include <span>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace hashtrace::shard {
@@ -168,7 +169,7 @@ TEST(LogHistogram, BucketsFollowTheLayoutAtEveryBinadeEdge) {
 }
 
 // add_all, with and without negative values among them, and split anywhere,
-// counts exactly what add() of each value in turn counts.
+// counts exactly what add() of each value in turn counts, at every precision.
 TEST(LogHistogram, AddAllEqualsAddingEachValue) {
     std::mt19937_64 rng(11);
     std::lognormal_distribution<double> latency(std::log(2e6), 2.0);
@@ -176,8 +177,13 @@ TEST(LogHistogram, AddAllEqualsAddingEachValue) {
     for (int i = 0; i < 20000; ++i) positive.push_back(static_cast<std::int64_t>(latency(rng)));
     std::vector<std::int64_t> mixed = binade_edges();
     mixed.insert(mixed.end(), positive.begin(), positive.begin() + 1000);
-    for (const auto& values : {positive, mixed})
-        for (const double error : {0.001, 0.01}) {  // the summaries' and the time bins' precisions
+    // The summaries' and the time bins' precisions, the coarsest, and finer
+    // ones than the tables made once cover (16 bits and up; positive values
+    // only: a bucket a value up to 2^62 would be gigabytes).
+    const std::vector<std::pair<std::vector<std::int64_t>, std::vector<double>>> cases{
+        {positive, {0.001, 0.01, 0.4, std::ldexp(1.0, -17), std::ldexp(1.0, -19)}}, {mixed, {0.001, 0.01, 0.4}}};
+    for (const auto& [values, errors] : cases)
+        for (const double error : errors) {
             LogHistogram each(error), all(error);
             for (const std::int64_t v : values) each.add(v);
             const std::span<const std::int64_t> span(values);

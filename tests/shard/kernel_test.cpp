@@ -221,6 +221,58 @@ TEST_F(ShardedKernel, LinksBinsAndInstancesAddUpToTheRun) {
     EXPECT_EQ(whole_summary.instances.size(), s.instances.size());
 }
 
+// The link digest's definition (summary.hpp), spelt out: a sample's end is
+// the FNV-1a hash of "node\0instance\0tracepoint" xor its time; a link adds
+// splitmix64(3 x splitmix64(producer's end) + consumer's end).
+std::uint64_t splitmix(std::uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+std::uint64_t end_hash(const graph::SampleSet& s, graph::SampleIndex v) {
+    const graph::Tracepoint& t = s.tracepoints[s.tracepoint[v]];
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : t.node_name + '\0' + t.instance + '\0' + t.tracepoint_name) h = (h ^ c) * 0x100000001b3ull;
+    return h ^ static_cast<std::uint64_t>(s.time_ns[v]);
+}
+
+// Each pair's summary as the kernel makes it (its links gathered a batch at
+// a time, their rate bins counted when a bin ends) against its links added
+// one by one, in edge order, each counted in the bin of its producer's time:
+// value for value, bin for bin, in the whole run and in every shard of
+// seven; and the shard's link digest as its definition gives it.
+TEST_F(ShardedKernel, EachLinkSummaryIsItsLinksAddedOneByOne) {
+    const auto& s = whole.samples;
+    const auto label = [&](graph::SampleIndex v) { return s.tracepoints[s.tracepoint[v]].node_name + "/" + s.tracepoints[s.tracepoint[v]].tracepoint_name; };
+    std::vector<std::int64_t> bounds{first};
+    for (const std::int64_t cut : cuts(7)) bounds.push_back(cut);
+    bounds.push_back(last + 1);
+    ASSERT_GT(whole.graph.edges.size(), 4 * 1024u) << "several batches of links";
+    for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
+        const ShardWindow w{bounds[k], bounds[k + 1], first, last, kMarginNs};
+        const ShardSummary shard = summarize(s, whole.graph, spec, w);
+        std::map<std::pair<std::string, std::string>, LinkSummary> expected;
+        std::uint64_t digest = 0;
+        for (const graph::Edge& e : whole.graph.edges) {
+            if (s.time_ns[e.from] < w.own_from_ns || s.time_ns[e.from] >= w.own_to_ns) continue;
+            digest += splitmix(splitmix(end_hash(s, e.from)) * 3 + end_hash(s, e.to));
+            LinkSummary& link = expected[{label(e.from), label(e.to)}];
+            link.latency.add(graph::elapsed_ns(s.time_ns[e.from], s.time_ns[e.to]));
+            ++link.per_bin[shard.bins.bin_of(s.time_ns[e.from])];
+        }
+        EXPECT_EQ(shard.link_digest, digest) << "shard " << k;
+        ASSERT_EQ(shard.links.size(), expected.size()) << "shard " << k;
+        for (const auto& [key, link] : expected) {
+            const std::string what = key.first + " -> " + key.second + " in shard " + std::to_string(k);
+            ASSERT_TRUE(shard.links.contains(key)) << what;
+            expect_same_values(shard.links.at(key).latency, link.latency, what);
+            EXPECT_EQ(shard.links.at(key).per_bin, link.per_bin) << what;
+        }
+    }
+}
+
 TEST_F(ShardedKernel, OneTwoAndSevenShardsGiveTheWholeRunExactly) {
     for (int count : {1, 2, 7}) {
         SCOPED_TRACE(count);
