@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace hashtrace::shard {
@@ -43,40 +44,41 @@ TEST(SummarizeAtOnce, TakesShardsInOrderThoughLaterOnesFinishFirst) {
     EXPECT_EQ(alone, (std::vector<std::size_t>{7, 8}));  // fewer shards than lanes left: no others beside them
 }
 
-TEST(SummarizeAtOnce, RethrowsTheFirstFailureInShardOrderAndTakesNothingAfterIt) {
+// Runs `count` shards three at a time; returns the shards taken and the
+// message of the failure rethrown ("" if none was).
+template <class Summarize>
+std::pair<std::vector<std::size_t>, std::string> taken_and_failure(std::size_t count, const Summarize& summarize) {
     std::vector<std::size_t> taken;
-    const auto summarize = [&](std::size_t k, bool) {
+    try {
+        summarize_at_once(0, count, 3, summarize, [&](std::size_t k, ShardSummary&) { taken.push_back(k); });
+    } catch (const std::runtime_error& e) {
+        return {taken, e.what()};
+    }
+    return {taken, ""};
+}
+
+TEST(SummarizeAtOnce, RethrowsTheFirstFailureInShardOrderAndTakesNothingAfterIt) {
+    const auto [taken, failure] = taken_and_failure(8, [&](std::size_t k, bool) {
         if (k == 2) {
             sleep_ms(50);  // fails last, though first in shard order
             throw std::runtime_error("shard 2");
         }
         if (k == 4) throw std::runtime_error("shard 4");
         return ShardSummary();
-    };
-    try {
-        summarize_at_once(0, 8, 3, summarize, [&](std::size_t k, ShardSummary&) { taken.push_back(k); });
-        FAIL() << "no failure rethrown";
-    } catch (const std::runtime_error& e) {
-        EXPECT_EQ(std::string(e.what()), "shard 2");
-    }
+    });
+    EXPECT_EQ(failure, "shard 2");
     EXPECT_EQ(taken, (std::vector<std::size_t>{0, 1}));
 }
 
 // The failure of a later shard can come before an earlier shard finishes
 // (under load it did): the earlier one is still taken when it finishes.
 TEST(SummarizeAtOnce, TakesTheShardsBeforeAFailureThatCameFirst) {
-    std::vector<std::size_t> taken;
-    const auto summarize = [&](std::size_t k, bool) {
+    const auto [taken, failure] = taken_and_failure(6, [&](std::size_t k, bool) {
         if (k == 0) sleep_ms(100);  // still running when shard 3 fails (the other lanes take 1, 2 and 3)
         if (k == 3) throw std::runtime_error("shard 3");
         return ShardSummary();
-    };
-    try {
-        summarize_at_once(0, 6, 3, summarize, [&](std::size_t k, ShardSummary&) { taken.push_back(k); });
-        FAIL() << "no failure rethrown";
-    } catch (const std::runtime_error& e) {
-        EXPECT_EQ(std::string(e.what()), "shard 3");
-    }
+    });
+    EXPECT_EQ(failure, "shard 3");
     EXPECT_EQ(taken, (std::vector<std::size_t>{0, 1, 2}));
 }
 
