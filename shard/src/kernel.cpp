@@ -55,13 +55,17 @@ ConvertedBatch ns_of(std::span<const double> values_ms, Converted& into) {
     return {std::span(into).first(values_ms.size()), low, high};
 }
 
+// `take(k, batch)` for each batch of `values_ms` converted, k its first value's place.
+template <class Take>
+void for_each_converted(std::span<const double> values_ms, const Take& take) {
+    Converted ns;
+    for (std::size_t k = 0; k < values_ms.size(); k += kConverted)
+        take(k, ns_of(values_ms.subspan(k, std::min(kConverted, values_ms.size() - k)), ns));
+}
+
 Distribution distribution_of(std::span<const double> values_ms) {
     Distribution d;
-    Converted ns;
-    for (std::size_t k = 0; k < values_ms.size(); k += kConverted) {
-        const ConvertedBatch batch = ns_of(values_ms.subspan(k, std::min(kConverted, values_ms.size() - k)), ns);
-        d.add_all(batch.values, batch.low, batch.high);
-    }
+    for_each_converted(values_ms, [&](std::size_t, const ConvertedBatch& batch) { d.add_all(batch.values, batch.low, batch.high); });
     return d;
 }
 
@@ -90,12 +94,10 @@ void add_binned(std::span<const std::int64_t> values_ns, std::span<const std::in
 
 // An interval's values (each beside its `from` time), into its distribution and time bins.
 void add_interval_values(std::span<const double> values_ms, std::span<const std::int64_t> from_ns, const TimeBins& bins, IntervalSummary& out) {
-    Converted ns;
-    for (std::size_t k = 0; k < values_ms.size(); k += kConverted) {
-        const ConvertedBatch batch = ns_of(values_ms.subspan(k, std::min(kConverted, values_ms.size() - k)), ns);
+    for_each_converted(values_ms, [&](std::size_t k, const ConvertedBatch& batch) {
         out.latency.add_all(batch.values, batch.low, batch.high);
         if (k < from_ns.size()) add_binned(batch.values, from_ns.subspan(k), bins, out.over_time);
-    }
+    });
 }
 
 std::string label(const graph::Tracepoint& t) { return t.node_name + "/" + t.tracepoint_name; }
