@@ -178,7 +178,9 @@ SampleSet load_samples(const std::vector<std::filesystem::path>& paths, const Lo
         sizes[i] = std::min<std::uintmax_t>(sizes[i], options.expected_samples[i] * 32 + 4096);
     const logio::ReadOptions read_options = read_options_of(options);
     return load_with(names, sizes, options, [&](std::size_t i, logio::LogVisitor& v) {
-        return logio::read_log(paths[i], v, read_options);
+        logio::ReadOptions file_options = read_options;
+        if (i < options.jumps.size()) file_options.jumps = options.jumps[i];
+        return logio::read_log(paths[i], v, file_options);
     });
 }
 

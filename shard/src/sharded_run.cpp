@@ -24,6 +24,7 @@ ShardSummary summarize_window(const std::vector<std::filesystem::path>& files, c
     load.from_ns = window.read_from_ns();
     load.to_ns = window.read_to_ns(options.tolerance_ns);
     load.expected_samples = samples_per_log(run, {load.from_ns, load.to_ns});
+    for (const logio::LogIndex& log : run.logs) load.jumps.push_back(logio::jumps_outside(log, load.from_ns, load.to_ns));
     const graph::SampleSet samples = graph::load_samples(files, load);
     if (inspect) inspect(samples);
     graph::LinkOptions link;

@@ -7,6 +7,7 @@
 #include "range_logs.hpp"
 
 #include <hashtrace/logio/log_index.hpp>
+#include <hashtrace/logio/writer.hpp>
 
 #include <algorithm>
 
@@ -162,6 +163,25 @@ TEST(IndexLog, ADamagedBlockHeaderIsAnErrorNamingFileAndOffsetOrLenientlySkipped
     }
 }
 
+// Lenient, a damaged block that defined the tracepoints and threads leaves
+// the samples of every later block naming undefined ones: a whole read
+// counts them as bad records block by block, and so does the index, which
+// then decodes the blocks it would have passed over.
+TEST(IndexLog, ADamagedBlockOfDefinitionsMakesTheIndexAWholeRead) {
+    const BuiltLog log = v3_log();
+    std::string bad = log.bytes;
+    bad[log.blocks[0] + detail::kBlockHeader + 4] ^= 0x01;  // block 0 defines tracepoints a and b
+    ReadOptions lenient;
+    lenient.lenient = true;
+    RecordTrace whole;
+    const fs::path path = temp_path("definitions.htlog");
+    spill(path, bad);
+    const ReadReport report = read_log(path, whole, lenient);
+    fs::remove(path);
+    EXPECT_GT(report.bad_records, 30u) << "a block's rest, block after block";
+    expect_index_of(bad, "definitions damaged", lenient);
+}
+
 // The writer's time index of a block of samples only is checked when the
 // block is decoded: a sample outside its range, or a count that is not the
 // block's (the checksum made to match), is refused naming the block or the
@@ -231,4 +251,36 @@ TEST(IndexLog, ALogWithoutSamplesHasNoSpans) {
     EXPECT_TRUE(index.spans.empty());
     EXPECT_EQ(index.samples, 0u);
     EXPECT_TRUE(index.report.clean_close);
+}
+
+// The tools' writer (open_writer: the generators, slices, conversions) cuts
+// its blocks as a traced process's writer does, every 100 ms of the samples'
+// time, so that a window of a log it wrote is read from blocks as small: 2 s
+// of a 10 kHz node (~400 KB, under the 1 MiB a block may also hold) is ~20
+// blocks, none spanning more than the interval.
+TEST(IndexLog, TheToolsWriterCutsABlockEveryHundredMillisecondsOfSamples) {
+    const fs::path path = temp_path("writer.htlog");
+    constexpr std::int64_t kStep = 100'000;  // 10 kHz
+    {
+        auto w = open_writer(path, hashtrace::LogFormat::binary, {{"node", "N"}, {"instance", "1"}});
+        TracepointInfo tp;
+        tp.node_name = "N";
+        tp.instance = "1";
+        tp.tracepoint_name = "a";
+        w->add_tracepoint(tp);
+        for (std::int64_t i = 0; i < 20'000; ++i) {
+            SampleRecord s;
+            s.time_ns = kT0 + i * kStep;
+            s.input_hash = hashtrace::hash_of(hashtrace::HashFunction::md5, static_cast<std::uint64_t>(i));
+            s.flags = SampleRecord::kHasInput;
+            w->write(s);
+        }
+        w->close();
+    }
+    const LogIndex index = index_log(path);
+    fs::remove(path);
+    EXPECT_EQ(index.samples, 20'000u);
+    EXPECT_GE(index.spans.size(), 19u);
+    EXPECT_LE(index.spans.size(), 21u);
+    for (const TimeSpan& span : index.spans) EXPECT_LE(span.max_ns - span.min_ns, 100'000'000) << span.samples << " samples";
 }

@@ -5,6 +5,8 @@
 // range, and damage there is found as by a whole read.
 #include "range_logs.hpp"
 
+#include <hashtrace/logio/log_index.hpp>
+
 #include <algorithm>
 
 using namespace range_test;
@@ -208,4 +210,70 @@ TEST(RangeRead, DamageInTheWindowOrToABlockLengthIsFoundAsByAWholeRead) {
         ASSERT_EQ(whole.report.bad_records, 1u);
         expect_range_reads(bad, whole, from, to, "damaged block " + std::to_string(damage.block), true);
     }
+}
+
+// A window read with the jumps its log's index gives (jumps_outside) maps
+// only its own blocks: every block jumped over is ruined here, header and
+// all (a read that walked the headers fails on the first), and the window
+// reads as from the intact log. No jump covers a block with other records
+// or one that reaches into the window.
+TEST(RangeRead, JumpsFromTheIndexPassOverTheBlocksOutsideAWindowUnread) {
+    const BuiltLog log = v3_log(60, 50);
+    const fs::path path = temp_path("jumps.log");
+    spill(path, log.bytes);
+    const LogIndex index = index_log(path);
+    fs::remove(path);
+    const std::int64_t from = kT0 + 30 * kBlockNs, to = kT0 + 32 * kBlockNs;
+    const std::vector<ByteJump> jumps = jumps_outside(index, from, to);
+    // The runs of adjacent blocks a window passes over, from their headers.
+    std::vector<ByteJump> expected_jumps;
+    std::string ruined = log.bytes;
+    std::size_t jumped = 0;
+    for (const std::size_t at : log.blocks) {
+        const bool records = u32_at(log.bytes, at + detail::kBlockFlagsAt) & detail::kBlockHoldsRecords;
+        const bool outside = i64_at(log.bytes, at + detail::kBlockMaxTimeAt) < from || i64_at(log.bytes, at + detail::kBlockMinTimeAt) >= to;
+        if (records || !outside) continue;
+        if (!expected_jumps.empty() && expected_jumps.back().to == at) expected_jumps.back().to = block_end(log.bytes, at);
+        else expected_jumps.push_back({at, block_end(log.bytes, at)});
+        std::memset(ruined.data() + at, 0xff, block_end(log.bytes, at) - at);
+        ++jumped;
+    }
+    ASSERT_EQ(jumps.size(), expected_jumps.size());
+    for (std::size_t k = 0; k < jumps.size(); ++k) {
+        EXPECT_EQ(jumps[k].at, expected_jumps[k].at) << "jump " << k;
+        EXPECT_EQ(jumps[k].to, expected_jumps[k].to) << "jump " << k;
+    }
+    EXPECT_GT(jumped, log.blocks.size() * 2 / 3) << "of " << log.blocks.size();
+    EXPECT_LT(jumps.size(), jumped / 2) << "adjacent blocks are one jump";
+    ReadOptions window;
+    window.from_ns = from;
+    window.to_ns = to;
+    EXPECT_NE(read(ruined, Via::file, true, window).error, "") << "without the jumps, the read walks the ruined headers";
+    window.jumps = jumps;
+    const Outcome expected = read(log.bytes, Via::memory, false, ReadOptions{false, from, to});
+    for (Via via : {Via::memory, Via::file})
+        for (bool columns : {false, true}) {
+            const Outcome got = read(ruined, via, columns, window);
+            ASSERT_EQ(got.error, "") << text_of(from, to, via, columns);
+            expect_same(got.delivery, expected.delivery, text_of(from, to, via, columns));
+            EXPECT_EQ(report_text(got.report), report_text(expected.report));
+        }
+}
+
+// A jump is taken only from a block boundary the read reaches, and only to a
+// block marker (or the end): one from a stale index, or landing inside a
+// block, is not taken, and the read is a plain one.
+TEST(RangeRead, AJumpThatDoesNotLandOnABlockIsNotTaken) {
+    const BuiltLog log = v3_log();
+    const std::int64_t from = kT0 + 30 * kBlockNs, to = kT0 + 31 * kBlockNs;
+    const Outcome expected = read(log.bytes, Via::memory, true, ReadOptions{false, from, to});
+    const std::vector<ByteJump> stale = {{log.blocks[2] + 1, log.blocks[9]},   // not a block boundary
+                                         {log.blocks[10], log.blocks[20] + 7},  // into a block
+                                         {log.blocks[21], log.bytes.size() + 100}};  // past the end
+    ReadOptions window{false, from, to};
+    window.jumps = stale;
+    const Outcome got = read(log.bytes, Via::memory, true, window);
+    ASSERT_EQ(got.error, "");
+    expect_same(got.delivery, expected.delivery, "stale jumps");
+    EXPECT_EQ(report_text(got.report), report_text(expected.report));
 }

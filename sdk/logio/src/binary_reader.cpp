@@ -225,6 +225,10 @@ public:
         parse_file_header();
         std::size_t pos = file_header_end_;
         while (pos < size_) {
+            if (const std::size_t to = jump_from(pos); to != pos) {
+                pos = to;
+                continue;
+            }
             if (size_ - pos < block_header_) {
                 torn(pos, "block header cut short");
                 break;
@@ -248,7 +252,7 @@ public:
             if (passed_over) {
                 if (indexing_) {
                     flush();  // the spans in file order
-                    indexing_(block.min_ns, block.max_ns, block.samples);
+                    indexing_(block.min_ns, block.max_ns, block.samples, block.at, block.end);
                 }
             } else {
                 const std::size_t stopped = parse_block(block);
@@ -312,6 +316,16 @@ private:
         if (!skipping_ || b.cut || (b.flags & detail::kBlockHoldsRecords)) return false;
         if (!indexing_ && b.samples != 0 && b.max_ns >= from_ns_ && b.min_ns < to_ns_) return false;
         return block_follows(b.end);
+    }
+    // Where a range read goes on from the block boundary `pos`: the end of a
+    // jump that starts there and ends at a block marker (or the data's end),
+    // else `pos`. Jumps behind the read are dropped on the way.
+    std::size_t jump_from(std::size_t pos) {
+        const auto& jumps = options_.jumps;
+        while (next_jump_ < jumps.size() && jumps[next_jump_].at < pos) ++next_jump_;
+        if (next_jump_ == jumps.size() || jumps[next_jump_].at != pos) return pos;
+        const ByteJump& j = jumps[next_jump_++];
+        return j.to > pos && j.to <= size_ && block_follows(j.to) ? j.to : pos;
     }
     // Whether a block marker, or the end of the data, is at `at`.
     bool block_follows(std::size_t at) const {
@@ -700,6 +714,7 @@ private:
     ReadReport report_;
     LogHeader header_;
     std::size_t file_header_end_ = 0;
+    std::size_t next_jump_ = 0;  // the first of options_.jumps not behind the read
     // By the file's version: blocks have checksums (2), time indexes (3).
     bool checked_ = true, indexed_ = true;
     std::size_t block_header_ = detail::kBlockHeader;

@@ -22,8 +22,8 @@ public:
     bool wants_columns() const override { return true; }
     void on_sample_columns(const SampleColumns& c) override { add(std::span<const std::int64_t>(c.time_ns.data(), c.size), [](std::int64_t t) { return t; }); }
     void on_samples(std::span<const SampleRecord> batch) override { add(batch, [](const SampleRecord& r) { return r.time_ns; }); }
-    void on_block(std::int64_t min_ns, std::int64_t max_ns, std::uint32_t samples) {
-        if (samples) add({min_ns, max_ns, samples});
+    void on_block(std::int64_t min_ns, std::int64_t max_ns, std::uint32_t samples, std::uint64_t at, std::uint64_t end) {
+        if (samples) add({min_ns, max_ns, samples, at, end});
     }
 
 private:
@@ -48,18 +48,43 @@ private:
 
 }  // namespace
 
-LogIndex index_log(const std::filesystem::path& file, const ReadOptions& options) {
+namespace {
+
+// One pass through the log: passing over the blocks of samples only, or decoding every block.
+LogIndex index_pass(const std::filesystem::path& file, const ReadOptions& options, bool pass_over) {
     LogIndex index;
     index.path = file.string();
     Indexer indexer(index);
     ReadOptions whole = options;
     whole.from_ns = std::numeric_limits<std::int64_t>::min();
     whole.to_ns = std::numeric_limits<std::int64_t>::max();
-    index.report = parsers::read_file(file, indexer, whole, [&indexer](std::int64_t min_ns, std::int64_t max_ns, std::uint32_t samples) {
-        indexer.on_block(min_ns, max_ns, samples);
-    });
+    const parsers::BlockSkipped on_block = [&indexer](std::int64_t min_ns, std::int64_t max_ns, std::uint32_t samples, std::uint64_t at,
+                                                      std::uint64_t end) { indexer.on_block(min_ns, max_ns, samples, at, end); };
+    index.report = parsers::read_file(file, indexer, whole, pass_over ? on_block : nullptr);
     index.report.samples = index.samples;  // those of the blocks passed over too, as a whole read counts them
     return index;
+}
+
+}  // namespace
+
+LogIndex index_log(const std::filesystem::path& file, const ReadOptions& options) {
+    LogIndex index = index_pass(file, options, true);
+    // A damaged block skipped (lenient) may have defined the tracepoints or
+    // threads that the blocks passed over use: their samples are then bad
+    // records too, which only decoding them finds, as a whole read does.
+    if (index.report.bad_records > 0) index = index_pass(file, options, false);
+    return index;
+}
+
+std::vector<ByteJump> jumps_outside(const LogIndex& index, std::int64_t from_ns, std::int64_t to_ns) {
+    std::vector<ByteJump> jumps;
+    for (const TimeSpan& s : index.spans) {
+        const bool passable = s.end > s.at && (s.max_ns < from_ns || s.min_ns >= to_ns);
+        if (!passable) continue;
+        if (!jumps.empty() && jumps.back().to == s.at) jumps.back().to = s.end;  // adjacent: one jump
+        else jumps.push_back({s.at, s.end});
+    }
+    return jumps;
 }
 
 }  // namespace hashtrace::logio

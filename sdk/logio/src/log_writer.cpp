@@ -1,8 +1,13 @@
-// Tools' log writer: the SDK's own LogFile, fed with logio records.
+// Tools' log writer: the SDK's own LogFile, fed with logio records, cut into
+// blocks as the SDK's writer cuts them (1 MiB, or its 100 ms flush interval,
+// here of the samples' own time), so a log written here is seekable by time as
+// finely as one a traced process wrote.
 #include "hashtrace/logio/writer.hpp"
 
+#include "hashtrace/config.hpp"
 #include "hashtrace/detail/log_file.hpp"
 
+#include <chrono>
 #include <limits>
 #include <stdexcept>
 
@@ -39,12 +44,12 @@ public:
         last_time_ = s.time_ns;
         file_.sample({s.time_ns, s.has_input() ? &s.input_hash : nullptr, s.has_output() ? &s.output_hash : nullptr,
                       s.tracepoint, s.has_thread(), s.thread, s.has_seq(), s.seq});
-        maybe_flush();
+        maybe_flush(s.time_ns);
     }
     void write(const DropRecord& d) override {
         last_time_ = d.time_ns;
         file_.drop(d.tracepoint, d.time_ns, d.count);
-        maybe_flush();
+        maybe_flush(d.time_ns);
     }
     void close() override {
         if (closed_) return;
@@ -63,15 +68,27 @@ private:
         auto it = h.find(key);
         return it == h.end() ? std::string() : it->second;
     }
-    void maybe_flush() {
-        if (file_.buffered() >= (1u << 20)) file_.flush();
+    void maybe_flush(std::int64_t time_ns) {
+        if (!block_open_) {
+            block_first_ns_ = time_ns;
+            block_open_ = true;
+        }
+        if (file_.buffered() >= (1u << 20) || time_ns - block_first_ns_ >= kFlushEveryNs) {
+            file_.flush();
+            block_open_ = false;
+        }
     }
+
+    // The SDK's default flush interval.
+    static inline const std::int64_t kFlushEveryNs = std::chrono::nanoseconds(Config{}.flush_interval).count();
 
     std::string node_, instance_;
     LogFormat format_;
     detail::LogFile file_;
     std::size_t count_ = 0;
     std::int64_t last_time_ = 0;
+    std::int64_t block_first_ns_ = 0;
+    bool block_open_ = false;
     bool closed_ = false;
 };
 

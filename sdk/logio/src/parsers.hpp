@@ -32,8 +32,8 @@ inline constexpr std::size_t kConsumedStep = std::size_t{4} << 20;
 // index_log's way through a binary log of version 3: a block that holds
 // only samples is checked against its checksum and, instead of being decoded,
 // told here with its header's time index (in file order with the batches of
-// the blocks that are decoded).
-using BlockSkipped = std::function<void(std::int64_t min_ns, std::int64_t max_ns, std::uint32_t samples)>;
+// the blocks that are decoded), and where its bytes are: [at, end).
+using BlockSkipped = std::function<void(std::int64_t min_ns, std::int64_t max_ns, std::uint32_t samples, std::uint64_t at, std::uint64_t end)>;
 
 ReadReport parse_csv(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions&, const Consumed&);
 ReadReport parse_binary(std::string_view data, const std::string& name, LogVisitor&, const ReadOptions&, const Consumed&,

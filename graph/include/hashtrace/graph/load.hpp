@@ -3,6 +3,7 @@
 #pragma once
 
 #include "hashtrace/graph/sample_set.hpp"
+#include "hashtrace/logio/reader.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -31,6 +32,9 @@ struct LoadOptions {
     // Per file, how many samples the range is expected to hold (from the
     // logs' time index), so that a file's columns are not sized for all of it; empty: unknown.
     std::vector<std::uint64_t> expected_samples;
+    // Per file, the stretches the range read may jump over (logio::jumps_outside
+    // of its index), so that it maps only the blocks it reads; empty: none.
+    std::vector<std::vector<logio::ByteJump>> jumps;
 };
 
 // Loads the given files in parallel (one worker per file at a time). The files

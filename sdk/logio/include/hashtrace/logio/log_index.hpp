@@ -21,6 +21,7 @@ namespace hashtrace::logio {
 struct TimeSpan {
     std::int64_t min_ns = 0, max_ns = 0;
     std::uint64_t samples = 0;  // never 0
+    std::uint64_t at = 0, end = 0;  // a block's bytes; 0, 0 for a batch as read
 };
 
 struct LogIndex {
@@ -38,5 +39,10 @@ struct LogIndex {
 // report is a whole read's) and the others are not. Older versions and CSV
 // are read in full. Throws LogError as read_log does.
 LogIndex index_log(const std::filesystem::path& file, const ReadOptions& options = {});
+
+// The stretches of the log a read of [from_ns, to_ns) can jump over
+// (ReadOptions::jumps): runs of adjacent blocks of samples all outside the
+// range. Empty for a log whose index holds no blocks (older versions, CSV).
+std::vector<ByteJump> jumps_outside(const LogIndex& index, std::int64_t from_ns, std::int64_t to_ns);
 
 }  // namespace hashtrace::logio

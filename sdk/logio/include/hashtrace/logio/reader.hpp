@@ -42,6 +42,15 @@ private:
     std::string reason_;
 };
 
+// A stretch [at, to) of a binary log's bytes that holds only blocks of
+// samples a range read would pass over, found by its index (log_index.hpp,
+// jumps_outside): the read goes from `at` to `to` without looking at the
+// blocks' headers in between, so that a window of a long log maps only its
+// own pages.
+struct ByteJump {
+    std::uint64_t at = 0, to = 0;
+};
+
 struct ReadOptions {
     bool lenient = false;  // skip malformed records and count them instead of throwing
     // Only the samples of [from_ns, to_ns) are delivered (a time shard), and
@@ -52,6 +61,10 @@ struct ReadOptions {
     // against their checksums, which index_log (log_index.hpp) does for the
     // whole log.
     std::int64_t from_ns = INT64_MIN, to_ns = INT64_MAX;
+    // For a range read: stretches to jump over, in file order. A jump is
+    // taken only from a block boundary the read reached, to a block marker
+    // (or the end), so a stale index costs the jump, not a wrong read.
+    std::span<const ByteJump> jumps{};
 
     bool wants(std::int64_t time_ns) const noexcept { return time_ns >= from_ns && time_ns < to_ns; }
     bool whole_range() const noexcept { return from_ns == INT64_MIN && to_ns == INT64_MAX; }
