@@ -97,27 +97,35 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
     out.margin_ns = margin_ns > 0 ? margin_ns : kDefaultMarginNs;
     // A default margin is checked on a probe, an eighth of the first shard:
     // if the run's links outgrow it, only the probe is summarised again.
-    const std::vector<TimeRange> shards = margin_ns > 0 || given.size() < 2 ? given : with_probe(run, given, kProbeParts);
+    const bool probing = margin_ns <= 0 && given.size() >= 2;
+    const std::vector<TimeRange> shards = probing ? with_probe(run, given, kProbeParts) : given;
+    // The probe reads twice the default margin (past its end only: it starts
+    // the run), so that links longer than the default but not than that need
+    // no second summary of it: a second of samples more, read once.
+    const std::int64_t probe_margin = probing ? std::max(out.margin_ns, std::min(2 * out.margin_ns, max_margin_ns)) : out.margin_ns;
     auto window = [&](const TimeRange& r) { return ShardWindow{r.from_ns, r.to_ns, run.first_ns, run.last_ns, out.margin_ns}; };
-    const auto summarize_shard = [&](std::size_t k, const std::function<void(const graph::SampleSet&)>& inspect_first, unsigned threads) {
-        const ShardWindow w = window(shards[k]);
+    const auto summarize_shard = [&](std::size_t k, const std::function<void(const graph::SampleSet&)>& inspect_first, unsigned threads,
+                                     std::int64_t margin) {
+        ShardWindow w = window(shards[k]);
+        w.margin_ns = margin;
         const auto hook = [&](const graph::SampleSet& samples, const graph::Graph& graph) { also(k, samples, graph, w); };
         ShardOptions shard_options = options;
         shard_options.threads = threads;
         return summarize_window(files, run, spec, w, shard_options, inspect_first,
                                 also ? hook : std::function<void(const graph::SampleSet&, const graph::Graph&)>{});
     };
-    ShardSummary first = summarize_shard(0, inspect, options.threads);
+    ShardSummary first = summarize_shard(0, inspect, options.threads, probe_margin);
     // A run of one shard reads all of it: no margin to widen. The first
     // shard is summarised again only when what it saw exceeded the
     // margin it had (with the others: they need only the margin); within
     // it, it was exact, and the wider margin is for the shards after it.
     std::size_t next = 1;
     if (shards.size() > 1 && margin_ns <= 0 && 2 * first.margin.needed_ns() > out.margin_ns && 2 * first.margin.needed_ns() <= max_margin_ns) {
-        if (first.margin.needed_ns() > out.margin_ns) next = 0;
+        if (first.margin.needed_ns() > probe_margin) next = 0;
         out.margin_ns = 2 * first.margin.needed_ns();
         out.margin_widened = true;
     }
+    first.margin.margin_ns = out.margin_ns;  // the shards', which the margin report holds the links to
     const auto take = [&](std::size_t k, ShardSummary& s) {
         if (k == 0) out.summary = std::move(s);
         else out.summary.append(s);
@@ -136,10 +144,10 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
     if (windows_held(run, windows, options, 2) == 2) reuse.emplace();
     const unsigned lanes = also ? 1 : windows_held(run, windows, options, graph::parallel::thread_count(options.threads));
     for (std::size_t k = next; lanes == 1 && k < shards.size(); ++k) {
-        ShardSummary s = summarize_shard(k, nullptr, options.threads);
+        ShardSummary s = summarize_shard(k, nullptr, options.threads, out.margin_ns);
         take(k, s);
     }
-    const auto summarize_lane = [&](std::size_t k, bool alone) { return summarize_shard(k, nullptr, alone ? options.threads : 1); };
+    const auto summarize_lane = [&](std::size_t k, bool alone) { return summarize_shard(k, nullptr, alone ? options.threads : 1, out.margin_ns); };
     if (lanes > 1) summarize_at_once(next, shards.size(), lanes, summarize_lane, take);
     return out;
 }

@@ -104,15 +104,15 @@ TEST_F(ShardCli, ShardsAtOnceGiveWhatShardsInTurnGive) {
     expect_same_analysis(at_once, analyze("", "whole"));
 }
 
-// A link of 1.02 s, past the default margin, within the probe's window
-// (the first shard's first eighth, ~0.45 s, and its margin): the probe is
-// summarised again with the wider margin, beside the shards after it when
-// two go at once.
+// A link of 2.04 s, past the probe's margin (twice the default), within
+// its window (the first shard's first eighth, ~1.2 s, and that margin; no
+// message id reused within it): the probe is summarised again with the
+// wider margin, beside the shards after it when two go at once.
 TEST_F(ShardCli, AProbeSummarisedAgainBesideTheOtherShardsGivesWhatInTurnGives) {
-    write_system({.ticks = 16000, .long_links = 3, .long_link_s = 1.02});
-    const json in_turn = analyze("--shard-samples 48000 --threads 1", "in-turn");
-    const json at_once = analyze("--shard-samples 48000 --threads 2", "at-once");
-    EXPECT_NE(last_output.find("the margin was widened to 20"), std::string::npos) << last_output;  // twice the ~1.02 s seen
+    write_system({.ticks = 48000, .long_links = 3, .long_link_s = 2.04, .message_ids = 12000});
+    const json in_turn = analyze("--shard-samples 96000 --threads 1", "in-turn");
+    const json at_once = analyze("--shard-samples 96000 --threads 2", "at-once");
+    EXPECT_NE(last_output.find("the margin was widened to 40"), std::string::npos) << last_output;  // twice the ~2.04 s seen
     EXPECT_EQ(at_once.dump(), in_turn.dump());
     EXPECT_EQ(at_once["sharding"]["inputs_beyond_margin"], 0);
     expect_same_analysis(at_once, analyze("", "whole"));
@@ -133,6 +133,18 @@ TEST_F(ShardCli, TheDefaultMarginWidensFromWhatTheFirstShardSaw) {
     expect_same_analysis(given, whole);
     EXPECT_EQ(sharded["sharding"]["inputs_beyond_margin"], 0);
     expect_same_analysis(sharded, whole);
+}
+
+// The probe reads twice the default margin; the shards after it, the
+// default when the probe saw nothing longer than half of it. Links of 1.5 s
+// in the third shard are longer than that margin, and the margin is
+// reported as not held: the margin the report holds them to is the
+// shards', not the probe's.
+TEST_F(ShardCli, LinksLongerThanTheShardsMarginAreReportedWhateverTheProbeRead) {
+    write_system({.ticks = 48000, .long_links = 3, .first_long_link = 36, .long_link_s = 1.5, .message_ids = 12000});
+    const json sharded = analyze("--shard-samples 96000", "sharded");
+    EXPECT_EQ(sharded["sharding"]["margin_ms"], 1000.0) << last_output;
+    EXPECT_EQ(sharded["sharding"]["margin_held"], false) << last_output;
 }
 
 TEST_F(ShardCli, ARunBeyondTheBudgetIsShardedAndSaysWhy) {

@@ -23,7 +23,9 @@ struct SystemOptions {
     int ticks = 8000;
     unsigned seed = 1;
     int long_links = 0;
+    int first_long_link = 0;  // the long links wait at ticks 997 k + 500 for k from this
     double long_link_s = 0.3;
+    int message_ids = 3000;  // a message's hash is reused this many ticks later (~2 s): a link longer than that finds the reuse
 };
 
 inline std::vector<std::pair<std::string, std::string>> system_logs(const SystemOptions& o) {
@@ -37,14 +39,14 @@ inline std::vector<std::pair<std::string, std::string>> system_logs(const System
         const bool burst = (i / 500) % 3 == 1;
         t += burst ? 0.0001 + 0.0001 * unit(rng) : 0.0005 + 0.0005 * unit(rng);
         const std::string loop = "l" + std::to_string(i), prev = i ? "l" + std::to_string(i - 1) : "";
-        const std::string msg = "m" + std::to_string(i % 3000), res = "r" + std::to_string(i % 3000);
+        const std::string msg = "m" + std::to_string(i % o.message_ids), res = "r" + std::to_string(i % o.message_ids);
         source.row("Source", "1", "Tick", t, prev, loop, 0);
         const double sent = t + 0.00005;
         source.row("Source", "1", "Send", sent, loop, msg, 0);
         source.row("Source", "1", "Note", sent, "", res, 1);
         // A tail: one message in 50 waits 20-40 ms; the chosen few far longer.
         double wait = 0.0001 + transit(rng) + (unit(rng) < 0.02 ? 0.02 + 0.02 * unit(rng) : 0);
-        if (i % 997 == 500 && i / 997 < o.long_links) wait = o.long_link_s;
+        if (i % 997 == 500 && i / 997 >= o.first_long_link && i / 997 < o.first_long_link + o.long_links) wait = o.long_link_s;
         const double routed = sent + wait;
         router.row("Router", "7", "Forward", routed, msg, msg, 0);
         const double worked = routed + 0.0005 + transit(rng) + 0.0003;  // + the workers' clock offset

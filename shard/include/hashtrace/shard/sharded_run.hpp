@@ -66,8 +66,8 @@ inline constexpr unsigned kProbeParts = 8;
 // Every shard of `shards` (cut_shards) in turn. margin_ns = 0: the default,
 // widened to twice the longest link or interval the first shard saw when
 // that is longer (the first shard, then an eighth of the first shard given
-// (with_probe), is summarised again when what it saw was longer than the
-// margin it had), but never past
+// (with_probe), read with twice the default margin, is summarised again
+// when what it saw was longer than the margin it had), but never past
 // max_margin_ns (what the memory holds: a hash reused long after may link
 // a stale producer, and such a link must not make every shard read the
 // whole run; the margin report then says what was not covered).
