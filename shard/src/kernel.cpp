@@ -241,12 +241,22 @@ struct LinkWalk {
 // pair's cursor points, each link hashed into the digest. The walk's state
 // in locals: stores of the latencies (64-bit integers) may alias a member,
 // which the compiler would then load and store again each link.
+// A link's consumer is read from anywhere in the window (its tracepoint and
+// time: two loads that missed the cache, and the pass waited on them); the
+// consumer this many links ahead is asked for early.
+constexpr std::uint32_t kPrefetchAhead = 16;
+
 void gather_links(const LinkColumns& c, std::uint32_t first, std::uint32_t last, PairLinks& pairs, LinkWalk& walk) {
     Producer p = walk.producer;
     std::uint64_t digest = walk.digest;
     std::int64_t** cursor = pairs.cursors();
     for (std::uint32_t i = first; i < last; ++i) {
         const graph::Edge e = c.edges[i];
+        if (i + kPrefetchAhead < last) {
+            const graph::SampleIndex ahead = c.edges[i + kPrefetchAhead].to;
+            __builtin_prefetch(c.tracepoint + ahead);
+            __builtin_prefetch(c.time + ahead);
+        }
         if (e.from != p.sample) {
             p = {e.from, c.time[e.from], c.tracepoint[e.from], 0, pairs.row(c.tracepoint[e.from])};
             p.mixed_end = mix(end_of(c.of_tracepoint, p.tracepoint, p.time_ns)) * 3 + kMixIncrement;
