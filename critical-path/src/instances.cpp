@@ -52,7 +52,14 @@ bool search_chunk(const graph::SampleSet& s, const graph::Graph& g, std::span<co
 IntervalInstances InstanceFinder::find(const graph::IntervalSpec& interval) { return std::move(find({&interval}).front()); }
 
 std::vector<IntervalInstances> InstanceFinder::find(const std::vector<const graph::IntervalSpec*>& intervals) {
+    return find(intervals, 0, static_cast<graph::SampleIndex>(samples_.size()));
+}
+
+std::vector<IntervalInstances> InstanceFinder::find(const std::vector<const graph::IntervalSpec*>& intervals, graph::SampleIndex begin,
+                                                    graph::SampleIndex end) {
     const graph::SampleSet& s = samples_;
+    end = std::min(end, static_cast<graph::SampleIndex>(s.size()));
+    begin = std::min(begin, end);
     const std::size_t tracepoints = s.tracepoints.size();
     std::vector<IntervalInstances> out(intervals.size());
     std::vector<TracepointSet> from(intervals.size(), TracepointSet(tracepoints)), to(intervals.size(), TracepointSet(tracepoints));
@@ -73,7 +80,7 @@ std::vector<IntervalInstances> InstanceFinder::find(const std::vector<const grap
                 group.push_back(j);
                 answered[j] = 1;
             }
-        find_group(from[i], group, to, out);
+        find_group(from[i], group, to, begin, end, out);
     }
     return out;
 }
@@ -110,16 +117,17 @@ GroupClasses group_classes(const graph::SampleSet& s, const std::vector<std::siz
     return out;
 }
 
-// The samples of `from`'s tracepoints, in sample order: a scan of the run per
-// group costs less than sorting the run by tracepoint once.
-std::vector<graph::SampleIndex> starts_of(const graph::SampleSet& s, const TracepointSet& from, unsigned threads) {
+// The samples of `from`'s tracepoints in [begin, end), in sample order: a
+// scan of the run per group costs less than sorting the run by tracepoint once.
+std::vector<graph::SampleIndex> starts_of(const graph::SampleSet& s, const TracepointSet& from, graph::SampleIndex begin,
+                                          graph::SampleIndex end, unsigned threads) {
     std::vector<std::uint8_t> is_start(s.tracepoints.size());
     for (std::size_t t = 0; t < is_start.size(); ++t) is_start[t] = from[t];
     const std::size_t chunks = 4 * std::size_t{threads};
     std::vector<std::vector<graph::SampleIndex>> found(chunks);
     graph::parallel::for_each(chunks, threads, [&](std::size_t c, unsigned) {
-        for (auto [v, end] = graph::parallel::chunk<graph::SampleIndex>(s.size(), c, chunks); v < end; ++v)
-            if (is_start[s.tracepoint[v]]) found[c].push_back(v);
+        for (auto [v, last] = graph::parallel::chunk<graph::SampleIndex>(end - begin, c, chunks); v < last; ++v)
+            if (is_start[s.tracepoint[begin + v]]) found[c].push_back(begin + v);
     });
     std::vector<graph::SampleIndex> starts;
     std::size_t total = 0;
@@ -197,9 +205,9 @@ std::vector<metrics::Reached> InstanceFinder::search_by_passes(const TracepointS
 }
 
 void InstanceFinder::find_group(const TracepointSet& from, const std::vector<std::size_t>& group, const std::vector<TracepointSet>& to,
-                                std::vector<IntervalInstances>& out) {
+                                graph::SampleIndex begin, graph::SampleIndex end, std::vector<IntervalInstances>& out) {
     const GroupClasses classes = group_classes(samples_, group, to);
-    const std::vector<graph::SampleIndex> starts = starts_of(samples_, from, threads_);
+    const std::vector<graph::SampleIndex> starts = starts_of(samples_, from, begin, end, threads_);
     std::vector<std::vector<metrics::Reached>> parts;
     if (!search_forward(starts, classes.classes, parts)) parts.assign(1, search_by_passes(from, group, to, classes.class_of_instance, starts));
     hand_out(parts, classes, group, starts.size(), out);

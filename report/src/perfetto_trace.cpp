@@ -15,6 +15,7 @@
 #include "hashtrace/report/build.hpp"
 #include "hashtrace/report/trace_export.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <unordered_map>
@@ -98,25 +99,25 @@ private:
 }  // namespace
 
 // Each interval instance's critical path found as the writing reaches its
-// `from` sample: the instances of every interval are found first (8 bytes
-// each), the dependence model kept, and no path held past its drawing.
+// `from` sample: the instances of a stretch of the run found as the writing
+// enters it (8 bytes each: those of a whole 10-minute run of the sample
+// system were 63 MB, more than anything else the writing holds besides the
+// run), the dependence model kept, and no path held past its drawing.
 struct CriticalPathStream::Finder {
 public:
-    Finder(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec)
-        : dependence_(samples, graph), finder_(dependence_) {
-        critical_path::InstanceFinder instances(samples, graph);
-        for (const auto& interval : spec.intervals) {
-            intervals_.push_back(interval.name);
-            lists_.push_back(std::move(instances.find(interval).list));
-        }
-        cursor_.assign(lists_.size(), 0);
+    Finder(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec, std::size_t stretch)
+        : samples_(samples.size()), stretch_(std::max<std::size_t>(stretch, 1)), dependence_(samples, graph), finder_(dependence_),
+          instances_(samples, graph), specs_(spec.intervals) {
+        for (const auto& interval : spec.intervals) intervals_.push_back(interval.name);
         marked.intervals = intervals_.size();
     }
     const std::vector<std::string>& intervals() const { return intervals_; }
     const std::vector<std::string>& segment_names() const { return segment_names_; }
     // In the order find_trace_critical_paths keeps them in: by interval, then instance.
+    // Called for every sample in turn.
     template <class Start>
     void start_at(std::uint32_t sample, Start&& start) {
+        if (sample >= stretch_end_) next_stretch(sample);
         for (std::uint32_t k = 0; k < lists_.size(); ++k)
             for (auto& c = cursor_[k]; c < lists_[k].size() && lists_[k][c].from <= sample; ++c)
                 if (find(lists_[k][c])) start(k, std::span<const TraceSegment>(segments_));
@@ -124,6 +125,16 @@ public:
     MarkedCriticalPaths marked;
 
 private:
+    // The instances whose `from` sample is in the stretch beginning at `sample`.
+    void next_stretch(std::uint32_t sample) {
+        stretch_end_ = static_cast<std::uint32_t>(std::min<std::size_t>(samples_, std::size_t{sample} + stretch_));
+        std::vector<const graph::IntervalSpec*> specs;
+        for (const auto& s : specs_) specs.push_back(&s);
+        lists_.clear();
+        for (auto& found : instances_.find(specs, sample, stretch_end_)) lists_.push_back(std::move(found.list));
+        cursor_.assign(lists_.size(), 0);
+    }
+
     bool find(const critical_path::IntervalInstance& instance) {
         if (!finder_.critical_path(instance, path_)) {
             ++marked.not_followed;
@@ -146,10 +157,14 @@ private:
         return true;
     }
 
+    const std::size_t samples_, stretch_;
     const critical_path::DependenceModel dependence_;
     critical_path::PathFinder finder_;
+    critical_path::InstanceFinder instances_;
+    const std::vector<graph::IntervalSpec> specs_;
+    std::uint32_t stretch_end_ = 0;  // lists_ holds the instances from samples before it
     std::vector<std::string> intervals_, segment_names_;
-    std::vector<std::vector<critical_path::IntervalInstance>> lists_;  // per interval, by `from` sample
+    std::vector<std::vector<critical_path::IntervalInstance>> lists_;  // the stretch's, per interval, by `from` sample
     std::vector<std::size_t> cursor_;
     std::unordered_map<std::uint64_t, std::uint32_t> name_of_segment_;  // SegmentClass::key() -> index into segment_names_
     std::vector<critical_path::PathStep> path_;
@@ -175,8 +190,9 @@ TraceTracks write_perfetto_trace(const graph::SampleSet& samples, const graph::G
     return {source.header().processes.size(), source.header().threads.size()};
 }
 
-CriticalPathStream::CriticalPathStream(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec)
-    : finder(std::make_unique<Finder>(samples, graph, spec)) {}
+CriticalPathStream::CriticalPathStream(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec,
+                                       std::size_t stretch)
+    : finder(std::make_unique<Finder>(samples, graph, spec, stretch)) {}
 CriticalPathStream::~CriticalPathStream() = default;
 const MarkedCriticalPaths& CriticalPathStream::marked() const { return finder->marked; }
 

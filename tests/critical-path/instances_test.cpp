@@ -129,6 +129,39 @@ TEST_P(Instances, SeveralIntervalsAtOnceAsEachAlone) {
     EXPECT_EQ(pairs(found[3]), pairs(found[0]));  // A/* is A/Start here
 }
 
+// The instances of stretches of the run (their `from` sample in [begin,
+// end)), one after another, are the run's: with the searches, and with the
+// passes an edge back in time takes; stretches that cut a message's samples
+// apart, of one sample, and empty or past the run's end.
+TEST_P(Instances, StretchesOfTheRunAddUpToTheRun) {
+    for (const double skew : {0.0, -0.4 * ms}) {
+        const HandRun run(skew, 1'000'000);
+        InstanceFinder whole(run.samples, run.graph, GetParam()), stretches(run.samples, run.graph, GetParam());
+        const std::vector<graph::IntervalSpec> intervals = {interval("A/Start", "C/End"), interval("A/Start", "B/Mid"), interval("B/Mid", "C/End")};
+        std::vector<const graph::IntervalSpec*> all;
+        for (const auto& i : intervals) all.push_back(&i);
+        const auto expected = whole.find(all);
+        const auto n = static_cast<graph::SampleIndex>(run.samples.size());
+        for (const graph::SampleIndex step : {graph::SampleIndex{1}, graph::SampleIndex{7}, n / 3 + 1, n}) {
+            std::vector<IntervalInstances> joined(intervals.size());
+            for (graph::SampleIndex begin = 0; begin <= n; begin += step) {
+                const auto part = stretches.find(all, begin, begin + step);
+                ASSERT_EQ(part.size(), intervals.size());
+                for (std::size_t i = 0; i < part.size(); ++i) {
+                    for (const auto& x : part[i].list) EXPECT_TRUE(x.from >= begin && x.from < begin + step);
+                    joined[i].list.insert(joined[i].list.end(), part[i].list.begin(), part[i].list.end());
+                    joined[i].unreached_starts += part[i].unreached_starts;
+                }
+            }
+            for (std::size_t i = 0; i < intervals.size(); ++i) {
+                EXPECT_EQ(pairs(joined[i]), pairs(expected[i])) << intervals[i].name << ", skew " << skew << ", step " << step;
+                EXPECT_EQ(joined[i].unreached_starts, expected[i].unreached_starts) << intervals[i].name;
+            }
+        }
+        EXPECT_TRUE(stretches.find(all, n, n + 5)[0].list.empty());
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, Instances, ::testing::Values(1u, 2u));
 
 }  // namespace

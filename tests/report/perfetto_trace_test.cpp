@@ -223,14 +223,17 @@ TEST(PerfettoTrace, AModelAndTheRunItWasBuiltFromWriteTheSameTrace) {
     EXPECT_EQ(tracks.processes, model.processes.size());
     EXPECT_EQ(tracks.threads, model.threads.size());
 
-    std::ostringstream streamed;
-    CriticalPathStream found(run.samples, run.graph, run.spec);
-    write_perfetto_trace(run.samples, run.graph, found, streamed, {.hashes = true});
-    EXPECT_EQ(streamed.str(), from_run.str());
-    EXPECT_EQ(found.marked().instances, marked.instances);
-    EXPECT_EQ(found.marked().segments, marked.segments);
-    EXPECT_EQ(found.marked().intervals, marked.intervals);
-    EXPECT_EQ(found.marked().not_followed, marked.not_followed);
+    // The instances found a stretch of the run at a time: the whole run, and stretches of a few samples.
+    for (const std::size_t stretch : {CriticalPathStream::kStretch, std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
+        std::ostringstream streamed;
+        CriticalPathStream found(run.samples, run.graph, run.spec, stretch);
+        write_perfetto_trace(run.samples, run.graph, found, streamed, {.hashes = true});
+        EXPECT_EQ(streamed.str(), from_run.str()) << "stretches of " << stretch;
+        EXPECT_EQ(found.marked().instances, marked.instances);
+        EXPECT_EQ(found.marked().segments, marked.segments);
+        EXPECT_EQ(found.marked().intervals, marked.intervals);
+        EXPECT_EQ(found.marked().not_followed, marked.not_followed);
+    }
 }
 
 TEST(PerfettoTrace, EmptyModelDecodesAsATraceWithoutEvents) {

@@ -37,10 +37,15 @@ public:
     // Several at once, in their order: those with the same `from`
     // tracepoints share one search per start.
     std::vector<IntervalInstances> find(const std::vector<const graph::IntervalSpec*>& intervals);
+    // Only the instances whose `from` sample is in [begin, end): those of a
+    // stretch of the run (a writer that holds only what it is drawing), the
+    // same as the run's.
+    std::vector<IntervalInstances> find(const std::vector<const graph::IntervalSpec*>& intervals, graph::SampleIndex begin,
+                                        graph::SampleIndex end);
 
 private:
     void find_group(const std::vector<bool>& from, const std::vector<std::size_t>& group, const std::vector<std::vector<bool>>& to,
-                    std::vector<IntervalInstances>& out);
+                    graph::SampleIndex begin, graph::SampleIndex end, std::vector<IntervalInstances>& out);
     bool search_forward(const std::vector<graph::SampleIndex>& starts, const metrics::TargetClasses& classes,
                         std::vector<std::vector<metrics::Reached>>& parts);
     std::vector<metrics::Reached> search_by_passes(const std::vector<bool>& from, const std::vector<std::size_t>& group,

@@ -124,12 +124,15 @@ MarkedCriticalPaths add_critical_paths(TraceModel& model, const graph::SampleSet
                                        const graph::AnalysisSpec& spec);
 // Each interval instance's critical path for the Perfetto trace of a run,
 // found as the writing reaches the instance's first sample, so that only the
-// paths being drawn are held: made here (the dependence model, and every
-// interval's instances, 8 bytes each), handed to write_perfetto_trace. The
-// trace is the same, byte for byte, as with find_trace_critical_paths' paths.
+// paths being drawn are held: made here (the dependence model), handed to
+// write_perfetto_trace, which finds the instances of `stretch` samples at a
+// time (8 bytes each). The trace is the same, byte for byte, as with
+// find_trace_critical_paths' paths.
 class CriticalPathStream {
 public:
-    CriticalPathStream(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec);
+    static constexpr std::size_t kStretch = std::size_t{1} << 20;
+    CriticalPathStream(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec,
+                       std::size_t stretch = kStretch);
     ~CriticalPathStream();
     CriticalPathStream(const CriticalPathStream&) = delete;
     CriticalPathStream& operator=(const CriticalPathStream&) = delete;
