@@ -103,11 +103,10 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
     // the run), so that links longer than the default but not than that need
     // no second summary of it: a second of samples more, read once.
     const std::int64_t probe_margin = probing ? std::max(out.margin_ns, std::min(2 * out.margin_ns, max_margin_ns)) : out.margin_ns;
-    auto window = [&](const TimeRange& r) { return ShardWindow{r.from_ns, r.to_ns, run.first_ns, run.last_ns, out.margin_ns}; };
+    auto window = [&](const TimeRange& r, std::int64_t margin) { return ShardWindow{r.from_ns, r.to_ns, run.first_ns, run.last_ns, margin}; };
     const auto summarize_shard = [&](std::size_t k, const std::function<void(const graph::SampleSet&)>& inspect_first, unsigned threads,
                                      std::int64_t margin) {
-        ShardWindow w = window(shards[k]);
-        w.margin_ns = margin;
+        const ShardWindow w = window(shards[k], margin);
         const auto hook = [&](const graph::SampleSet& samples, const graph::Graph& graph) { also(k, samples, graph, w); };
         ShardOptions shard_options = options;
         shard_options.threads = threads;
@@ -134,7 +133,7 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
     if (next == 1) take(0, first);
     std::vector<TimeRange> windows;
     for (std::size_t k = next; k < shards.size(); ++k) {
-        const ShardWindow w = window(shards[k]);
+        const ShardWindow w = window(shards[k], out.margin_ns);
         windows.push_back({w.read_from_ns(), w.read_to_ns(options.tolerance_ns)});
     }
     // Where the memory holds two windows, the pages a shard frees are kept
