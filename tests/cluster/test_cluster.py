@@ -303,7 +303,13 @@ class ClusterAnalysis(unittest.TestCase):
         reports = self.client.run(cluster.survey, None, paths)
         self.assertEqual(sorted(r["held"] for r in reports.values()), [[False, False, True], [True, True, False]])
         self.cluster_result()
-        self.assertGreater(ClusterAnalysis._timings["slice_bytes"], 0)
+        timings = ClusterAnalysis._timings
+        self.assertGreater(timings["slice_bytes"], 0)
+        # Each shard is summarised where some of its logs are, read in place there; only the others
+        # are sliced. Both workers summarise.
+        self.assertGreater(timings["slices"], 0)
+        self.assertGreater(timings["logs_in_place"], 0)
+        self.assertEqual(timings["workers_used"], 2)
 
     def test_a_log_no_worker_holds_is_refused_before_any_work(self):
         with tempfile.TemporaryDirectory() as work:

@@ -10,9 +10,10 @@ The driver plans the run (`hashtrace shard plan`), asks every worker which of
 the plan's logs its machine holds, then for each shard: where a worker holds
 all of the shard's logs (one machine, shared storage), has it summarise the
 shard reading them in place (`hashtrace shard summarize`, only the shard's
-blocks); else cuts a slice of each log on a worker that holds it (`hashtrace
-shard slice`) and has any worker summarise the shard from those slices (Dask
-moves the slices' bytes). It adds the summaries up once, on the driver
+blocks); else has a worker that holds some of them summarise it, reading
+those in place, from slices of the others cut on workers that hold them
+(`hashtrace shard slice`; Dask moves the slices' bytes). The workers take
+such shards in turn. It adds the summaries up once, on the driver
 (`hashtrace shard merge`). The text it prints and the JSON it writes are those
 of `hashtrace shard merge`, which equal `hashtrace analyze`'s (docs/sharding.md).
 
@@ -175,6 +176,7 @@ def summarize_task(hashtrace: str, plan_text: str, spec: Optional[Tuple[str, str
     return {"shard": shard, "summary": summary, "stderr": stderr,
             "summarize_seconds": kernel, "summarize_cpu_seconds": kernel_cpu, "task_seconds": time.perf_counter() - start,
             "slice_seconds": sum(s for _, s in slices), "slice_bytes": sum(len(d) for d, _ in slices),
+            "slices": len(slices), "in_place": len(inputs) - len(slices),
             "worker": _worker_address()}
 
 
@@ -335,6 +337,7 @@ class _ShardRunner:
         client.replicate([self.plan_future])
         self.spec = spec
         self.lost_since: Dict[int, float] = {}
+        self.summarised: Dict[str, int] = {}  # shards given to each worker to summarise, of those reading some logs in place
 
     def submit(self, k: int):
         shard = self.plan["shards"][k]
@@ -346,13 +349,33 @@ class _ShardRunner:
             return self.client.submit(summarize_task, self.hashtrace, self.plan_future, self.spec, k, paths,
                                       key=f"hashtrace-summarize-{self.token}-{k}", workers=together,
                                       allow_other_workers=False, retries=2)
-        slices = [self.client.submit(slice_task, self.hashtrace, self.plan["logs"][i]["path"],
+        # Else a worker holding some of them summarises it, reading those in place; only the others
+        # are cut into slices and moved to it.
+        here = self.in_place(shard["logs"])
+        inputs = [self.plan["logs"][i]["path"] if i in here else
+                  self.client.submit(slice_task, self.hashtrace, self.plan["logs"][i]["path"],
                                      shard["read_from_ns"], shard["read_to_ns"],
                                      key=f"hashtrace-slice-{self.token}-{k}-{i}", workers=self.workers.pins(i),
                                      allow_other_workers=False, retries=2)
                   for i in shard["logs"]]
-        return self.client.submit(summarize_task, self.hashtrace, self.plan_future, self.spec, k, slices,
-                                  key=f"hashtrace-summarize-{self.token}-{k}", retries=2)
+        pinned = dict(workers=self.workers.pins_of_all(sorted(here)), allow_other_workers=False) if here else {}
+        return self.client.submit(summarize_task, self.hashtrace, self.plan_future, self.spec, k, inputs,
+                                  key=f"hashtrace-summarize-{self.token}-{k}", retries=2, **pinned)
+
+    def in_place(self, logs: Sequence[int]) -> set:
+        """The logs of a shard its summarising worker reads in place: those of the worker that has
+        summarised the fewest such shards so far, of those holding some of them (the most samples
+        first), so that the workers share the summaries and the slices move only the rest."""
+        def held(address: str) -> List[int]:
+            return [i for i in logs if self.workers.reports[address]["held"][i]]
+
+        candidates = [a for a in sorted(self.workers.reports) if held(a)]
+        if not candidates:
+            return set()
+        best = min(candidates, key=lambda a: (self.summarised.get(a, 0),
+                                              -sum(int(self.plan["logs"][i]["samples"]) for i in held(a))))
+        self.summarised[best] = self.summarised.get(best, 0) + 1
+        return set(held(best))
 
     def run(self) -> List[Dict[str, Any]]:
         from distributed import wait
@@ -438,6 +461,8 @@ def _count(clock: Dict[str, float], results: List[Dict[str, Any]]) -> None:
         clock["overhead"] = clock["shards_s"] / (clock["summarize_s"] / clock["workers_used"]) - 1
     clock["slice_s"] = sum(r["slice_seconds"] for r in results)
     clock["slice_bytes"] = float(sum(r["slice_bytes"] for r in results))
+    clock["slices"] = float(sum(r["slices"] for r in results))
+    clock["logs_in_place"] = float(sum(r["in_place"] for r in results))
     clock["summary_bytes"] = float(sum(len(r["summary"]) for r in results))
 
 
