@@ -108,7 +108,10 @@ public:
     Finder(const graph::SampleSet& samples, const graph::Graph& graph, const graph::AnalysisSpec& spec, std::size_t stretch)
         : samples_(samples.size()), stretch_(std::max<std::size_t>(stretch, 1)), dependence_(samples, graph), finder_(dependence_),
           instances_(samples, graph), specs_(spec.intervals) {
-        for (const auto& interval : spec.intervals) intervals_.push_back(interval.name);
+        for (const auto& interval : specs_) {
+            intervals_.push_back(interval.name);
+            spec_of_.push_back(&interval);
+        }
         marked.intervals = intervals_.size();
     }
     const std::vector<std::string>& intervals() const { return intervals_; }
@@ -128,10 +131,8 @@ private:
     // The instances whose `from` sample is in the stretch beginning at `sample`.
     void next_stretch(std::uint32_t sample) {
         stretch_end_ = static_cast<std::uint32_t>(std::min<std::size_t>(samples_, std::size_t{sample} + stretch_));
-        std::vector<const graph::IntervalSpec*> specs;
-        for (const auto& s : specs_) specs.push_back(&s);
         lists_.clear();
-        for (auto& found : instances_.find(specs, sample, stretch_end_)) lists_.push_back(std::move(found.list));
+        for (auto& found : instances_.find(spec_of_, sample, stretch_end_)) lists_.push_back(std::move(found.list));
         cursor_.assign(lists_.size(), 0);
     }
 
@@ -162,6 +163,7 @@ private:
     critical_path::PathFinder finder_;
     critical_path::InstanceFinder instances_;
     const std::vector<graph::IntervalSpec> specs_;
+    std::vector<const graph::IntervalSpec*> spec_of_;  // into specs_, as InstanceFinder::find takes them
     std::uint32_t stretch_end_ = 0;  // lists_ holds the instances from samples before it
     std::vector<std::string> intervals_, segment_names_;
     std::vector<std::vector<critical_path::IntervalInstance>> lists_;  // the stretch's, per interval, by `from` sample

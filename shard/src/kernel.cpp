@@ -237,15 +237,15 @@ struct LinkWalk {
     std::uint64_t digest = 0;
 };
 
-// The links of edges [first, last), a batch: each latency stored where its
-// pair's cursor points, each link hashed into the digest. The walk's state
-// in locals: stores of the latencies (64-bit integers) may alias a member,
-// which the compiler would then load and store again each link.
 // A link's consumer is read from anywhere in the window (its tracepoint and
 // time: two loads that missed the cache, and the pass waited on them); the
 // consumer this many links ahead is asked for early.
 constexpr std::uint32_t kPrefetchAhead = 16;
 
+// The links of edges [first, last), a batch: each latency stored where its
+// pair's cursor points, each link hashed into the digest. The walk's state
+// in locals: stores of the latencies (64-bit integers) may alias a member,
+// which the compiler would then load and store again each link.
 void gather_links(const LinkColumns& c, std::uint32_t first, std::uint32_t last, PairLinks& pairs, LinkWalk& walk) {
     Producer p = walk.producer;
     std::uint64_t digest = walk.digest;

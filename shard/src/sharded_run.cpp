@@ -119,7 +119,7 @@ ShardedRun analyze_sharded(const std::vector<std::filesystem::path>& files, cons
     // margin it had (with the others: they need only the margin); within
     // it, it was exact, and the wider margin is for the shards after it.
     std::size_t next = 1;
-    if (shards.size() > 1 && margin_ns <= 0 && 2 * first.margin.needed_ns() > out.margin_ns && 2 * first.margin.needed_ns() <= max_margin_ns) {
+    if (probing && 2 * first.margin.needed_ns() > out.margin_ns && 2 * first.margin.needed_ns() <= max_margin_ns) {
         if (first.margin.needed_ns() > probe_margin) next = 0;
         out.margin_ns = 2 * first.margin.needed_ns();
         out.margin_widened = true;

@@ -366,16 +366,14 @@ class _ShardRunner:
         """The logs of a shard its summarising worker reads in place: those of the worker that has
         summarised the fewest such shards so far, of those holding some of them (the most samples
         first), so that the workers share the summaries and the slices move only the rest."""
-        def held(address: str) -> List[int]:
-            return [i for i in logs if self.workers.reports[address]["held"][i]]
-
-        candidates = [a for a in sorted(self.workers.reports) if held(a)]
+        held = {a: [i for i in logs if r["held"][i]] for a, r in sorted(self.workers.reports.items())}
+        candidates = [a for a in held if held[a]]
         if not candidates:
             return set()
         best = min(candidates, key=lambda a: (self.summarised.get(a, 0),
-                                              -sum(int(self.plan["logs"][i]["samples"]) for i in held(a))))
+                                              -sum(int(self.plan["logs"][i]["samples"]) for i in held[a])))
         self.summarised[best] = self.summarised.get(best, 0) + 1
-        return set(held(best))
+        return set(held[best])
 
     def run(self) -> List[Dict[str, Any]]:
         from distributed import wait
